@@ -1,0 +1,177 @@
+"""One typed configuration for a training run.
+
+"Hot" fields are kernel arguments and may change between any two steps; "structural" fields
+pick the compiled network and need a rebuild (see STRUCTURAL_FIELDS)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.errors import UserError
+from app.targets import TUTORIAL_TARGETS, parse_target
+
+ACTIVATIONS = ("leaky_relu", "relu", "tanh", "sigmoid", "sin", "identity")
+ENCODINGS = ("poly2", "raw", "fourier")
+PRECISIONS = ("float", "half")
+OPTIMIZERS = ("sgd", "adam")
+MAX_WIDTH = 256
+MAX_HIDDEN_LAYERS = 8
+MAX_FREQUENCIES = 16
+MAX_TARGETS = 8
+PRESET_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
+
+STRUCTURAL_FIELDS = ("hidden", "activation", "output_activation", "encoding", "frequencies",
+                     "precision", "targets")
+
+
+@dataclass
+class Config:
+    hidden: list[int] = field(default_factory=lambda: [16])
+    activation: str = "leaky_relu"
+    output_activation: str = "identity"
+    encoding: str = "poly2"
+    frequencies: int = 4
+    precision: str = "float"
+    targets: list[str] = field(default_factory=lambda: list(TUTORIAL_TARGETS))
+    domain: list[float] = field(default_factory=lambda: [-1.0, 1.0, -1.0, 1.0])  # x0, x1, y0, y1
+    optimizer: str = "adam"
+    lr: float = 0.01
+    beta1: float = 0.9       # Adam's first-moment decay; SGD's momentum (0 = plain SGD)
+    beta2: float = 0.999
+    epsilon: float = 1e-7
+    batch_size: int = 4096
+    seed: int = 0
+    eval_grid: int = 64
+
+    # ---- derived shapes -------------------------------------------------------------------
+    @property
+    def input_dim(self) -> int:
+        return {"poly2": 4, "raw": 2, "fourier": 2 + 4 * self.frequencies}[self.encoding]
+
+    @property
+    def output_dim(self) -> int:
+        return len(self.targets)
+
+    @property
+    def layer_sizes(self) -> list[int]:
+        return [self.input_dim, *self.hidden, self.output_dim]
+
+    @property
+    def param_count(self) -> int:
+        sizes = self.layer_sizes
+        return sum(o * i + o for i, o in zip(sizes[:-1], sizes[1:]))
+
+    def structure_key(self) -> tuple:
+        return tuple(_freeze(getattr(self, f)) for f in STRUCTURAL_FIELDS)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes: Any) -> "Config":
+        return validate(dataclasses.replace(self, **changes))
+
+
+def _freeze(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _choice(name: str, value: Any, options: tuple[str, ...]) -> str:
+    if value not in options:
+        raise UserError(f"{name} must be one of {', '.join(options)} (got {value!r})")
+    return value
+
+
+def _integer(name: str, value: Any, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UserError(f"{name} must be a whole number (got {value!r})")
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise UserError(f"{name} must be {bound} (got {value})")
+    return value
+
+
+def _positive_float(name: str, value: Any, upper_exclusive: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise UserError(f"{name} must be a finite number above 0 (got {value!r})")
+    if upper_exclusive is not None and value >= upper_exclusive:
+        raise UserError(f"{name} must be below {upper_exclusive} (got {value!r})")
+    return float(value)
+
+
+def validate(config: Config) -> Config:
+    """Checks every field; raises UserError naming the first problem."""
+    if not isinstance(config.hidden, list) or not 1 <= len(config.hidden) <= MAX_HIDDEN_LAYERS:
+        raise UserError(f"hidden must list 1 to {MAX_HIDDEN_LAYERS} layer widths")
+    for width in config.hidden:
+        _integer("hidden layer width", width, 1, MAX_WIDTH)
+    _choice("activation", config.activation, ACTIVATIONS)
+    _choice("output activation", config.output_activation, ACTIVATIONS)
+    _choice("encoding", config.encoding, ENCODINGS)
+    _integer("frequencies", config.frequencies, 1, MAX_FREQUENCIES)
+    _choice("precision", config.precision, PRECISIONS)
+    if not isinstance(config.targets, list) or not 1 <= len(config.targets) <= MAX_TARGETS:
+        raise UserError(f"targets must list 1 to {MAX_TARGETS} expressions")
+    for target in config.targets:
+        parse_target(target)
+    domain = config.domain
+    if (not isinstance(domain, list) or len(domain) != 4
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in domain)
+            or domain[0] >= domain[1] or domain[2] >= domain[3]):
+        raise UserError("domain must be [x0, x1, y0, y1] with finite x0 < x1 and y0 < y1")
+    config.domain = [float(v) for v in domain]
+    _choice("optimizer", config.optimizer, OPTIMIZERS)
+    config.lr = _positive_float("learning rate", config.lr)
+    if isinstance(config.beta1, bool) or not isinstance(config.beta1, (int, float)) or not 0 <= config.beta1 < 1:
+        raise UserError(f"beta1 must be in [0, 1) (got {config.beta1!r})")
+    config.beta1 = float(config.beta1)
+    config.beta2 = _positive_float("beta2", config.beta2, 1.0)
+    config.epsilon = _positive_float("epsilon", config.epsilon)
+    _integer("batch size", config.batch_size, 1, 1 << 26)
+    _integer("seed", config.seed, 0, 2**32 - 1)
+    _integer("eval grid", config.eval_grid, 2, 1024)
+    return config
+
+
+def from_dict(data: Any, base: Config | None = None, source: str = "config") -> Config:
+    """Overlays the keys of `data` on `base` (defaults if None). Unknown keys are errors."""
+    if not isinstance(data, dict):
+        raise UserError(f"{source} must be a JSON object")
+    if "config" in data and isinstance(data["config"], dict) and "steps" in data:
+        data = data["config"]  # a summary.json written by a headless run
+    known = {f.name for f in dataclasses.fields(Config)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise UserError(f"{source}: unknown key {unknown[0]!r}")
+    merged = dataclasses.replace(base or Config(), **{k: _copy(v) for k, v in data.items()})
+    return validate(merged)
+
+
+def _copy(value: Any) -> Any:
+    return list(value) if isinstance(value, list) else value
+
+
+def load_file(path: str | Path, base: Config | None = None) -> Config:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot read config file {str(path)!r}: {error.strerror or error}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UserError(f"config file {str(path)!r} is not valid JSON (line {error.lineno}: {error.msg})") from None
+    return from_dict(data, base, source=f"config file {str(path)!r}")
+
+
+def preset_names() -> list[str]:
+    return sorted(p.stem for p in PRESET_DIR.glob("*.json"))
+
+
+def load_preset(name: str, base: Config | None = None) -> Config:
+    if name not in preset_names():
+        raise UserError(f"unknown preset {name!r} (choose from {', '.join(preset_names())})")
+    return load_file(PRESET_DIR / f"{name}.json", base)

@@ -1,0 +1,44 @@
+"""The one place a SlangPy device is created."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import slangpy as spy
+
+from app.errors import UserError
+
+SHADER_DIR = Path(__file__).resolve().parent.parent / "shaders"
+DEVICE_TYPES = {"auto": spy.DeviceType.automatic, "vulkan": spy.DeviceType.vulkan,
+                "cuda": spy.DeviceType.cuda, "d3d12": spy.DeviceType.d3d12,
+                "metal": spy.DeviceType.metal}
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "slang-visual-trainer"
+
+
+def create_device(kind: str = "auto") -> spy.Device:
+    """Creates the device for training, heatmaps and UI. SLANGPY_DEVICE_TYPE_OVERRIDE wins."""
+    if kind not in DEVICE_TYPES:
+        raise UserError(f"device must be one of {', '.join(DEVICE_TYPES)} (got {kind!r})")
+    options = spy.SlangCompilerOptions()
+    options.include_paths = [str(SHADER_DIR)]
+    shader_cache = cache_dir() / "shaders"
+    try:
+        shader_cache.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        shader_cache = None  # a read-only home only costs compile time
+    try:
+        return spy.Device(type=DEVICE_TYPES[kind], compiler_options=options,
+                          shader_cache_path=str(shader_cache) if shader_cache else None,
+                          enable_hot_reload=False)
+    except Exception as error:  # sgl raises plain RuntimeError with a multi-line report
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise UserError(f"no usable {kind} device: {first_line}") from None
+
+
+def describe(device: spy.Device) -> dict[str, str]:
+    return {"type": device.info.type.name, "adapter": device.info.adapter_name}

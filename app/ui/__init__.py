@@ -1,0 +1,1 @@
+"""Everything that imports imgui_bundle lives in this package."""

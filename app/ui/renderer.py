@@ -1,0 +1,62 @@
+"""Dear ImGui (imgui-bundle's Python API) drawn through SlangPy on the training device.
+
+Uses slangpy.ui.imgui_bundle's texture sync and draw-data renderer. sgl's renderer takes its
+viewport from its own ImGui context, so an empty sgl frame is begun and ended first (without
+it SlangPy 0.43 draws nothing: "Viewport has non-positive width or height")."""
+
+from __future__ import annotations
+
+import slangpy as spy
+from imgui_bundle import imgui, implot
+from slangpy.ui import imgui_bundle as spy_imgui
+
+from app.ui.style import apply_style
+
+TARGET_FORMAT = spy.Format.rgba8_unorm  # the renderer encodes sRGB itself for non-sRGB targets
+
+
+class UiRenderer:
+    def __init__(self, device: spy.Device, width: int, height: int, font_scale: float = 1.0):
+        self.device = device
+        self.context = spy_imgui.create_imgui_context(width, height)
+        self.plot_context = implot.create_context()
+        implot.set_current_context(self.plot_context)
+        imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard
+        imgui.get_io().set_ini_filename("")  # the window saves its layout itself (app.ui.settings)
+        apply_style(font_scale)
+        self.sgl_context = spy.ui.Context(device)
+
+    def make_current(self) -> None:
+        imgui.set_current_context(self.context)
+        implot.set_current_context(self.plot_context)
+
+    def begin_frame(self, width: int, height: int, delta_time: float) -> None:
+        self.make_current()
+        spy_imgui.begin_frame(width, height, max(delta_time, 1e-4))
+
+    def end_frame(self, target: spy.Texture, encoder: spy.CommandEncoder) -> None:
+        """Finishes the ImGui frame and records its drawing into `target`."""
+        imgui.render()
+        draw_data = imgui.get_draw_data()
+        spy_imgui.sync_draw_data_textures(self.device, self.sgl_context, draw_data)
+        self.sgl_context.begin_frame(target.width, target.height)
+        self.sgl_context.end_frame(target, encoder)
+        spy_imgui.render_imgui_draw_data(self.sgl_context, draw_data, target, encoder)
+
+    def texture(self, texture: spy.Texture) -> imgui.ImTextureRef:
+        return spy_imgui.texture_ref(texture)
+
+    def destroy(self) -> None:
+        implot.destroy_context(self.plot_context)
+        imgui.destroy_context(self.context)
+
+
+def create_target(device: spy.Device, width: int, height: int) -> spy.Texture:
+    return device.create_texture(
+        format=TARGET_FORMAT, width=width, height=height,
+        usage=spy.TextureUsage.render_target | spy.TextureUsage.shader_resource | spy.TextureUsage.copy_source)
+
+
+def save_png(texture: spy.Texture, path: str) -> None:
+    bitmap = texture.to_bitmap().convert(spy.Bitmap.PixelFormat.rgb, spy.Bitmap.ComponentType.uint8, False)
+    bitmap.write(str(path))

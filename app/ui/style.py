@@ -1,0 +1,30 @@
+"""Look: dark theme, rounded widgets, one font scale. Sizes elsewhere are in em units."""
+
+from __future__ import annotations
+
+from imgui_bundle import imgui
+
+
+def em(value: float = 1.0) -> float:
+    """`value` font heights in pixels: the unit for every size in the UI."""
+    return value * imgui.get_font_size()
+
+
+def apply_style(font_scale: float) -> None:
+    imgui.style_colors_dark()
+    style = imgui.get_style()
+    style.font_scale_main = font_scale
+    style.window_rounding = 4.0
+    style.frame_rounding = 3.0
+    style.grab_rounding = 3.0
+    style.window_padding = imgui.ImVec2(8, 8)
+    style.item_spacing = imgui.ImVec2(8, 5)
+    style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(0.09, 0.10, 0.12, 1.0))
+    style.set_color_(imgui.Col_.child_bg, imgui.ImVec4(0.11, 0.12, 0.14, 1.0))
+    style.set_color_(imgui.Col_.title_bg_active, imgui.ImVec4(0.16, 0.29, 0.48, 1.0))
+
+
+MUTED = imgui.ImVec4(0.62, 0.65, 0.70, 1.0)
+GOOD = imgui.ImVec4(0.45, 0.85, 0.50, 1.0)
+WARN = imgui.ImVec4(1.0, 0.70, 0.30, 1.0)
+BAD = imgui.ImVec4(1.0, 0.40, 0.40, 1.0)
