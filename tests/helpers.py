@@ -1,0 +1,36 @@
+"""Reading what the GPU computed without debug kernels: one SGD step with lr = 1 and no
+momentum moves the parameters by exactly minus the gradient."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _sgd_probe_step(trainer, step: int, lr: float) -> tuple[float, np.ndarray]:
+    """Runs one plain-SGD step on `step`'s batch and puts everything back (parameters,
+    optimizer state, step counters, config). Returns the loss and the parameters after."""
+    saved_config, snapshot = trainer.config, trainer.snapshot()
+    trainer.apply(saved_config.replace(optimizer="sgd", lr=lr, beta1=0.0))
+    trainer.step = step
+    loss = float(trainer.train(1)[0])
+    after = trainer.parameters()
+    trainer.apply(saved_config)
+    trainer.restore(snapshot)
+    return loss, after
+
+
+def gpu_loss_and_gradient(trainer, step: int = 0):
+    """Loss and mean-loss gradient the kernels compute for the batch of `step`, at the current
+    parameters; the trainer is left as it was."""
+    params = trainer.parameters()
+    loss, after = _sgd_probe_step(trainer, step, 1.0)
+    return loss, params.astype(np.float64) - after.astype(np.float64)
+
+
+def gpu_loss(trainer, params: np.ndarray, step: int = 0) -> float:
+    """The training loss of `step`'s batch at `params`, as the GPU computes it."""
+    saved = trainer.snapshot()
+    trainer.set_parameters(params)
+    loss, _ = _sgd_probe_step(trainer, step, 1e-30)
+    trainer.restore(saved)
+    return loss

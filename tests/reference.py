@@ -1,0 +1,99 @@
+"""Independent numpy references: the sampler, the MLP forward/backward in float64, Adam/SGD
+and the colour maps. Written from the formulas, not from the shaders' code paths."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.network_io import activate, encode
+
+M32 = 0xFFFFFFFF
+
+
+def pcg_hash(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, dtype=np.uint64) & M32
+    state = (v * 747796405 + 2891336453) & M32
+    word = (((state >> ((state >> 28) + 4)) ^ state) * 277803737) & M32
+    return ((word >> 22) ^ word) & M32
+
+
+def sample_points(seed: int, step: int, count: int, domain) -> tuple[np.ndarray, np.ndarray]:
+    index = np.arange(count, dtype=np.uint64)
+    h = pcg_hash(index ^ pcg_hash(np.uint64(step) ^ pcg_hash(np.uint64(seed))))
+    h2 = pcg_hash(h ^ 0x9E3779B9)
+    u = (h >> 8).astype(np.float64) / 16777216.0
+    w = (h2 >> 8).astype(np.float64) / 16777216.0
+    x0, x1, y0, y1 = domain
+    return (x0 + (x1 - x0) * u).astype(np.float32), (y0 + (y1 - y0) * w).astype(np.float32)
+
+
+def activation_derivative(name: str, z: np.ndarray) -> np.ndarray:
+    if name == "identity":
+        return np.ones_like(z)
+    if name == "leaky_relu":
+        return np.where(z > 0, 1.0, 0.01)
+    if name == "relu":
+        return (z > 0).astype(z.dtype)
+    if name == "tanh":
+        return 1.0 - np.tanh(z) ** 2
+    if name == "sigmoid":
+        s = 1.0 / (1.0 + np.exp(-z))
+        return s * (1.0 - s)
+    if name == "sin":
+        return np.cos(z)
+    raise ValueError(name)
+
+
+def unpack(config, params: np.ndarray):
+    """[(W, b, activation), ...] from the flat parameter vector (W row-major, then b)."""
+    sizes, layers, offset = config.layer_sizes, [], 0
+    for k in range(len(sizes) - 1):
+        fan_in, fan_out = sizes[k], sizes[k + 1]
+        w = params[offset:offset + fan_in * fan_out].reshape(fan_out, fan_in).astype(np.float64)
+        offset += fan_in * fan_out
+        b = params[offset:offset + fan_out].astype(np.float64)
+        offset += fan_out
+        act = config.output_activation if k == len(sizes) - 2 else config.activation
+        layers.append((w, b, act))
+    return layers
+
+
+def _encoding(config) -> dict:
+    return {"kind": config.encoding, "frequencies": config.frequencies}
+
+
+def loss_and_gradient(config, params: np.ndarray, x: np.ndarray, y: np.ndarray, truth: np.ndarray):
+    """Mean over samples of sum over outputs of squared error, and its gradient (flat)."""
+    layers = unpack(config, params)
+    h = encode(_encoding(config), x.astype(np.float64), y.astype(np.float64))
+    inputs, pre = [], []
+    for w, b, act in layers:
+        inputs.append(h)
+        z = h @ w.T + b
+        pre.append(z)
+        h = activate(act, z)
+    diff = h - truth
+    loss = float(np.mean(np.sum(diff * diff, axis=1)))
+    grad_parts = []
+    d = 2.0 * diff / len(x)
+    for (w, b, act), h_in, z in reversed(list(zip(layers, inputs, pre))):
+        dz = d * activation_derivative(act, z)
+        grad_parts.append((dz.T @ h_in).ravel())
+        grad_parts[-1] = np.concatenate([grad_parts[-1], dz.sum(axis=0)])
+        d = dz @ w
+    return loss, np.concatenate(list(reversed(grad_parts)))
+
+
+def truth_values(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    from app.targets import target_to_numpy
+
+    return np.stack([target_to_numpy(t)(x.astype(np.float64), y.astype(np.float64)) for t in config.targets], axis=1)
+
+
+VIRIDIS_ENDS = {0.0: (0.267, 0.005, 0.329), 1.0: (0.993, 0.906, 0.144)}  # matplotlib's viridis
+MAGMA_ENDS = {0.0: (0.001, 0.000, 0.014), 1.0: (0.987, 0.991, 0.750)}    # matplotlib's magma
+
+
+def linear_to_srgb(c: np.ndarray) -> np.ndarray:
+    c = np.clip(np.asarray(c, np.float64), 0, 1)
+    return np.where(c <= 0.0031308, c * 12.92, 1.055 * c ** (1 / 2.4) - 0.055)

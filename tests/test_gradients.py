@@ -1,0 +1,83 @@
+"""Autodiff gradients of the training kernels against a float64 numpy backward pass and
+against central finite differences of the GPU's own loss."""
+
+import numpy as np
+import pytest
+
+from helpers import gpu_loss, gpu_loss_and_gradient
+from reference import loss_and_gradient, sample_points, truth_values
+
+ACTIVATIONS = ["leaky_relu", "relu", "tanh", "sigmoid", "sin"]
+
+
+def _reference(trainer, step=0, params=None):
+    c = trainer.config
+    params = trainer.parameters() if params is None else params
+    if c.precision == "half":
+        params = params.astype(np.float16).astype(np.float32)
+    x, y = sample_points(c.seed, step, c.batch_size, c.domain)
+    return loss_and_gradient(c, params, x, y, truth_values(c, x, y))
+
+
+def _assert_close(gpu, ref, rel):
+    scale = np.max(np.abs(ref)) + 1e-12
+    assert np.max(np.abs(gpu - ref)) / scale < rel, f"max error {np.max(np.abs(gpu - ref)) / scale:.3g} of scale {scale:.3g}"
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+@pytest.mark.parametrize("encoding", ["poly2", "raw", "fourier"])
+def test_float_gradient_matches_numpy(make_trainer, activation, encoding):
+    trainer = make_trainer(activation=activation, encoding=encoding, frequencies=2,
+                           hidden=[12, 7], batch_size=300, seed=3)
+    gpu_l, gpu_g = gpu_loss_and_gradient(trainer)
+    ref_l, ref_g = _reference(trainer)
+    assert abs(gpu_l - ref_l) / ref_l < 1e-4
+    assert np.count_nonzero(gpu_g) > 0.5 * gpu_g.size
+    _assert_close(gpu_g, ref_g, 1e-4)
+
+
+@pytest.mark.parametrize("output_activation", ["identity", "tanh", "leaky_relu"])
+def test_output_activation_gradient(make_trainer, output_activation):
+    trainer = make_trainer(activation="sigmoid", output_activation=output_activation, batch_size=200, seed=5)
+    _, gpu_g = gpu_loss_and_gradient(trainer)
+    _, ref_g = _reference(trainer)
+    _assert_close(gpu_g, ref_g, 1e-4)
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_half_gradient_matches_numpy(make_trainer, activation):
+    trainer = make_trainer(activation=activation, precision="half", hidden=[16], batch_size=256, seed=1)
+    gpu_l, gpu_g = gpu_loss_and_gradient(trainer)
+    ref_l, ref_g = _reference(trainer)
+    assert abs(gpu_l - ref_l) / ref_l < 2e-2
+    _assert_close(gpu_g, ref_g, 3e-2)  # half arithmetic: ~3 significant digits
+
+
+@pytest.mark.parametrize("activation,precision", [("tanh", "float"), ("sin", "float"), ("sigmoid", "float"),
+                                                  ("leaky_relu", "float"), ("tanh", "half")])
+def test_gradient_matches_finite_differences(make_trainer, activation, precision):
+    trainer = make_trainer(activation=activation, precision=precision, encoding="fourier", frequencies=1,
+                           hidden=[8], batch_size=128, seed=7)
+    _, gradient = gpu_loss_and_gradient(trainer)
+    params = trainer.parameters()
+    h = 2e-2 if precision == "half" else 2e-3
+    for index in np.argsort(-np.abs(gradient))[:6]:  # the largest components are well above noise
+        plus, minus = params.copy(), params.copy()
+        plus[index] += h
+        minus[index] -= h
+        numeric = (gpu_loss(trainer, plus) - gpu_loss(trainer, minus)) / (2 * h)
+        tolerance = 0.1 if precision == "half" else 1e-2
+        assert abs(numeric - gradient[index]) <= tolerance * abs(gradient[index]) + 1e-4, (index, numeric, gradient[index])
+
+
+def test_sampler_matches_numpy_port(make_trainer):
+    """A batch whose truth is x alone exposes the sampled x values through the loss gradient
+    of the output bias: d/db mean (b - x)^2 = 2 (b - mean x)."""
+    trainer = make_trainer(targets=["x", "y"], hidden=[4], batch_size=1000, seed=11, domain=[-2.0, 3.0, 0.5, 1.5])
+    params = np.zeros_like(trainer.parameters())
+    trainer.set_parameters(params)
+    loss, gradient = gpu_loss_and_gradient(trainer, step=5)
+    x, y = sample_points(11, 5, 1000, [-2.0, 3.0, 0.5, 1.5])
+    np.testing.assert_allclose(gradient[-2:], [-2 * x.mean(), -2 * y.mean()], rtol=1e-5)
+    np.testing.assert_allclose(loss, np.mean(x.astype(np.float64) ** 2 + y.astype(np.float64) ** 2), rtol=1e-5)
+    assert -2.0 <= x.min() and x.max() <= 3.0 and x.std() > 1.0  # uniform over the domain

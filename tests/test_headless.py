@@ -1,0 +1,128 @@
+"""The headless runner end to end: convergence, outputs anyone can check, determinism."""
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.config import Config, validate
+from app.network_io import forward
+from app.trainer import Trainer
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "out"
+    result = run_cli("--headless", "--iterations", "1000", "--eval-every", "250", "--out", str(out), "--quiet")
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_default_run_converges(default_run):
+    summary = json.loads((default_run / "summary.json").read_text())
+    # An untrained network scores ~3.4 on the tutorial targets over [-1, 1]^2 (their summed
+    # variance). Below 5e-3 is an RMS error under ~3.5% of each target's spread.
+    assert summary["steps"] == 1000
+    assert summary["eval_loss"] < 5e-3
+    assert summary["train_loss"] < 1e-2
+    assert summary["eval_grid"] == 64 and summary["samples_per_second"] > 0 and summary["wall_seconds"] > 0
+    assert summary["device"]["type"] and summary["device"]["adapter"]
+    assert validate(Config(**summary["config"])) == Config()
+
+
+def test_network_json_matches_eval_loss(default_run):
+    network = json.loads((default_run / "network.json").read_text())
+    summary = json.loads((default_run / "summary.json").read_text())
+    assert network["format"] == "slang-visual-trainer/network@1"
+    assert [len(layer["biases"]) for layer in network["layers"]] == [16, 4]
+    assert network["layers"][0]["activation"] == "leaky_relu" and network["layers"][0]["negative_slope"] == 0.01
+    assert network["layers"][-1]["activation"] == "identity"
+    g = summary["eval_grid"]
+    centres = -1 + (np.arange(g) + 0.5) * 2 / g
+    x, y = (a.ravel() for a in np.meshgrid(centres, centres))
+    truth = np.stack([(x + y) / (1 + y * y), 2 * x + y, 0.5 * x * x + 1.2 * y, x + 0.5 * y * y], axis=1)
+    loss = np.mean(np.sum((forward(network, x, y) - truth) ** 2, axis=1))
+    assert loss == pytest.approx(summary["eval_loss"], rel=1e-4)
+
+
+def test_loss_csv_and_heatmaps(default_run):
+    with open(default_run / "loss.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 1000 and rows[0]["step"] == "1" and rows[-1]["step"] == "1000"
+    evals = [(int(r["step"]), float(r["eval_loss"])) for r in rows if r["eval_loss"]]
+    assert [s for s, _ in evals] == [250, 500, 750, 1000]
+    assert evals[-1][1] < evals[0][1]
+    assert float(rows[-1]["train_loss"]) < float(rows[0]["train_loss"]) / 100
+    png = (default_run / "heatmaps.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000
+
+
+def test_summary_config_reloads(default_run, tmp_path):
+    result = run_cli("--headless", "--iterations", "3", "--config", str(default_run / "summary.json"),
+                     "--lr", "0.002", "--out", str(tmp_path / "again"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    config = json.loads((tmp_path / "again" / "summary.json").read_text())["config"]
+    assert config["lr"] == 0.002 and config["hidden"] == [16]
+
+
+def test_tutorial_preset_reproduces_the_tutorial(tmp_path):
+    result = run_cli("--headless", "--preset", "tutorial", "--iterations", "1000", "--eval-every", "500",
+                     "--out", str(tmp_path), "--quiet")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    c = summary["config"]
+    assert (c["domain"], c["hidden"], c["precision"], c["output_activation"]) == ([0, 1, 0, 1], [16], "half", "leaky_relu")
+    assert summary["eval_loss"] < 2e-2  # 16 samples a step, half precision: a looser fit
+
+
+@pytest.mark.parametrize("precision", ["float", "half"])
+def test_same_seed_gives_bit_identical_weights(device, precision):
+    config = validate(Config(precision=precision, hidden=[16, 16], batch_size=3000, seed=42))
+    first, second = Trainer(device, config), Trainer(device, config)
+    first.train(40)
+    second.train(25)
+    second.train(15)  # split differently across submits
+    assert np.array_equal(first.parameters(), second.parameters())
+    other = Trainer(device, config.replace(seed=43))
+    other.train(40)
+    assert not np.array_equal(first.parameters(), other.parameters())
+
+
+def test_large_batch_loops_samples_per_thread(device):
+    """Past 65,536 threads each thread walks several samples; gradients must still be the mean."""
+    from helpers import gpu_loss_and_gradient
+    from reference import loss_and_gradient, sample_points, truth_values
+
+    trainer = Trainer(device, validate(Config(batch_size=150_001, hidden=[8], seed=2)))
+    assert trainer.thread_count < trainer.config.batch_size
+    loss, gradient = gpu_loss_and_gradient(trainer)
+    x, y = sample_points(2, 0, 150_001, trainer.config.domain)
+    ref_loss, ref_gradient = loss_and_gradient(trainer.config, trainer.parameters(), x, y, truth_values(trainer.config, x, y))
+    assert loss == pytest.approx(ref_loss, rel=1e-4)
+    assert np.max(np.abs(gradient - ref_gradient)) < 1e-4 * np.max(np.abs(ref_gradient))
+
+
+def test_divergence_stops_with_last_finite_network(tmp_path):
+    result = run_cli("--headless", "--iterations", "400", "--optimizer", "sgd", "--lr", "1e6",
+                     "--out", str(tmp_path), "--quiet")
+    assert result.returncode == 3, result.stderr
+    assert "non-finite at step" in result.stderr and "Traceback" not in result.stderr
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    network = json.loads((tmp_path / "network.json").read_text())
+    # the loss of step s is measured on the network after s - 1 updates: the last network with
+    # a finite loss is the one after diverged_at_step - 2 updates
+    assert summary["steps"] == max(summary["diverged_at_step"] - 2, 0)
+    for layer in network["layers"]:
+        assert np.all(np.isfinite(layer["weights"])) and np.all(np.isfinite(layer["biases"]))
+    with open(tmp_path / "loss.csv") as handle:
+        assert all(np.isfinite(float(r["train_loss"])) for r in csv.DictReader(handle))
