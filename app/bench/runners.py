@@ -1,0 +1,120 @@
+"""One runner per trainer. Each runs `steps` optimizer steps of one batch size and returns
+the seconds they took, waiting for the GPU before and after."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import slangpy as spy
+
+from app.config import Config
+from app.device import SHADER_DIR
+from app.trainer import LOSS_HISTORY, Trainer, initial_parameters
+
+STEPS_PER_SUBMIT = 64  # as the app's headless loop does: many steps per command encoder
+
+
+def time_app(device: spy.Device, config: Config, steps: int, warmup: int = 3) -> tuple[float, float]:
+    """Returns (seconds, last loss) for `steps` steps of the app's trainer."""
+    trainer = Trainer(device, config)
+    trainer.train(warmup)
+    device.wait()
+    start = time.perf_counter()
+    done, last = 0, range(0)
+    while done < steps:
+        count = min(STEPS_PER_SUBMIT, steps - done, LOSS_HISTORY)
+        encoder = device.create_command_encoder()
+        last = trainer.record_steps(encoder, count)
+        device.submit_command_buffer(encoder.finish())
+        done += count
+    device.wait()
+    seconds = time.perf_counter() - start
+    return seconds, float(trainer.read_losses(last)[-1])
+
+
+class AtomicReference:
+    """The tutorial's kernels: per-sample float atomics into one gradient buffer."""
+
+    def __init__(self, device: spy.Device):
+        self.device = device
+        source = (Path(__file__).parent / "atomic_reference.slang").read_text()
+        module = device.load_module_from_source("atomic_reference", source)
+        link = lambda name: device.create_compute_kernel(device.link_program([module], [module.entry_point(name)]))
+        self.learn, self.adjust = link("learnGradientAtomic"), link("adjustParametersAtomic")
+        usage = spy.BufferUsage.unordered_access | spy.BufferUsage.shader_resource
+        params = initial_parameters(Config())
+        self.count = params.size
+        self.params = device.create_buffer(data=params, usage=usage)
+        self.grads = device.create_buffer(data=np.zeros_like(params), usage=usage)
+        self.moments = device.create_buffer(data=np.zeros(2 * params.size, np.float32), usage=usage)
+
+    def record(self, encoder: spy.CommandEncoder, batch: int, step: int) -> None:
+        self.learn.dispatch([batch, 1, 1], command_encoder=encoder, params=self.params.device_address,
+                            grads=self.grads.device_address, batchSize=batch, seed=0, step=step,
+                            domain=spy.float4(-1, 1, -1, 1))
+        encoder.global_barrier()
+        settings = {"kind": 1, "learningRate": 0.01, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-7, "stepNumber": step + 1}
+        self.adjust.dispatch([self.count, 1, 1], command_encoder=encoder, params=self.params.device_address,
+                             grads=self.grads.device_address, moments=self.moments.device_address,
+                             count=self.count, optimizer=settings)
+        encoder.global_barrier()
+
+    def time(self, batch: int, steps: int) -> float:
+        encoder = self.device.create_command_encoder()
+        self.record(encoder, batch, 0)
+        self.device.submit_command_buffer(encoder.finish())
+        self.device.wait()
+        start = time.perf_counter()
+        for first in range(0, steps, STEPS_PER_SUBMIT):
+            encoder = self.device.create_command_encoder()
+            for step in range(first, min(first + STEPS_PER_SUBMIT, steps)):
+                self.record(encoder, batch, step)
+            self.device.submit_command_buffer(encoder.finish())
+        self.device.wait()
+        return time.perf_counter() - start
+
+
+def torch_available() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+def time_torch(sizes: list[int], batch: int, steps: int, half: bool = False) -> float:
+    """PyTorch eager on CUDA: same encoding, targets, loss (mean of summed squared error) and Adam."""
+    import torch
+
+    dev = torch.device("cuda")
+    layers = []
+    for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        layers.append(torch.nn.Linear(fan_in, fan_out))
+        if k < len(sizes) - 2:
+            layers.append(torch.nn.LeakyReLU(0.01))
+    model = torch.nn.Sequential(*layers).to(dev)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01, betas=(0.9, 0.999), eps=1e-7)
+
+    def step() -> None:
+        p = torch.rand(batch, 2, device=dev) * 2 - 1
+        x, y = p[:, 0], p[:, 1]
+        features = torch.stack([x, y, x * x, y * y], 1) if sizes[0] == 4 else p
+        truth = torch.stack([(x + y) / (1 + y * y), 2 * x + y, 0.5 * x * x + 1.2 * y, x + 0.5 * y * y], 1)
+        with torch.autocast("cuda", dtype=torch.float16, enabled=half):
+            prediction = model(features)
+        loss = ((prediction.float() - truth) ** 2).sum(1).mean()
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    torch.cuda.synchronize()
+    return time.perf_counter() - start

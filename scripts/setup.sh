@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Prepares a fresh Debian/Ubuntu machine, with or without a GPU, and installs the app into .venv:
+#   - a Vulkan driver: Mesa's lavapipe (software) as the fallback when there is no GPU,
+#   - Xvfb, a virtual display for the window tests,
+#   - the Python packages (slangpy, imgui-bundle, numpy, pyglm, tqdm, pytest).
+# Safe to run again: it skips what is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+mesa_major() { dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null | sed -E 's/^([0-9]+:)?([0-9]+).*/\2/'; }
+
+install_system_packages() {
+    command -v apt-get >/dev/null || { echo "setup: no apt-get; install a Vulkan driver and Xvfb yourself" >&2; return 0; }
+    local needed=(xvfb xauth libvulkan1)
+    local missing=0
+    for pkg in "${needed[@]}"; do dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing=1; done
+    # SlangPy needs VK_KHR_shader_non_semantic_info, which lavapipe has from Mesa 23 on.
+    local mesa; mesa=$(mesa_major); [ -n "$mesa" ] && [ "$mesa" -ge 23 ] || missing=1
+    [ "$missing" -eq 1 ] || return 0
+    . /etc/os-release
+    export DEBIAN_FRONTEND=noninteractive
+    if [ "${ID:-}" = debian ] && [ "${VERSION_CODENAME:-}" = bookworm ]; then
+        # Debian 12 ships Mesa 22.3; bookworm-backports has Mesa 25.
+        if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+            printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+                | sudo_if_needed tee /etc/apt/sources.list.d/bookworm-backports.sources >/dev/null
+        fi
+        sudo_if_needed apt-get update -qq
+        sudo_if_needed apt-get install -y -qq -t bookworm-backports mesa-vulkan-drivers >/dev/null
+    else
+        sudo_if_needed apt-get update -qq
+        sudo_if_needed apt-get install -y -qq mesa-vulkan-drivers >/dev/null
+    fi
+    sudo_if_needed apt-get install -y -qq "${needed[@]}" >/dev/null
+}
+
+install_python_packages() {
+    local python=${PYTHON:-python3}
+    if [ ! -x .venv/bin/python ]; then
+        "$python" -m venv .venv 2>/dev/null || {
+            sudo_if_needed apt-get install -y -qq python3-venv >/dev/null && "$python" -m venv .venv; }
+    fi
+    .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
+}
+
+install_system_packages
+install_python_packages
+echo "setup: ready ($(.venv/bin/python -c 'import slangpy; print("slangpy", slangpy.__version__)' 2>/dev/null || echo 'slangpy installed'))"
