@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     win.add_argument("--height", type=int, default=800)
     win.add_argument("--no-vsync", action="store_true")
     win.add_argument("--fresh", action="store_true", help="ignore the config and layout saved by the last session")
+    # For tests and scripted screenshots of the real window: after N frames, save the window's
+    # frame to --screenshot (or the F12 folder) and keep running.
+    win.add_argument("--screenshot-after", type=int, metavar="N", help=argparse.SUPPRESS)
     return p
 
 

@@ -6,12 +6,16 @@ it SlangPy 0.43 draws nothing: "Viewport has non-positive width or height")."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import imgui_bundle
 import slangpy as spy
 from imgui_bundle import imgui, implot
 from slangpy.ui import imgui_bundle as spy_imgui
 
 from app.ui.style import apply_style
 
+FONT_PIXELS = 15.0
 TARGET_FORMAT = spy.Format.rgba8_unorm  # the renderer encodes sRGB itself for non-sRGB targets
 
 
@@ -23,6 +27,7 @@ class UiRenderer:
         implot.set_current_context(self.plot_context)
         imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard
         imgui.get_io().set_ini_filename("")  # the window saves its layout itself (app.ui.settings)
+        _load_font()
         apply_style(font_scale)
         self.sgl_context = spy.ui.Context(device)
 
@@ -49,6 +54,14 @@ class UiRenderer:
     def destroy(self) -> None:
         implot.destroy_context(self.plot_context)
         imgui.destroy_context(self.context)
+
+
+def _load_font() -> None:
+    """DroidSans from imgui-bundle's assets: the built-in 13 px bitmap font is hard to read."""
+    path = Path(imgui_bundle.__file__).parent / "assets" / "fonts" / "DroidSans.ttf"
+    if path.is_file():
+        io = imgui.get_io()
+        io.font_default = io.fonts.add_font_from_file_ttf(str(path), FONT_PIXELS)
 
 
 def create_target(device: spy.Device, width: int, height: int) -> spy.Texture:

@@ -1,0 +1,1 @@
+"""One module per UI panel; each draws from and edits AppState."""

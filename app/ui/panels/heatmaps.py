@@ -1,0 +1,44 @@
+"""Heatmaps panel: which outputs and how large, then the rows from heatmap_view."""
+
+from __future__ import annotations
+
+from imgui_bundle import imgui
+
+from app.ui.heatmap_view import draw_heatmaps
+from app.ui.style import MUTED, em
+
+
+def _lookup(app):
+    def lookup(output: int, i: int, j: int):
+        ev = app.evaluation()  # read back only while the mouse is over a heatmap
+        g = ev.predictions.shape[0]
+        x0, x1, y0, y1 = app.config.domain
+        x = x0 + (i + 0.5) / g * (x1 - x0)
+        y = y0 + (j + 0.5) / g * (y1 - y0)
+        return x, y, float(ev.truths[j, i, output]), float(ev.predictions[j, i, output])
+    return lookup
+
+
+def _output_picker(app) -> None:
+    count = app.config.output_dim
+    shown = set(range(count)) if app.layout.outputs is None else set(app.layout.outputs)
+    imgui.text_colored(MUTED, "show")
+    for o in range(count):
+        imgui.same_line()
+        changed, on = imgui.checkbox(f"f{o + 1}", o in shown)
+        if changed:
+            shown = shown | {o} if on else shown - {o}
+            shown = shown or {o}  # at least one row stays
+            app.layout.outputs = None if len(shown) == count else sorted(shown)
+    imgui.same_line(0, em(1))
+    imgui.set_next_item_width(em(7))
+    changed, size = imgui.slider_float("size", app.layout.image_em, 4.0, 14.0, "%.1f em")
+    if changed:
+        app.layout.image_em = size
+
+
+def draw(app) -> None:
+    _output_picker(app)
+    imgui.separator()
+    images = app.heatmaps
+    draw_heatmaps(app.renderer, images, app.config.targets, app.error_max, app.layout, _lookup(app))

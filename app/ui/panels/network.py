@@ -1,0 +1,79 @@
+"""Network panel: edits the structural fields as a draft; "Apply" rebuilds the network."""
+
+from __future__ import annotations
+
+from imgui_bundle import imgui
+
+from app.config import ACTIVATIONS, ENCODINGS, MAX_FREQUENCIES, MAX_HIDDEN_LAYERS, MAX_WIDTH, PRECISIONS
+from app.errors import UserError
+from app.ui.style import MUTED, WARN, em
+
+
+def _edit(app, **changes) -> None:
+    try:
+        app.draft = app.draft.replace(**changes)
+    except UserError as error:
+        app.error = str(error)
+
+
+def _choice(label: str, value: str, options) -> str | None:
+    changed, index = imgui.combo(label, list(options).index(value), list(options))
+    return options[index] if changed else None
+
+
+def draw(app) -> None:
+    d = app.draft
+    imgui.push_item_width(-em(8.6))
+    hidden = list(d.hidden)
+    for k, width in enumerate(hidden):
+        imgui.push_id(k)
+        changed, width = imgui.slider_int(f"layer {k + 1} width", width, 1, MAX_WIDTH)
+        if changed:
+            hidden[k] = width
+            _edit(app, hidden=hidden)
+        app.remember(f"layer {k + 1} width")
+        imgui.pop_id()
+    half = (imgui.get_content_region_avail().x - imgui.get_style().item_spacing.x) / 2
+    imgui.begin_disabled(len(hidden) >= MAX_HIDDEN_LAYERS)
+    if imgui.button("+ layer", imgui.ImVec2(half, 0)):
+        _edit(app, hidden=hidden + [hidden[-1]])
+    imgui.end_disabled()
+    imgui.same_line()
+    imgui.begin_disabled(len(hidden) <= 1)
+    if imgui.button("- layer", imgui.ImVec2(half, 0)):
+        _edit(app, hidden=hidden[:-1])
+    imgui.end_disabled()
+    for label, name, options in (("activation", "activation", ACTIVATIONS),
+                                 ("output activation", "output_activation", ACTIVATIONS),
+                                 ("encoding", "encoding", ENCODINGS), ("precision", "precision", PRECISIONS)):
+        choice = _choice(label, getattr(d, name), options)
+        if choice is not None:
+            _edit(app, **{name: choice})
+        if name == "encoding" and d.encoding == "fourier":
+            changed, k = imgui.slider_int("frequencies", d.frequencies, 1, MAX_FREQUENCIES)
+            if changed:
+                _edit(app, frequencies=k)
+    imgui.pop_item_width()
+    _apply_row(app)
+
+
+def _apply_row(app) -> None:
+    pending = app.draft.structure_key() != app.config.structure_key()
+    if app.rebuild is not None:
+        imgui.progress_bar(-1.0 * imgui.get_time(), imgui.ImVec2(-1, 0),
+                           f"compiling shaders... {app.rebuild.seconds:.1f} s")
+        return
+    imgui.begin_disabled(not pending)
+    if imgui.button("Apply (rebuild)", imgui.ImVec2(em(9), 0)):
+        app.start_rebuild()
+    app.remember("apply")
+    imgui.end_disabled()
+    imgui.same_line()
+    if pending:
+        if imgui.button("Revert", imgui.ImVec2(em(5), 0)):
+            app.draft = app.config
+        imgui.text_colored(WARN, f"pending: {' -> '.join(map(str, app.draft.layer_sizes))}")
+    else:
+        imgui.text_colored(MUTED, f"{app.config.param_count:,} parameters")
+    if app.status:
+        imgui.text_colored(MUTED, app.status)

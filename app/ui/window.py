@@ -1,0 +1,129 @@
+"""The desktop window: a spy.Window and a swapchain on the training device, driven by frame().
+Only wiring lives here: events in, frames out, settings saved on the way out."""
+
+from __future__ import annotations
+
+import datetime
+import signal
+import sys
+import time
+
+import slangpy as spy
+from slangpy.ui import imgui_bundle as spy_imgui
+
+from app import config as cfg
+from app.cli import config_from_args
+from app.device import cache_dir, create_device
+from app.trainer import Trainer
+from app.ui import settings
+from app.ui.frame import frame
+from app.ui.renderer import UiRenderer, create_target, save_png
+from app.ui.state import AppState
+
+MINIMISED_SLEEP_S = 0.05
+
+
+class _Window:
+    def __init__(self, args, app: AppState, renderer: UiRenderer):
+        self.app, self.renderer = app, renderer
+        self.window = spy.Window(width=args.width, height=args.height, title="Slang Visual Trainer", resizable=True)
+        self.surface = app.device.create_surface(self.window)
+        self.size = (0, 0)
+        self.vsync = app.vsync
+        self.window.on_mouse_event = self._mouse
+        self.window.on_keyboard_event = self._keyboard
+        self.screenshot_after = getattr(args, "screenshot_after", None)
+        self.screenshot_path = args.screenshot or None
+
+    def _mouse(self, event: spy.MouseEvent) -> None:
+        self.renderer.make_current()
+        spy_imgui.handle_mouse_event(event)
+
+    def _keyboard(self, event: spy.KeyboardEvent) -> None:
+        self.renderer.make_current()
+        if event.type == spy.KeyboardEventType.key_press and event.key == spy.KeyCode.f12:
+            self.app.screenshot_path = _screenshot_name()
+        spy_imgui.handle_keyboard_event(event)
+
+    def close(self) -> None:
+        self.surface.unconfigure()
+        self.window.close()
+
+    def configure(self) -> bool:
+        """(Re)creates the swapchain after a resize or vsync toggle; False while minimised."""
+        size = (self.window.width, self.window.height)
+        if size[0] == 0 or size[1] == 0:
+            return False
+        if size != self.size or self.vsync != self.app.vsync:
+            self.app.device.wait()
+            self.surface.configure(width=size[0], height=size[1], vsync=self.app.vsync)
+            self.size, self.vsync = size, self.app.vsync
+        return True
+
+    def render(self, delta_time: float) -> None:
+        path = self.app.screenshot_path
+        if path:  # this frame goes to a texture that can be saved; the window keeps the last one
+            self.app.screenshot_path = None
+            target = create_target(self.app.device, *self.size)
+            frame(self.app, target, delta_time)
+            save_png(target, path)
+            print(f"screenshot: {path}", flush=True)
+            return
+        image = self.surface.acquire_next_image()
+        if image is None:
+            return
+        frame(self.app, image, delta_time)
+        self.surface.present()
+
+
+def _screenshot_name() -> str:
+    folder = cache_dir() / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / f"visual-trainer-{datetime.datetime.now():%Y%m%d-%H%M%S}.png")
+
+
+def run_window(args) -> int:
+    saved = {} if args.fresh else settings.load()
+    base = None if args.fresh else settings.saved_config(saved)
+    config = config_from_args(args, base or cfg.Config())
+    device = create_device(args.device)
+    trainer = Trainer(device, config)
+    renderer = UiRenderer(device, args.width, args.height)
+    app = AppState(device, trainer, renderer, args.device)
+    if saved:
+        settings.restore_view(app, saved)
+    app.vsync = not args.no_vsync and saved.get("view", {}).get("vsync", True) is not False
+    win = _Window(args, app, renderer)
+    interrupted = []
+    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
+    try:
+        _loop(win, app, interrupted)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if app.rebuild is not None:
+            app.rebuild.cancel()
+        device.wait()
+        settings.save(app, app.vsync)
+        # Tear down in dependency order: left to interpreter shutdown, the swapchain, window
+        # and device can be freed in any order, which crashed now and then at exit.
+        renderer.destroy()
+        win.close()
+        device.close()
+    return 0
+
+
+def _loop(win: _Window, app: AppState, interrupted: list) -> None:
+    last, frames = time.perf_counter(), 0
+    while not win.window.should_close() and not interrupted and not app.quit:
+        win.window.process_events()
+        if not win.configure():
+            time.sleep(MINIMISED_SLEEP_S)  # minimised: nothing to draw, don't spin
+            last = time.perf_counter()
+            continue
+        now = time.perf_counter()
+        if win.screenshot_after is not None and frames == win.screenshot_after:
+            app.screenshot_path = win.screenshot_path or _screenshot_name()
+        win.render(max(now - last, 1e-4))
+        last, frames = now, frames + 1
+    if interrupted:
+        print("interrupted: closing", file=sys.stderr)

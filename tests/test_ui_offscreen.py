@@ -1,0 +1,120 @@
+"""The full UI rendered offscreen through frame(), driven by injected mouse and keyboard input."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+imgui = pytest.importorskip("imgui_bundle").imgui
+
+from app.ui.offscreen import OffscreenApp  # noqa: E402
+
+
+@pytest.fixture
+def ui(make_trainer):
+    app = OffscreenApp(make_trainer(), 1280, 800)
+    app.frame(2)  # lay out once so widget rects are known
+    yield app
+    app.close()
+
+
+def _centre(ui, name):
+    x0, y0, x1, y1 = ui.app.rects[name]
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def _type(ui, text: str) -> None:
+    """Select all, type `text`, press Enter (one frame per event group, as a user would)."""
+    ui.renderer.make_current()
+    io = imgui.get_io()
+    io.add_key_event(imgui.Key.mod_ctrl, True)
+    io.add_key_event(imgui.Key.a, True)
+    ui.frame()
+    ui.renderer.make_current()
+    io = imgui.get_io()
+    io.add_key_event(imgui.Key.a, False)
+    io.add_key_event(imgui.Key.mod_ctrl, False)
+    io.add_input_characters_utf8(text)
+    ui.frame()
+    ui.renderer.make_current()
+    imgui.get_io().add_key_event(imgui.Key.enter, True)
+    ui.frame()
+    ui.renderer.make_current()
+    imgui.get_io().add_key_event(imgui.Key.enter, False)
+    ui.frame()
+
+
+def test_pause_stops_step_count(ui):
+    before = ui.app.trainer.step
+    ui.frame(2)
+    assert ui.app.trainer.step > before, "training runs by default"
+    ui.click(*_centre(ui, "pause"))
+    paused_at = ui.app.trainer.step
+    ui.frame(3)
+    assert not ui.app.running
+    assert ui.app.trainer.step == paused_at
+
+
+def test_learning_rate_reaches_trainer(ui):
+    ui.click(*_centre(ui, "exact lr"))
+    _type(ui, "0.0375")
+    assert ui.app.trainer.config.lr == pytest.approx(0.0375)
+    assert ui.app.error is None
+
+
+def test_invalid_learning_rate_shows_error_and_keeps_state(ui):
+    ui.click(*_centre(ui, "exact lr"))
+    _type(ui, "-1")
+    assert ui.app.trainer.config.lr == pytest.approx(0.01)
+    assert ui.app.error and "learning rate" in ui.app.error
+
+
+def test_apply_new_width_rebuilds_and_trains(ui):
+    # drag the width slider to the right, as a user would
+    x, y = _centre(ui, "layer 1 width")
+    ui.move(x - 60, y)
+    ui.renderer.make_current()
+    imgui.get_io().add_mouse_button_event(0, True)
+    ui.frame()
+    ui.move(x - 20, y)
+    ui.renderer.make_current()
+    imgui.get_io().add_mouse_button_event(0, False)
+    ui.frame()
+    width = ui.app.draft.hidden[0]
+    assert width != 16 and ui.app.trainer.config.hidden == [16], "a draft until applied"
+    ui.click(*_centre(ui, "apply"))
+    deadline = time.monotonic() + 60
+    while ui.app.rebuild is not None and time.monotonic() < deadline:
+        ui.frame()  # the UI keeps drawing while the new network compiles
+    assert ui.app.rebuild is None, "rebuild did not finish in 60 s"
+    assert ui.app.trainer.config.hidden == [width]
+    start = ui.app.trainer.step
+    ui.frame(3)
+    assert ui.app.trainer.step > start
+    assert np.isfinite(ui.app.stats.train_loss)
+
+
+def test_loss_plot_has_data(ui):
+    ui.frame(12)
+    run = ui.app.run
+    assert run.train.count >= 12 and np.all(np.isfinite(run.train.y))
+    assert run.eval.count >= 1
+    assert run.train.y[-1] < run.train.y[0], "the loss falls"
+
+
+def test_heatmaps_not_blank_and_truth_differs_from_untrained(make_trainer):
+    ui = OffscreenApp(make_trainer(), 1280, 800)
+    try:
+        ui.app.running = False  # untrained network
+        ui.frame(2)
+        atlas = ui.app.heatmaps.atlas.to_numpy().astype(np.float32)[..., :3]
+        g = ui.app.heatmaps.grid
+        truth, learned = atlas[:, :g], atlas[:, g:2 * g]
+        assert truth.std() > 0.05 and learned.std() > 0.01, "heatmaps are not flat"
+        assert np.abs(truth - learned).mean() > 0.05
+        pixels = ui.target.to_numpy()[..., :3].astype(np.float32)
+        assert pixels.std() > 10, "the UI drew something"
+    finally:
+        ui.close()
