@@ -14,7 +14,12 @@ from app.kernels import NetworkKernels, kernels_for, wave_width
 from app.shadergen import layer_offsets
 
 TRAIN_GROUP_SIZE = 256     # learnGradient's group size (shaders/train.slang)
-MAX_TRAIN_THREADS = 65536  # beyond this, threads loop over more samples instead
+# Launch shape (measured on an H200, 4-16-4): one sample per thread up to 4,096 samples, then
+# at least 4 per thread, and at most 32,768 threads. More samples per thread amortise each
+# thread's final wave sum of its gradients; fewer threads than this starve the GPU.
+MIN_PARALLEL_THREADS = 4096
+MIN_SAMPLES_PER_THREAD = 4
+MAX_TRAIN_THREADS = 32768
 SLOT_MEMORY_BYTES = 256 << 20
 REDUCE_GROUPS_PER_ROW = 32768
 LOSS_HISTORY = 8192        # ring of per-step losses on the GPU, read back after each submit
@@ -79,7 +84,8 @@ class Trainer:
         """Launch shape from the batch size: one gradient slot per wave, memory-capped."""
         p = self.config.param_count
         max_threads = max(TRAIN_GROUP_SIZE, SLOT_MEMORY_BYTES // (4 * p) * self.wave_width)
-        threads = min(self.config.batch_size, MAX_TRAIN_THREADS, max_threads)
+        batch = self.config.batch_size
+        threads = min(batch, max(MIN_PARALLEL_THREADS, batch // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS, max_threads)
         self.thread_count = -(-threads // TRAIN_GROUP_SIZE) * TRAIN_GROUP_SIZE
         self.slot_count = self.thread_count // self.wave_width
         self.gradient_slots = self._buffer(self.slot_count * p * 4)

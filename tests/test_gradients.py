@@ -81,3 +81,25 @@ def test_sampler_matches_numpy_port(make_trainer):
     np.testing.assert_allclose(gradient[-2:], [-2 * x.mean(), -2 * y.mean()], rtol=1e-5)
     np.testing.assert_allclose(loss, np.mean(x.astype(np.float64) ** 2 + y.astype(np.float64) ** 2), rtol=1e-5)
     assert -2.0 <= x.min() and x.max() <= 3.0 and x.std() > 1.0  # uniform over the domain
+
+
+@pytest.mark.parametrize("precision", ["float", "half"])
+def test_wide_network_gradient_through_wave_sums(make_trainer, precision):
+    """Networks past the register budget sum gradients over the wave in every layer instead."""
+    from app.shadergen import uses_thread_accumulators
+
+    trainer = make_trainer(hidden=[24, 16], activation="tanh", precision=precision, batch_size=700, seed=9)
+    assert not uses_thread_accumulators(trainer.config)
+    _, gpu_g = gpu_loss_and_gradient(trainer)
+    _, ref_g = _reference(trainer)
+    _assert_close(gpu_g, ref_g, 1e-4 if precision == "float" else 3e-2)
+
+
+def test_small_network_gradient_through_thread_accumulators(make_trainer):
+    from app.shadergen import uses_thread_accumulators
+
+    trainer = make_trainer(batch_size=20_000, seed=4)  # several samples per thread
+    assert uses_thread_accumulators(trainer.config) and trainer.thread_count < 20_000
+    _, gpu_g = gpu_loss_and_gradient(trainer)
+    _, ref_g = _reference(trainer)
+    _assert_close(gpu_g, ref_g, 1e-4)
