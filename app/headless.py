@@ -118,6 +118,8 @@ def _write_outputs(trainer: Trainer, config: Config, result: RunResult, out_dir:
 
     title = f"Slang Visual Trainer - {result.steps} steps, {' -> '.join(map(str, config.layer_sizes))}, " \
             f"{config.activation}, {config.precision}"
-    subtitle = f"eval loss {result.eval_loss:.4g} on a {config.eval_grid}x{config.eval_grid} grid; " \
-               f"colour bars: value scale of each row, |error| scale"
+    x0, x1, y0, y1 = config.domain
+    subtitle = f"eval loss {result.eval_loss:.4g} on a {config.eval_grid}x{config.eval_grid} grid; x in [{x0:g}, {x1:g}] " \
+               f"left to right, y in [{y0:g}, {y1:g}] bottom to top\n" \
+               f"truth and learned share each row's value scale; |error| has its own"
     write_heatmaps_png(HeatmapImages(trainer, config.eval_grid), title, subtitle, str(out_dir / "heatmaps.png"))

@@ -11,9 +11,14 @@ from app.targets import target_to_slang
 ACTIVATION_STRUCTS = {"identity": "Identity", "leaky_relu": "LeakyReLU", "relu": "ReLU",
                       "tanh": "Tanh", "sigmoid": "Sigmoid", "sin": "Sine"}
 LEAKY_RELU_SLOPE = 0.01
-# Up to this many parameters, each thread keeps its gradient sums in registers (see
-# shaders/mlvec.slang); above it they spill, so gradients go through the wave sums directly.
+# Up to this many parameters, each thread keeps its gradient sums in registers; above it they
+# spill, so the group sums gradients through shared-memory tiles (shaders/gradients.slang).
+# On an H200 a 4-16-16-4 network (420 parameters) ran 26x faster with tiles than with
+# accumulators, and 1,284 accumulators failed to build a pipeline.
 MAX_THREAD_ACCUMULATORS = 192
+THREAD_ACCUMULATOR_GROUP_SIZE = 256
+TILE_BUDGET_FLOATS = 4096  # 16 KiB of shared memory, the Vulkan minimum, for x and dZ tiles
+MIN_TILE_SAMPLES, MAX_TILE_SAMPLES = 8, 256
 
 
 def layer_offsets(config: Config) -> list[int]:
@@ -37,9 +42,10 @@ def network_source(config: Config) -> str:
     sizes = config.layer_sizes
     layer_count = len(sizes) - 1
     layers, chain, links = [], [], []
+    z_offsets = [sum(sizes[1:k + 1]) for k in range(layer_count)]
     for k, offset in enumerate(layer_offsets(config)):
         act = "OutputActivation" if k == layer_count - 1 else "HiddenActivation"
-        layers.append(f"    FeedForwardLayer<{sizes[k]}, {sizes[k + 1]}, {act}, {offset}> layer{k};")
+        layers.append(f"    FeedForwardLayer<{sizes[k]}, {sizes[k + 1]}, {act}, {offset}, {z_offsets[k]}> layer{k};")
         source = "x" if k == 0 else f"h{k - 1}"
         target = "return " if k == layer_count - 1 else f"let h{k} = "
         chain.append(f"        {target}layer{k}.eval({source});")
@@ -55,8 +61,15 @@ static const int OUTPUT_DIM = {config.output_dim};
 static const uint PARAM_COUNT = {config.param_count};
 static const bool THREAD_ACCUMULATORS = {str(accumulate).lower()};
 static const int THREAD_ACCUMULATOR_COUNT = {config.param_count if accumulate else 1};
+static const bool CACHE_PRE_ACTIVATIONS = {str(accumulate).lower()};
+static const int PRE_ACTIVATION_COUNT = {sum(sizes[1:]) if accumulate else 1};
+static const uint TRAIN_GROUP_SIZE = {train_group_size(config)};
+static const bool UNROLL_MATVEC = {str(unroll_matvec(config)).lower()};
+static const int TILE_INPUTS = {1 if accumulate else max(sizes[:-1])};
+static const int TILE_OUTPUTS = {1 if accumulate else max(sizes[1:])};
 
 #include "mlvec.slang"
+#include "gradients.slang"
 #include "activations.slang"
 #include "layers.slang"
 #include "encodings.slang"
@@ -106,6 +119,24 @@ float[OUTPUT_DIM] groundTruth(float2 p)
 
 def uses_thread_accumulators(config: Config) -> bool:
     return config.param_count <= MAX_THREAD_ACCUMULATORS
+
+
+def unroll_matvec(config: Config) -> bool:
+    """Unrolled mat-vecs keep small networks in registers; for wider layers the unrolled code
+    spills and ran 4x slower than loops (H200, 2-64-64-64-4)."""
+    return uses_thread_accumulators(config)
+
+
+def train_group_size(config: Config) -> int:
+    """learnGradient's group size: for group tiles, as many samples as the tile budget holds."""
+    if uses_thread_accumulators(config):
+        return THREAD_ACCUMULATOR_GROUP_SIZE
+    sizes = config.layer_sizes
+    per_sample = max(sizes[:-1]) + max(sizes[1:])
+    samples = MAX_TILE_SAMPLES
+    while samples > MIN_TILE_SAMPLES and samples * per_sample > TILE_BUDGET_FLOATS:
+        samples //= 2
+    return samples
 
 
 def module_name(config: Config) -> str:

@@ -11,9 +11,8 @@ import slangpy as spy
 
 from app.config import Config, STRUCTURAL_FIELDS
 from app.kernels import NetworkKernels, kernels_for, wave_width
-from app.shadergen import layer_offsets
+from app.shadergen import layer_offsets, train_group_size, uses_thread_accumulators
 
-TRAIN_GROUP_SIZE = 256     # learnGradient's group size (shaders/train.slang)
 # Launch shape (measured on an H200, 4-16-4): one sample per thread up to 4,096 samples, then
 # at least 4 per thread, and at most 32,768 threads. More samples per thread amortise each
 # thread's final wave sum of its gradients; fewer threads than this starve the GPU.
@@ -81,15 +80,20 @@ class Trainer:
         return self.device.create_buffer(size=max(size, 4), usage=_USAGE)
 
     def _size_slots(self) -> None:
-        """Launch shape from the batch size: one gradient slot per wave, memory-capped."""
-        p = self.config.param_count
-        max_threads = max(TRAIN_GROUP_SIZE, SLOT_MEMORY_BYTES // (4 * p) * self.wave_width)
+        """Launch shape from the batch size, and one gradient slot per wave (thread accumulators)
+        or per group (group tiles), capped by memory. Each wave has a loss slot."""
+        p, group = self.config.param_count, train_group_size(self.config)
+        waves_per_group = -(-group // self.wave_width)
+        slots_per_group = waves_per_group if uses_thread_accumulators(self.config) else 1
+        max_groups = max(1, SLOT_MEMORY_BYTES // (4 * p * slots_per_group))
         batch = self.config.batch_size
-        threads = min(batch, max(MIN_PARALLEL_THREADS, batch // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS, max_threads)
-        self.thread_count = -(-threads // TRAIN_GROUP_SIZE) * TRAIN_GROUP_SIZE
-        self.slot_count = self.thread_count // self.wave_width
-        self.gradient_slots = self._buffer(self.slot_count * p * 4)
-        self.loss_slots = self._buffer(self.slot_count * 4)
+        threads = min(batch, max(MIN_PARALLEL_THREADS, batch // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS)
+        groups = min(-(-threads // group), max_groups)
+        self.thread_count = groups * group
+        self.gradient_slot_count = groups * slots_per_group
+        self.loss_slot_count = groups * waves_per_group
+        self.gradient_slots = self._buffer(self.gradient_slot_count * p * 4)
+        self.loss_slots = self._buffer(self.loss_slot_count * 4)
         encoder = self.device.create_command_encoder()
         encoder.clear_buffer(self.gradient_slots)
         self.device.submit_command_buffer(encoder.finish())
@@ -153,7 +157,8 @@ class Trainer:
                 masterWeights=self.master.device_address, weights=self.weights.device_address,
                 moments=self.moments.device_address, gradientSlots=self.gradient_slots.device_address,
                 lossSlots=self.loss_slots.device_address, lossHistory=self.loss_history.device_address,
-                historyIndex=self.step % LOSS_HISTORY, slotCount=self.slot_count,
+                historyIndex=self.step % LOSS_HISTORY, gradientSlotCount=self.gradient_slot_count,
+                lossSlotCount=self.loss_slot_count,
                 batchSize=c.batch_size, groupsPerRow=REDUCE_GROUPS_PER_ROW,
                 optimizer=self._optimizer_settings())
             encoder.global_barrier()

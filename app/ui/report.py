@@ -13,32 +13,40 @@ _FLAGS = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.no_move | imgui.
           | imgui.WindowFlags_.no_background)
 
 
+def _layout(renderer, images, title, subtitle, error_max, width, height) -> imgui.ImVec2:
+    """One ImGui frame of the report; returns the size its content wants."""
+    renderer.begin_frame(width, height, 1 / 60)
+    imgui.set_next_window_pos(imgui.ImVec2(0, 0))
+    imgui.begin("report", None, _FLAGS | imgui.WindowFlags_.always_auto_resize)
+    imgui.text(title)
+    imgui.text_colored(MUTED, subtitle)
+    imgui.dummy(imgui.ImVec2(0, em(0.3)))
+    draw_heatmaps(renderer, images, images.trainer.config.targets, error_max, HeatmapLayout(image_em=9.0))
+    size = imgui.get_window_size()
+    imgui.end()
+    return size
+
+
 def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: str) -> None:
-    trainer = images.trainer
-    device, targets = trainer.device, trainer.config.targets
+    device = images.trainer.device
     encoder = device.create_command_encoder()
     images.record(encoder)
     device.submit_command_buffer(encoder.finish())
     error_max = images.error_max()
-    width = 600
-    height = int(90 + len(targets) * 172)
-    renderer = UiRenderer(device, width, height, font_scale=1.0)
+    renderer = UiRenderer(device, 4096, 4096)
     try:
+        # Auto-resizing settles over two frames; the third is drawn at exactly that size.
+        size = imgui.ImVec2(4096, 4096)
+        for _ in range(2):
+            size = _layout(renderer, images, title, subtitle, error_max, 4096, 4096)
+            imgui.render()
+        width, height = int(size.x), int(size.y)
         target = create_target(device, width, height)
-        for _ in range(2):  # the first frame measures text; the second lays out with it
-            renderer.begin_frame(width, height, 1 / 60)
-            imgui.set_next_window_pos(imgui.ImVec2(0, 0))
-            imgui.set_next_window_size(imgui.ImVec2(width, height))
-            imgui.begin("report", None, _FLAGS)
-            imgui.text(title)
-            imgui.text_colored(MUTED, subtitle)
-            imgui.dummy(imgui.ImVec2(0, em(0.3)))
-            draw_heatmaps(renderer, images, targets, error_max, HeatmapLayout(image_em=10.0))
-            imgui.end()
-            encoder = device.create_command_encoder()
-            encoder.clear_texture_float(target, clear_value=[0.09, 0.10, 0.12, 1.0])
-            renderer.end_frame(target, encoder)
-            device.submit_command_buffer(encoder.finish())
+        _layout(renderer, images, title, subtitle, error_max, width, height)
+        encoder = device.create_command_encoder()
+        encoder.clear_texture_float(target, clear_value=[0.09, 0.10, 0.12, 1.0])
+        renderer.end_frame(target, encoder)
+        device.submit_command_buffer(encoder.finish())
         save_png(target, path)
     finally:
         renderer.destroy()
