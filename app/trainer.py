@@ -116,6 +116,14 @@ class Trainer:
         if self.weights is not self.master:
             self.weights.copy_from_numpy(params.astype(np.float16))
 
+    def gpu_bytes(self) -> int:
+        """Device memory held by this trainer's buffers (evaluation buffers included)."""
+        buffers = {id(b): b for b in (self.master, self.weights, self.moments, self.loss_history,
+                                      self.gradient_slots, self.loss_slots,
+                                      *(getattr(self, n) for n in ("predictions", "truths", "cell_loss", "error_max")
+                                        if hasattr(self, n)))}
+        return sum(b.memory_usage.device for b in buffers.values())
+
     def parameters(self) -> np.ndarray:
         return self.master.to_numpy().view(np.float32)[: self.config.param_count].copy()
 

@@ -16,8 +16,8 @@ from app.trainer import LOSS_HISTORY, Trainer, initial_parameters
 STEPS_PER_SUBMIT = 64  # as the app's headless loop does: many steps per command encoder
 
 
-def time_app(device: spy.Device, config: Config, steps: int, warmup: int = 3) -> tuple[float, float]:
-    """Returns (seconds, last loss) for `steps` steps of the app's trainer."""
+def time_app(device: spy.Device, config: Config, steps: int, warmup: int = 3) -> tuple[float, float, int]:
+    """Returns (seconds, last loss, trainer's GPU bytes) for `steps` steps of the app's trainer."""
     trainer = Trainer(device, config)
     trainer.train(warmup)
     device.wait()
@@ -31,7 +31,7 @@ def time_app(device: spy.Device, config: Config, steps: int, warmup: int = 3) ->
         done += count
     device.wait()
     seconds = time.perf_counter() - start
-    return seconds, float(trainer.read_losses(last)[-1])
+    return seconds, float(trainer.read_losses(last)[-1]), trainer.gpu_bytes()
 
 
 class AtomicReference:
