@@ -26,15 +26,16 @@ def create_device(kind: str = "auto") -> spy.Device:
         raise UserError(f"device must be one of {', '.join(DEVICE_TYPES)} (got {kind!r})")
     options = spy.SlangCompilerOptions()
     options.include_paths = [str(SHADER_DIR)]
-    shader_cache = cache_dir() / "shaders"
+    # SlangPy's own caches: compiled Slang modules, and the driver's pipeline binaries.
+    caches = {"module_cache_path": cache_dir() / "modules", "shader_cache_path": cache_dir() / "shaders"}
     try:
-        shader_cache.mkdir(parents=True, exist_ok=True)
+        for path in caches.values():
+            path.mkdir(parents=True, exist_ok=True)
     except OSError:
-        shader_cache = None  # a read-only home only costs compile time
+        caches = {}  # a read-only home only costs compile time
     try:
-        return spy.Device(type=DEVICE_TYPES[kind], compiler_options=options,
-                          shader_cache_path=str(shader_cache) if shader_cache else None,
-                          enable_hot_reload=False)
+        return spy.Device(type=DEVICE_TYPES[kind], compiler_options=options, enable_hot_reload=False,
+                          **{name: str(path) for name, path in caches.items()})
     except Exception as error:  # sgl raises plain RuntimeError with a multi-line report
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise UserError(f"no usable {kind} device: {first_line}") from None

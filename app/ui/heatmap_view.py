@@ -84,3 +84,7 @@ def draw_heatmaps(renderer, images: HeatmapImages, targets: Sequence[str], error
                 _tooltip(lookup, output, images.grid, image_min, size)
             imgui.same_line()
         _colorbar(renderer, images, 1, 0.0, float(error_max[output]), size, bar)
+        # The tick labels are drawn beside the bar, outside any item: reserve their width so
+        # auto-sized windows (heatmaps.png) and scrollbars include them.
+        imgui.same_line(0, 0)
+        imgui.dummy(imgui.ImVec2(bar_block - bar, size))

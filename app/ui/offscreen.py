@@ -14,8 +14,9 @@ from app.ui.state import AppState
 
 
 class OffscreenApp:
-    def __init__(self, trainer: Trainer, width: int = 1280, height: int = 800, device_kind: str = "auto"):
-        self.renderer = UiRenderer(trainer.device, width, height)
+    def __init__(self, trainer: Trainer, width: int = 1280, height: int = 800, device_kind: str = "auto",
+                 backend: str | None = None):
+        self.renderer = UiRenderer(trainer.device, width, height, backend=backend)
         self.app = AppState(trainer.device, trainer, self.renderer, device_kind)
         self.target = create_target(trainer.device, width, height)
         self._last = time.perf_counter()
