@@ -107,3 +107,23 @@ def test_heatmap_pixels_follow_values(make_trainer, device):
         np.testing.assert_allclose(rows[:, 32:64], lookup(0, learned_t), atol=0.03)
         np.testing.assert_allclose(rows[:, 64:], lookup(1, error_t), atol=0.03)
     assert not np.allclose(atlas[:, :32], atlas[:, 32:64]), "an imperfect network differs from the truth"
+
+
+def test_frame_readback_matches_direct_reads(make_trainer, device):
+    """The window's one-copy readback returns the same losses and error maxima as direct reads,
+    also when the loss ring wraps."""
+    from app.trainer import LOSS_HISTORY
+
+    trainer = make_trainer(batch_size=64, eval_grid=16)
+    trainer.step = LOSS_HISTORY - 3  # the next 7 steps wrap around the ring
+    encoder = device.create_command_encoder()
+    steps = trainer.record_steps(encoder, 7)
+    trainer.record_evaluation(encoder)
+    trainer.record_readback(encoder, steps, error_max=True)
+    device.submit_command_buffer(encoder.finish())
+    device.wait()
+    losses, error_max = trainer.readback()
+    np.testing.assert_array_equal(losses, trainer.read_losses(steps))
+    assert losses.shape == (7,) and np.all(losses > 0)
+    np.testing.assert_array_equal(error_max, trainer.read_evaluation().error_max)
+    assert trainer.read_eval_loss() == pytest.approx(trainer.read_evaluation().loss)

@@ -2,7 +2,10 @@
 same frame() path as the window (no present, so no vsync wait).
 
     python -m app.ui.frame_bench [--frames N] [--renderer ours|slangpy|both] [--rounds R]
-                                 [--json PATH] [--device auto]
+                                 [--json PATH] [--device auto] [--batch-size B] [--steps-per-frame S]
+
+--batch-size and --steps-per-frame make training the bottleneck, to see the share of GPU time
+that training gets in a frame.
 
 --renderer picks the UI backend (app.ui.renderer): "ours" (app.ui.imgui_draw), "slangpy"
 (slangpy.ui.imgui_bundle through sgl's ui.Context) or "both" (the default). Each backend drives
@@ -43,15 +46,20 @@ class _Samples:
     def result(self, ui: OffscreenApp, running: bool) -> dict:
         ms = statistics.median(self.times) * 1000
         result = {"ms_per_frame": ms, "mean_ms": statistics.fmean(self.times) * 1000, "frames_per_s": 1000 / ms,
-                  "frames": len(self.times), "steps_per_frame": ui.app.steps_per_frame if running else 0}
+                  "frames": len(self.times), "steps_per_frame": ui.app.steps_per_frame if running else 0,
+                  "batch_size": ui.app.trainer.config.batch_size}
         if all(self.gpu.values()):
             result["gpu_ms"] = {part: statistics.median(values) for part, values in self.gpu.items()}
         return result
 
 
 def _bench(device, args, backends) -> dict:
-    apps = {b: OffscreenApp(Trainer(device, Config()), args.width, args.height, args.device, backend=b)
+    config = Config().replace(batch_size=args.batch_size)
+    apps = {b: OffscreenApp(Trainer(device, config), args.width, args.height, args.device, backend=b)
             for b in backends}
+    for ui in apps.values():
+        if args.steps_per_frame is not None:
+            ui.app.steps_per_frame = args.steps_per_frame
     results = {b: {"renderer": RENDERER_NAMES[b]} for b in backends}
     try:
         for mode, running in MODES.items():
@@ -77,9 +85,12 @@ def _print(result: dict) -> None:
         r = result[mode]
         line = f"{mode:>9}: {r['ms_per_frame']:6.2f} ms/frame  {r['frames_per_s']:6.1f} frames/s"
         if mode == "training":
-            line += f"  ({r['steps_per_frame']} steps/frame, batch {Config().batch_size})"
+            line += f"  ({r['steps_per_frame']} steps/frame, batch {r['batch_size']})"
         if "gpu_ms" in r:
             line += "  GPU " + ", ".join(f"{k} {v:.2f} ms" for k, v in r["gpu_ms"].items())
+            total = sum(r["gpu_ms"].values())
+            if mode == "training" and total > 0:
+                line += f"  (training {100 * r['gpu_ms']['training'] / total:.0f}% of GPU time)"
         print(line)
 
 
@@ -92,6 +103,8 @@ def main() -> int:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
+    parser.add_argument("--batch-size", type=int, default=Config().batch_size)
+    parser.add_argument("--steps-per-frame", type=int, help="default: the app's")
     args = parser.parse_args()
     device = create_device(args.device)
     backends = BACKENDS if args.renderer == "both" else (args.renderer,)

@@ -190,14 +190,14 @@ class AppState:
         `frame_seconds` is the time since the previous frame, `cpu_seconds` this frame's work."""
         t = self.trainer
         self.device.wait()
+        losses, error_max = t.readback()
         if len(steps):
-            losses = t.read_losses(steps)
             self.run.train.extend(np.arange(steps.start + 1, steps.stop + 1), losses)
             self.stats.train_loss = float(losses[-1])
         now = time.perf_counter()
         if now - self._last_eval >= EVAL_INTERVAL_S or (len(steps) and self.run.eval.count == 0):
             # The heatmap pass of this frame evaluated the network on the grid: reuse it.
-            self.stats.eval_loss = t.read_evaluation().loss
+            self.stats.eval_loss = t.read_eval_loss()
             self.run.eval.extend(np.array([t.step]), np.array([self.stats.eval_loss]))
             self._last_eval = now
         alpha = 0.1 if self.stats.frame_ms else 1.0
@@ -206,7 +206,7 @@ class AppState:
         samples = len(steps) * t.config.batch_size / max(frame_seconds, 1e-6)
         self.stats.samples_per_s += alpha * (samples - self.stats.samples_per_s)
         self.stats.gpu_ms = self.timer.read()
-        self.error_max = self.heatmaps.error_max()
+        self.error_max = error_max
         self.frame_index += 1
 
     def evaluation(self):
