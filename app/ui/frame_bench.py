@@ -55,7 +55,7 @@ class _Samples:
 
 def _bench(device, args, backends) -> dict:
     config = Config().replace(batch_size=args.batch_size)
-    apps = {b: OffscreenApp(Trainer(device, config), args.width, args.height, args.device, backend=b)
+    apps = {b: OffscreenApp(Trainer(device, config), args.width, args.height, backend=b)
             for b in backends}
     for ui in apps.values():
         if args.steps_per_frame is not None:

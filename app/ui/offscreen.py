@@ -14,10 +14,10 @@ from app.ui.state import AppState
 
 
 class OffscreenApp:
-    def __init__(self, trainer: Trainer, width: int = 1280, height: int = 800, device_kind: str = "auto",
+    def __init__(self, trainer: Trainer, width: int = 1280, height: int = 800,
                  backend: str | None = None):
         self.renderer = UiRenderer(trainer.device, width, height, backend=backend)
-        self.app = AppState(trainer.device, trainer, self.renderer, device_kind)
+        self.app = AppState(trainer.device, trainer, self.renderer)
         self.target = create_target(trainer.device, width, height)
         self._last = time.perf_counter()
 

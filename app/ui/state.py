@@ -71,8 +71,8 @@ class Stats:
 
 
 class AppState:
-    def __init__(self, device: spy.Device, trainer: Trainer, renderer: UiRenderer, device_kind: str = "auto"):
-        self.device, self.renderer, self.device_kind = device, renderer, device_kind
+    def __init__(self, device: spy.Device, trainer: Trainer, renderer: UiRenderer):
+        self.device, self.renderer = device, renderer
         self.running = True
         self.steps_per_frame = 4
         self.single_steps = 0          # steps requested by "Step" while paused
@@ -161,7 +161,7 @@ class AppState:
             self.error = str(error)
             return
         self.error = None
-        self.rebuild = Rebuild(self.device, self.device_kind, config, HEATMAP_GRID)
+        self.rebuild = Rebuild(self.device, config, HEATMAP_GRID)
 
     def poll_rebuild(self) -> None:
         """Swaps in the new network once its shaders are compiled (called between frames)."""

@@ -89,7 +89,7 @@ def run_window(args) -> int:
     device = create_device(args.device)
     trainer = Trainer(device, config)
     renderer = UiRenderer(device, args.width, args.height)
-    app = AppState(device, trainer, renderer, args.device)
+    app = AppState(device, trainer, renderer)
     if saved:
         settings.restore_view(app, saved)
     app.vsync = not args.no_vsync and saved.get("view", {}).get("vsync", True) is not False

@@ -60,8 +60,8 @@ def draw(app) -> None:
 def _apply_row(app) -> None:
     pending = app.draft.structure_key() != app.config.structure_key()
     if app.rebuild is not None:
-        imgui.progress_bar(-1.0 * imgui.get_time(), imgui.ImVec2(-1, 0),
-                           f"compiling shaders... {app.rebuild.seconds:.1f} s")
+        job = app.rebuild
+        imgui.progress_bar(job.fraction, imgui.ImVec2(-1, 0), f"{job.label}... {job.seconds:.1f} s")
         return
     imgui.begin_disabled(not pending)
     if imgui.button("Apply (rebuild)", imgui.ImVec2(em(9), 0)):
