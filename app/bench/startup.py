@@ -1,6 +1,5 @@
-"""Time from process start to the first trained step, run as a child process so that
-imports, device creation and shader compilation are all counted."""
-
+"""Start-up costs, each timed in a child process so that imports, device creation and shader
+compilation all count: the first trained step, an architecture rebuild, the first window frame."""
 from __future__ import annotations
 
 import os
@@ -10,21 +9,30 @@ import tempfile
 import time
 
 
-def _child() -> None:
+def _child(mode: str) -> None:
     from app.config import Config
     from app.device import create_device
     from app.trainer import Trainer
 
-    Trainer(create_device(os.environ.get("VISUAL_TRAINER_BENCH_DEVICE", "auto")), Config()).train(1)
+    device = create_device(os.environ.get("VISUAL_TRAINER_BENCH_DEVICE", "auto"))
+    Trainer(device, Config()).train(1)
     print(f"FIRST_STEP {time.time():.6f}", flush=True)
+    if mode == "rebuild":  # a second architecture, built and stepped once: what "Apply" waits for
+        start = time.perf_counter()
+        Trainer(device, Config(hidden=[24, 12])).train(1)
+        print(f"REBUILD {time.perf_counter() - start:.6f}", flush=True)
 
 
-def time_to_first_step(cache_dir: str) -> float:
+def _run_child(cache_dir: str, mode: str) -> dict[str, float]:
     env = dict(os.environ, XDG_CACHE_HOME=cache_dir)
     start = time.time()
-    result = subprocess.run([sys.executable, "-m", "app.bench.startup"], env=env, capture_output=True, text=True, check=True)
-    stamp = next(line for line in result.stdout.splitlines() if line.startswith("FIRST_STEP"))
-    return float(stamp.split()[1]) - start
+    result = subprocess.run([sys.executable, "-m", "app.bench.startup", mode], env=env, capture_output=True,
+                            text=True, check=True)
+    stamps = dict(line.split() for line in result.stdout.splitlines() if line.startswith(("FIRST_STEP", "REBUILD")))
+    times = {"first_step": float(stamps["FIRST_STEP"]) - start}
+    if "REBUILD" in stamps:
+        times["rebuild"] = float(stamps["REBUILD"])
+    return times
 
 
 def time_to_first_window_frame(cache_dir: str) -> float | None:
@@ -47,12 +55,14 @@ def time_to_first_window_frame(cache_dir: str) -> float | None:
 
 
 def cold_and_warm() -> dict[str, float]:
-    """First trained step and first window frame, with an empty shader cache, then again with
-    the cache the first run left."""
+    """First trained step, an architecture rebuild and the first window frame, each with empty
+    shader caches, then again with the caches the first run left."""
     results = {}
     with tempfile.TemporaryDirectory() as cache:
-        results["first_step_seconds_cold"] = time_to_first_step(cache)
-        results["first_step_seconds_warm"] = time_to_first_step(cache)
+        for label in ("cold", "warm"):
+            times = _run_child(cache, "rebuild")
+            results[f"first_step_seconds_{label}"] = times["first_step"]
+            results[f"rebuild_seconds_{label}_cache"] = times["rebuild"]
     with tempfile.TemporaryDirectory() as cache:
         for label in ("cold", "warm"):
             seconds = time_to_first_window_frame(cache)
@@ -63,4 +73,4 @@ def cold_and_warm() -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    _child()
+    _child(sys.argv[1] if len(sys.argv) > 1 else "first-step")
