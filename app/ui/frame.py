@@ -30,7 +30,8 @@ def draw_ui(app: AppState) -> None:
     w, h = imgui.get_io().display_size
     gap = em(0.35)
     left_w = em(22)
-    mid_w = min(max(em(3 * app.layout.image_em + 11.5), em(26)), w - left_w - em(24))
+    # three images, two colour bars with their tick labels, spacing and the scrollbar gutter
+    mid_w = min(max(em(3 * app.layout.image_em + 14.5), em(26)), w - left_w - em(24))
     right_x = left_w + mid_w + 3 * gap
     right_w = max(w - right_x - gap, em(12))
     train_h = em(35.5)
