@@ -77,7 +77,7 @@ class Trainer:
         self._readback = device.create_buffer(size=(LOSS_HISTORY + config.output_dim) * 4,
                                               usage=spy.BufferUsage.copy_destination,
                                               memory_type=spy.MemoryType.read_back)
-        self._readback_layout: tuple[int, bool] = (0, False)
+        self._readback_count = 0
         self._eval_grid = 0
         self._size_slots()
         self.reset(config.seed)
@@ -190,9 +190,10 @@ class Trainer:
         ring = self.loss_history.to_numpy().view(np.float32)
         return ring[np.arange(steps.start, steps.stop) % LOSS_HISTORY].copy()
 
-    def record_readback(self, encoder: spy.CommandEncoder, steps: range, error_max: bool) -> None:
-        """Records copies of `steps`' losses (and, after record_evaluation, each output's largest
-        |error|) into host-visible memory; `readback()` returns them once the encoder has run."""
+    def record_readback(self, encoder: spy.CommandEncoder, steps: range) -> None:
+        """Records copies of `steps`' losses and, from the evaluation recorded before it, each
+        output's largest |error| into host-visible memory; `readback()` returns them once the
+        encoder has run."""
         count = len(steps)
         if count > LOSS_HISTORY:
             raise ValueError(f"at most {LOSS_HISTORY} steps can be read back at once")
@@ -203,16 +204,13 @@ class Trainer:
             encoder.copy_buffer(self._readback, 0, self.loss_history, start * 4, first * 4)
         if count > first:  # the ring wrapped
             encoder.copy_buffer(self._readback, first * 4, self.loss_history, 0, (count - first) * 4)
-        if error_max:
-            encoder.copy_buffer(self._readback, LOSS_HISTORY * 4, self.error_max, 0, self.config.output_dim * 4)
-        self._readback_layout = (count, error_max)
+        encoder.copy_buffer(self._readback, LOSS_HISTORY * 4, self.error_max, 0, self.config.output_dim * 4)
+        self._readback_count = count
 
-    def readback(self) -> tuple[np.ndarray, np.ndarray | None]:
-        """(losses, error maxima or None) recorded by the last record_readback, after it ran."""
-        count, has_error_max = self._readback_layout
+    def readback(self) -> tuple[np.ndarray, np.ndarray]:
+        """(losses, error maxima) recorded by the last record_readback, after it ran."""
         data = self._readback.to_numpy().view(np.float32)
-        errors = data[LOSS_HISTORY:LOSS_HISTORY + self.config.output_dim].copy() if has_error_max else None
-        return data[:count].copy(), errors
+        return data[: self._readback_count].copy(), data[LOSS_HISTORY:LOSS_HISTORY + self.config.output_dim].copy()
 
     def train(self, count: int) -> np.ndarray:
         """Runs `count` steps now and returns their losses."""

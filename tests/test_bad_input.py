@@ -9,8 +9,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(args, tmp_path):
-    out = tmp_path / "out"
+def _run(args, tmp_path, out=None):
+    out = out or tmp_path / "out"
     command = [sys.executable, "-m", "app", "--headless", "--iterations", "5", "--quiet", "--out", str(out), *args]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
     return result, out
@@ -85,6 +85,4 @@ def test_invalid_config(tmp_path, text, words):
 def test_unwritable_out(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    result = subprocess.run([sys.executable, "-m", "app", "--headless", "--iterations", "5", "--quiet",
-                             "--out", str(blocker / "run")], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    _assert_rejected(result, blocker / "run", ["--out"])
+    _assert_rejected(*_run([], tmp_path, out=blocker / "run"), ["--out"])

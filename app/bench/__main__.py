@@ -7,6 +7,8 @@ import argparse
 import json
 import os
 import sys
+
+import slangpy as spy
 import time
 
 from app.bench.runners import AtomicReference, time_app, time_torch, torch_available
@@ -33,13 +35,11 @@ def _measure(name: str, batch: int, precision: str, run, budget: float, cap: int
             "samples_per_second": batch * steps / seconds, "steps_per_second": steps / seconds}
 
 
-_peak_gpu_bytes = [0]
-
-
-def _app_runner(device, config):
+def _app_runner(device, config, gpu_bytes: list[int]):
+    """A runner for _measure that also notes the trainer's GPU memory in `gpu_bytes`."""
     def run(steps: int) -> float:
-        seconds, _, gpu_bytes = time_app(device, config, steps)
-        _peak_gpu_bytes[0] = max(_peak_gpu_bytes[0], gpu_bytes)
+        seconds, used = time_app(device, config, steps)
+        gpu_bytes.append(used)
         return seconds
     return run
 
@@ -47,11 +47,11 @@ def _app_runner(device, config):
 def run_benchmarks(quick: bool, device_kind: str = "auto") -> dict:
     device = create_device(device_kind)
     info = describe(device)
-    software = "llvmpipe" in info["adapter"].lower() or "lavapipe" in info["adapter"].lower()
+    software = device.has_feature(spy.Feature.software_device)
     sizes = QUICK_SIZES if quick else FULL_SIZES
     budget = 0.3 if quick else 2.0
     cap = 50 if quick else 4000
-    results = []
+    results, gpu_bytes = [], []
     atomic = AtomicReference(device)
     use_torch = torch_available()
     for batch in sizes:
@@ -60,7 +60,7 @@ def run_benchmarks(quick: bool, device_kind: str = "auto") -> dict:
             continue
         for precision in ("float", "half"):
             config = validate(Config(batch_size=batch, precision=precision))
-            results.append(_measure("app", batch, precision, _app_runner(device, config), budget, cap))
+            results.append(_measure("app", batch, precision, _app_runner(device, config, gpu_bytes), budget, cap))
         results.append(_measure("atomic-reference", batch, "float", lambda n: atomic.time(batch, n), budget, cap))
         if use_torch:
             results.append(_measure("torch", batch, "float", lambda n: time_torch([4, 16, 4], batch, n), budget, cap))
@@ -68,11 +68,13 @@ def run_benchmarks(quick: bool, device_kind: str = "auto") -> dict:
         _print_rows(results[-5 if use_torch else -3:])
     wide_batch = QUICK_SIZES[-1] if quick else (1 << 16 if software else 1 << 20)
     wide = validate(Config(batch_size=wide_batch, **WIDE))
-    results.append(dict(_measure("app", wide_batch, "float", _app_runner(device, wide), budget, cap), network="2-64-64-64-4"))
+    results.append(dict(_measure("app", wide_batch, "float", _app_runner(device, wide, gpu_bytes), budget, cap), network="2-64-64-64-4"))
     if use_torch:
         results.append(dict(_measure("torch", wide_batch, "float", lambda n: time_torch([2, 64, 64, 64, 4], wide_batch, n), budget, cap),
                             network="2-64-64-64-4"))
-    return {"device": info, "results": results, "extras": _extras(device, quick, device_kind)}
+    extras = _extras(device, quick, device_kind)
+    extras["peak_trainer_gpu_bytes"] = max(gpu_bytes)
+    return {"device": info, "results": results, "extras": extras}
 
 
 def _extras(device, quick: bool, device_kind: str) -> dict:
@@ -86,7 +88,6 @@ def _extras(device, quick: bool, device_kind: str) -> dict:
     start = time.perf_counter()
     Trainer(device, base).train(1)  # back to an architecture this process compiled
     extras["rebuild_seconds_compiled_architecture"] = time.perf_counter() - start
-    extras["peak_trainer_gpu_bytes"] = _peak_gpu_bytes[0]
     return extras
 
 

@@ -59,7 +59,7 @@ def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
     steps = app.trainer.record_steps(encoder, app.steps_this_frame())
     timer.mark(encoder, 1)
     app.heatmaps.record(encoder)
-    app.trainer.record_readback(encoder, steps, error_max=True)
+    app.trainer.record_readback(encoder, steps)
     timer.mark(encoder, 2)
     encoder.clear_texture_float(target, clear_value=BACKGROUND)
     app.renderer.end_frame(target, encoder)
