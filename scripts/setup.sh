@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-mesa_major() { dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null | sed -E 's/^([0-9]+:)?([0-9]+).*/\2/'; }
+# Empty when the package is not installed (dpkg-query fails then: not an error here).
+mesa_major() { { dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true; } | sed -E 's/^([0-9]+:)?([0-9]+).*/\2/'; }
 
 install_system_packages() {
     command -v apt-get >/dev/null || { echo "setup: no apt-get; install a Vulkan driver and Xvfb yourself" >&2; return 0; }
