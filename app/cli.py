@@ -75,7 +75,7 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
     return cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
 
 
-def check_output_dir(path: Path) -> None:
+def check_output_dir(path: Path, option: str = "--out") -> None:
     """Fails early on a folder that can't be written, without creating anything."""
     probe = path
     while not probe.exists():
@@ -83,15 +83,15 @@ def check_output_dir(path: Path) -> None:
             break
         probe = probe.parent
     if not probe.is_dir():
-        raise UserError(f"cannot write --out {str(path)!r}: {str(probe)!r} is not a folder")
+        raise UserError(f"cannot write {option} {str(path)!r}: {str(probe)!r} is not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise UserError(f"cannot write --out {str(path)!r}: no write permission in {str(probe)!r}")
+        raise UserError(f"cannot write {option} {str(path)!r}: no write permission in {str(probe)!r}")
 
 
 def _headless(args: argparse.Namespace, config: cfg.Config) -> int:
-    from app.device import create_device
-    from app.headless import run_headless
-    from app.trainer import Trainer
+    from app import headless
+    from app.gpu import create_gpu
+    from app.session import Session
 
     if args.iterations < 0:
         raise UserError(f"--iterations must be 0 or more (got {args.iterations})")
@@ -100,15 +100,41 @@ def _headless(args: argparse.Namespace, config: cfg.Config) -> int:
     out = Path(args.out) if args.out else Path("runs") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     check_output_dir(out)
     if args.screenshot:
-        check_output_dir(Path(args.screenshot).parent)
-    device = create_device(args.device)
-    trainer = Trainer(device, config)
-    code = run_headless(trainer, args.iterations, out, args.eval_every, args.quiet)
+        check_output_dir(Path(args.screenshot).parent, "--screenshot")
+    session = Session(create_gpu(args.device), config, heatmaps=True)
+    session.eval_every = args.eval_every
+    result = headless.train(session, args.iterations, args.quiet)
+
+    def heatmaps_png(folder: Path) -> None:
+        from app.ui.report import write_run_heatmaps  # imgui only when a picture is wanted
+
+        write_run_heatmaps(session, folder)
+
+    headless.write_outputs(session, result, out, heatmaps_png)
     if args.screenshot:
         from app.ui.offscreen import render_screenshot
 
-        render_screenshot(trainer, args.screenshot, args.width, args.height)
-    return code
+        render_screenshot(session, args.screenshot, args.width, args.height)
+        print(f"screenshot: {args.screenshot}")
+    if result.diverged_at is not None:
+        print(f"error: loss became non-finite at step {result.diverged_at}; "
+              f"network.json holds the last finite network (step {result.steps})", file=sys.stderr)
+        return headless.EXIT_DIVERGED
+    print(f"done: {result.steps} steps in {result.wall_seconds:.2f} s, train loss {result.train_loss:.6g}, "
+          f"eval loss {result.eval_loss:.6g} -> {out}")
+    return 0
+
+
+def _window(args: argparse.Namespace) -> int:
+    from app import saved
+    from app.gpu import create_gpu
+    from app.ui.window import WindowOptions, run_window
+
+    settings = {} if args.fresh else saved.load()
+    config = config_from_args(args, (None if args.fresh else saved.saved_config(settings)) or cfg.Config())
+    options = WindowOptions(width=args.width, height=args.height, vsync=False if args.no_vsync else None,
+                            screenshot=args.screenshot, screenshot_after=args.screenshot_after)
+    return run_window(create_gpu(args.device), config, options, settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -116,9 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.headless:
             return _headless(args, config_from_args(args))
-        from app.ui.window import run_window
-
-        return run_window(args)
+        return _window(args)
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app import components
 from app.errors import UserError
 from app.targets import TUTORIAL_TARGETS, parse_target
 
-ACTIVATIONS = ("leaky_relu", "relu", "tanh", "sigmoid", "sin", "identity")
-ENCODINGS = ("poly2", "raw", "fourier")
+ACTIVATIONS = tuple(components.ACTIVATIONS)
+ENCODINGS = tuple(components.ENCODINGS)
 PRECISIONS = ("float", "half")
-OPTIMIZERS = ("sgd", "adam")
+OPTIMIZERS = tuple(components.OPTIMIZERS)
 MAX_WIDTH = 256
 MAX_HIDDEN_LAYERS = 8
 MAX_FREQUENCIES = 16
@@ -48,23 +49,10 @@ class Config:
     seed: int = 0
     eval_grid: int = 64
 
-    # ---- derived shapes -------------------------------------------------------------------
-    @property
-    def input_dim(self) -> int:
-        return {"poly2": 4, "raw": 2, "fourier": 2 + 4 * self.frequencies}[self.encoding]
-
+    # Shapes and the parameter layout are derived once, in app.plan.plan_for(config).
     @property
     def output_dim(self) -> int:
         return len(self.targets)
-
-    @property
-    def layer_sizes(self) -> list[int]:
-        return [self.input_dim, *self.hidden, self.output_dim]
-
-    @property
-    def param_count(self) -> int:
-        sizes = self.layer_sizes
-        return sum(o * i + o for i, o in zip(sizes[:-1], sizes[1:]))
 
     def structure_key(self) -> tuple:
         return tuple(_freeze(getattr(self, f)) for f in STRUCTURAL_FIELDS)

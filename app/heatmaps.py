@@ -1,64 +1,80 @@
-"""Heatmap images drawn by compute kernels from the trainer's grid evaluation: an atlas with
-one row per output (truth | learned | |error|) and the two colour bars that explain it."""
+"""Heatmap images drawn by compute kernels from a grid evaluation: an atlas with one row per
+output (truth | learned | |error|) and the two colour bars that explain it."""
 
 from __future__ import annotations
 
 import numpy as np
 import slangpy as spy
 
+from app.components import HEATMAP_PANELS
+from app.config import Config
+from app.evaluation import GridEvaluator
 from app.targets import target_to_numpy
-from app.trainer import Trainer
 
 COLORBAR_HEIGHT = 256
-PANELS = ("ground truth", "learned", "|error|")
+PANELS = HEATMAP_PANELS
 
 
-def truth_ranges(config, grid: int) -> np.ndarray:
-    """(outputs, 2) value range of each target over the grid's cell centres (the colour scale
-    of truth and learned; learned values beyond it saturate)."""
-    x0, x1, y0, y1 = config.domain
+def grid_centres(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
+    """x and y of the grid's cell centres, each (G, G) indexed [j, i] with j along y."""
+    x0, x1, y0, y1 = domain
     xs = x0 + (np.arange(grid) + 0.5) / grid * (x1 - x0)
     ys = y0 + (np.arange(grid) + 0.5) / grid * (y1 - y0)
-    x, y = np.meshgrid(xs, ys)
+    return np.meshgrid(xs, ys)
+
+
+def truth_ranges(config: Config, grid: int) -> np.ndarray:
+    """(outputs, 2) finite value range of each target over the grid's cell centres: the colour
+    scale of truth and learned (learned values beyond it saturate)."""
+    x, y = grid_centres(config.domain, grid)
     ranges = []
     for target in config.targets:
         values = target_to_numpy(target)(x, y)
         finite = values[np.isfinite(values)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        if hi - lo < 1e-6:
-            lo, hi = lo - 0.5, hi + 0.5
+        if not (np.isfinite(hi - lo) and hi - lo >= 1e-6):
+            mid = lo if np.isfinite(hi - lo) else 0.0
+            lo, hi = mid - 0.5, mid + 0.5
         ranges.append((lo, hi))
     return np.asarray(ranges, np.float32)
 
 
 class HeatmapImages:
-    """GPU textures for one trainer: `atlas` (3*grid x outputs*grid) and `colorbars` (2 x 256)."""
+    """GPU textures for one evaluator: `atlas` (3*grid x outputs*grid) and `colorbars` (2 x 256)."""
 
-    def __init__(self, trainer: Trainer, grid: int):
-        self.trainer, self.grid = trainer, grid
-        device, outputs = trainer.device, trainer.config.output_dim
+    def __init__(self, evaluator: GridEvaluator):
+        self.evaluator, self.grid = evaluator, evaluator.grid
+        trainer = evaluator.trainer
+        device, outputs = trainer.gpu.device, trainer.plan.output_dim
         usage = spy.TextureUsage.unordered_access | spy.TextureUsage.shader_resource | spy.TextureUsage.copy_source
-        self.atlas = device.create_texture(format=spy.Format.rgba16_float, width=3 * grid,
-                                           height=outputs * grid, usage=usage)
+        self.atlas = device.create_texture(format=spy.Format.rgba16_float, width=3 * self.grid,
+                                           height=outputs * self.grid, usage=usage)
         self.colorbars = device.create_texture(format=spy.Format.rgba16_float, width=2,
                                                height=COLORBAR_HEIGHT, usage=usage)
-        self.value_ranges = truth_ranges(trainer.config, grid)
-        self._ranges_buffer = device.create_buffer(data=self.value_ranges, usage=spy.BufferUsage.shader_resource)
-        encoder = device.create_command_encoder()
-        trainer.kernels.draw_colorbars.dispatch([1, COLORBAR_HEIGHT, 1], command_encoder=encoder,
-                                                height=COLORBAR_HEIGHT, bars=self.colorbars)
-        device.submit_command_buffer(encoder.finish())
+        self.drawn = -1  # the evaluator pass the atlas shows
+        self.value_ranges = truth_ranges(trainer.config, self.grid)
+        self._ranges_buffer = trainer.gpu.buffer(self.value_ranges.nbytes)
+        trainer.gpu.write(self._ranges_buffer, self.value_ranges)
+        with trainer.gpu.submit() as encoder:
+            self.record_draw(encoder)  # builds the pipeline now; the atlas is cleared after it
+            self.drawn = -1
+            encoder.clear_texture_float(self.atlas, clear_value=[0.0, 0.0, 0.0, 1.0])
+            trainer.kernels.draw_colorbars.dispatch([1, COLORBAR_HEIGHT, 1], command_encoder=encoder,
+                                                    height=COLORBAR_HEIGHT, bars=self.colorbars)
 
-    def record(self, encoder: spy.CommandEncoder) -> None:
-        """Evaluates the network on the grid and draws the atlas."""
-        t = self.trainer
-        t.record_evaluation(encoder, self.grid)
+    def record_draw(self, encoder: spy.CommandEncoder) -> None:
+        """Draws the atlas from the evaluator's last complete pass."""
+        t, done = self.evaluator.trainer, self.evaluator.complete
         t.kernels.draw_heatmaps.dispatch(
-            [3 * self.grid, t.config.output_dim * self.grid, 1], command_encoder=encoder,
-            predictions=t.predictions.device_address, truths=t.truths.device_address,
-            valueRanges=self._ranges_buffer.device_address, errorMax=t.error_max.device_address,
+            [3 * self.grid, t.plan.output_dim * self.grid, 1], command_encoder=encoder,
+            predictions=done.predictions.device_address, truths=done.truths.device_address,
+            valueRanges=self._ranges_buffer.device_address, errorMax=done.error_max.device_address,
             grid=self.grid, atlas=self.atlas)
+        self.drawn = self.evaluator.passes
 
-    def error_max(self) -> np.ndarray:
-        """Largest |error| per output from the last recorded evaluation (after submit)."""
-        return self.trainer.error_max.to_numpy().view(np.float32)[: self.trainer.config.output_dim].copy()
+    def draw_now(self) -> None:
+        """A whole evaluation pass of the current network and the atlas drawn from it."""
+        self.evaluator.progress = 0
+        with self.evaluator.trainer.gpu.submit() as encoder:
+            self.evaluator.record(encoder)
+            self.record_draw(encoder)

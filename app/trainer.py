@@ -1,279 +1,289 @@
-"""GPU training state for one architecture: parameters, optimizer moments, gradient slots,
-and the recording of training and evaluation kernels into command encoders. No UI here."""
+"""GPU training state for one NetworkPlan: parameters (fp32 masters, plus half copies for half
+precision), optimizer moments, gradient and loss slots and the per-step loss ring, and the
+recording of training steps into command encoders, whole or in pieces. No UI here."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import slangpy as spy
 
+from app.components import OPTIMIZERS
 from app.config import Config, STRUCTURAL_FIELDS
-from app.kernels import NetworkKernels, kernels_for, wave_width
-from app.shadergen import layer_offsets, train_group_size, uses_thread_accumulators
+from app.gpu import Gpu
+from app.kernels import NetworkKernels
+from app.loss_ring import LOSS_HISTORY, LossRing
+from app.plan import LaunchShape, NetworkPlan, plan_for
 
-# Launch shape (measured on an H200, 4-16-4): one sample per thread up to 4,096 samples, then
-# at least 4 per thread, and at most 32,768 threads. More samples per thread amortise each
-# thread's final wave sum of its gradients; fewer threads than this starve the GPU.
-MIN_PARALLEL_THREADS = 4096
-MIN_SAMPLES_PER_THREAD = 4
-MAX_TRAIN_THREADS = 32768
-SLOT_MEMORY_BYTES = 256 << 20
-REDUCE_GROUPS_PER_ROW = 32768
-LOSS_HISTORY = 8192        # ring of per-step losses on the GPU, read back after each submit
-_USAGE = spy.BufferUsage.unordered_access | spy.BufferUsage.shader_resource | spy.BufferUsage.copy_source | spy.BufferUsage.copy_destination
-
-
-def initial_parameters(config: Config) -> np.ndarray:
-    """He-uniform weights for ReLU-like activations, Glorot-uniform otherwise; zero biases."""
-    rng = np.random.default_rng(config.seed)
-    sizes, params = config.layer_sizes, np.zeros(config.param_count, np.float32)
-    for k, offset in enumerate(layer_offsets(config)):
-        fan_in, fan_out = sizes[k], sizes[k + 1]
-        act = config.output_activation if k == len(sizes) - 2 else config.activation
-        limit = math.sqrt(6.0 / fan_in) if act in ("relu", "leaky_relu") else math.sqrt(6.0 / (fan_in + fan_out))
-        params[offset:offset + fan_out * fan_in] = rng.uniform(-limit, limit, fan_out * fan_in)
-    return params
+REDUCE_GROUP_SIZE = 64         # adjustParameters' threads per parameter (shaders/train.slang)
+REDUCE_GROUPS_PER_ROW = 32768  # dispatch rows keep each dimension under the device's limit
 
 
 @dataclass
 class Snapshot:
     """A GPU-side copy of everything a step changes, to go back to (e.g. before a NaN)."""
     master: spy.Buffer
+    weights: spy.Buffer | None  # the half copy, for half precision
     moments: spy.Buffer
-    step: int
-    optimizer_steps: int
+    step: int = 0
+    optimizer_steps: int = 0
+    samples_seen: int = 0
+    config: Config | None = None  # the hot settings the steps after it ran with (for replay)
 
 
 @dataclass
-class Evaluation:
-    predictions: np.ndarray  # (G, G, outputs), [j, i] with j along y
-    truths: np.ndarray
-    cell_loss: np.ndarray    # (G, G)
-    error_max: np.ndarray    # (outputs,)
+class StepProgress:
+    """How far the current step has got when it is recorded in pieces: learnGradient's groups
+    [0, position) in the "learn" phase, adjustParameters' groups [0, position) in "adjust"."""
+    phase: str = "learn"
+    position: int = 0
 
     @property
-    def loss(self) -> float:
-        return float(np.mean(self.cell_loss, dtype=np.float64))
+    def started(self) -> bool:
+        return self.phase != "learn" or self.position > 0
 
 
 class Trainer:
-    def __init__(self, device: spy.Device, config: Config):
-        self.device = device
-        self.config = config
-        self.kernels: NetworkKernels = kernels_for(device, config)
-        self.wave_width = wave_width(device)
+    def __init__(self, gpu: Gpu, config: Config):
+        self.gpu, self.config = gpu, config
+        self.plan: NetworkPlan = plan_for(config)
+        self.kernels: NetworkKernels = gpu.kernels.get(self.plan)
+        p = self.plan.param_count
+        self.master = gpu.buffer(p * 4)
+        self.weights = self.master if self.plan.precision == "float" else gpu.buffer(p * 2)
+        self.moments = gpu.buffer(2 * p * 4)
+        self.losses = LossRing(gpu)
         self.step = 0             # optimizer steps taken; also the sampler's step index
         self.optimizer_steps = 0  # steps since the optimizer state was last reset
-        p = config.param_count
-        self.master = self._buffer(p * 4)
-        self.weights = self.master if config.precision == "float" else self._buffer(p * 2)
-        self.moments = self._buffer(2 * p * 4)
-        self.loss_history = self._buffer(LOSS_HISTORY * 4)
-        # Host-visible copy target for what a frame reads back (losses, error maxima): copies
-        # recorded into the frame's own encoder cost no extra GPU round trip, unlike to_numpy()
-        # on device memory, which took ~1.3 ms per call on an H200.
-        self._readback = device.create_buffer(size=(LOSS_HISTORY + config.output_dim) * 4,
-                                              usage=spy.BufferUsage.copy_destination,
-                                              memory_type=spy.MemoryType.read_back)
-        self._readback_count = 0
-        self._eval_grid = 0
+        self.samples_seen = 0     # samples of all steps taken, whatever their batch sizes
+        self.version = 0          # changes whenever the weights do (evaluations compare it)
+        self.progress = StepProgress()
         self._size_slots()
         self.reset(config.seed)
+        self._build_pipelines()
 
-    # ---- buffers ------------------------------------------------------------------------
-    def _buffer(self, size: int) -> spy.Buffer:
-        return self.device.create_buffer(size=max(size, 4), usage=_USAGE)
-
+    # ---- buffers and state ------------------------------------------------------------------
     def _size_slots(self) -> None:
-        """Launch shape from the batch size, and one gradient slot per wave (thread accumulators)
-        or per group (group tiles), capped by memory. Each wave has a loss slot."""
-        p, group = self.config.param_count, train_group_size(self.config)
-        waves_per_group = -(-group // self.wave_width)
-        slots_per_group = waves_per_group if uses_thread_accumulators(self.config) else 1
-        max_groups = max(1, SLOT_MEMORY_BYTES // (4 * p * slots_per_group))
-        batch = self.config.batch_size
-        threads = min(batch, max(MIN_PARALLEL_THREADS, batch // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS)
-        groups = min(-(-threads // group), max_groups)
-        self.thread_count = groups * group
-        self.gradient_slot_count = groups * slots_per_group
-        self.loss_slot_count = groups * waves_per_group
-        self.gradient_slots = self._buffer(self.gradient_slot_count * p * 4)
-        self.loss_slots = self._buffer(self.loss_slot_count * 4)
-        encoder = self.device.create_command_encoder()
-        encoder.clear_buffer(self.gradient_slots)
-        self.device.submit_command_buffer(encoder.finish())
+        self.launch: LaunchShape = self.plan.launch(self.config.batch_size, self.gpu.wave_width)
+        self.gradient_slots = self.gpu.buffer(self.launch.gradient_slot_count * self.plan.param_count * 4)
+        self.loss_slots = self.gpu.buffer(self.launch.loss_slot_count * 4)
+        self._abandon_step()
+
+    def _abandon_step(self) -> None:
+        """Drops a step recorded only in part: its gradient and loss sums are cleared."""
+        with self.gpu.submit(wait=False) as encoder:
+            encoder.clear_buffer(self.gradient_slots)
+            encoder.clear_buffer(self.loss_slots)
+        self.progress = StepProgress()
 
     def reset(self, seed: int | None = None) -> None:
-        """Fresh weights from `seed` (the config's when None), zero optimizer state."""
+        """Fresh weights from `seed` (the config's when None), zero optimizer state, step 0."""
         if seed is not None and seed != self.config.seed:
             self.config = self.config.replace(seed=seed)
-        self.set_parameters(initial_parameters(self.config))
-        self.step = 0
-        self._reset_optimizer_state()
+        self.set_parameters(self.plan.initial_parameters(self.config.seed))
+        self.step = self.samples_seen = 0
+        self.reset_optimizer()
+        if self.progress.started:
+            self._abandon_step()
 
-    def _reset_optimizer_state(self) -> None:
-        self.moments.copy_from_numpy(np.zeros(2 * self.config.param_count, np.float32))
+    def reset_optimizer(self) -> None:
+        """Zero moments and a fresh bias correction; the parameters stay."""
+        self.gpu.write(self.moments, np.zeros(2 * self.plan.param_count, np.float32))
         self.optimizer_steps = 0
 
     def set_parameters(self, params: np.ndarray) -> None:
-        params = np.ascontiguousarray(params, dtype=np.float32)
-        self.master.copy_from_numpy(params)
+        params = np.asarray(params, dtype=np.float32)
+        self.version += 1
+        self.gpu.write(self.master, params)
         if self.weights is not self.master:
-            self.weights.copy_from_numpy(params.astype(np.float16))
-
-    def gpu_bytes(self) -> int:
-        """Device memory held by this trainer's buffers (evaluation buffers included)."""
-        buffers = {id(b): b for b in (self.master, self.weights, self.moments, self.loss_history,
-                                      self.gradient_slots, self.loss_slots,
-                                      *(getattr(self, n) for n in ("predictions", "truths", "cell_loss", "error_max")
-                                        if hasattr(self, n)))}
-        return sum(b.memory_usage.device for b in buffers.values())
+            self.gpu.write(self.weights, params.astype(np.float16))
 
     def parameters(self) -> np.ndarray:
-        return self.master.to_numpy().view(np.float32)[: self.config.param_count].copy()
+        """The fp32 master parameters, flat in the plan's layout."""
+        return self.gpu.read(self.master, self.plan.param_count)
+
+    def gpu_bytes(self) -> int:
+        """Device memory held by this trainer's buffers."""
+        buffers = {id(b): b for b in (self.master, self.weights, self.moments, self.losses.buffer,
+                                      self.gradient_slots, self.loss_slots)}
+        return sum(b.memory_usage.device for b in buffers.values())
 
     # ---- live changes ---------------------------------------------------------------------
     def apply(self, config: Config) -> None:
-        """Takes a config whose structure matches; hot fields apply from the next step."""
+        """Takes a config whose structure matches; hot fields apply from the next piece of work."""
         if config.structure_key() != self.config.structure_key():
             changed = [f for f in STRUCTURAL_FIELDS if getattr(config, f) != getattr(self.config, f)]
             raise ValueError(f"structural change ({', '.join(changed)}) needs a new Trainer")
-        old = self.config
-        self.config = config
+        old, self.config = self.config, config
         if config.optimizer != old.optimizer:
-            self._reset_optimizer_state()
+            self.reset_optimizer()
         if config.batch_size != old.batch_size:
-            self._size_slots()
+            self._size_slots()  # the launch shape follows the batch; a step in progress restarts
 
-    # ---- training -------------------------------------------------------------------------
-    def _optimizer_settings(self) -> dict:
+    # ---- recording ----------------------------------------------------------------------
+    @property
+    def samples_per_thread(self) -> int:
+        return -(-self.config.batch_size // self.launch.thread_count)
+
+    @property
+    def _sample_slices(self) -> int:
+        """Ways each thread's sample loop may be cut: group tiles add into the gradient slot once
+        per sample; thread accumulators hold their sums in registers to the loop's end."""
+        return 1 if self.plan.thread_accumulators else self.samples_per_thread
+
+    @property
+    def learn_units(self) -> int:
+        """learnGradient's work as (sample slice, group) units, slice-major."""
+        return self.launch.group_count * self._sample_slices
+
+    @property
+    def learn_unit_samples(self) -> int:
+        return self.plan.group_size * (self.samples_per_thread // self._sample_slices)
+
+    @property
+    def adjust_units(self) -> int:
+        return self.plan.param_count + 1  # one group per parameter, one for the loss
+
+    def _build_pipelines(self) -> None:
+        """The driver compiles a kernel at its first dispatch: these dispatches change nothing
+        (no samples, no parameters), so the first real step, and the frame budget's first
+        measure of it, pay no compile."""
+        with self.gpu.submit() as encoder:
+            self._learn(encoder, 0, 1, batch_size=0)
+            self._adjust(encoder, 0, 0)
+
+    def _learn(self, encoder: spy.CommandEncoder, first: int, count: int, batch_size: int | None = None) -> None:
+        """learnGradient's units [first, first + count): whole slices in one dispatch, parts of a
+        slice in one each, so that every group walks its samples in order."""
+        groups, slices = self.launch.group_count, self._sample_slices
+        if slices == 1:
+            self._learn_dispatch(encoder, first, count, 0, self.samples_per_thread, batch_size)
+            return
+        unit, end = first, first + count
+        while unit < end:
+            k, g = divmod(unit, groups)
+            if g == 0 and end - unit >= groups:
+                rows = (end - unit) // groups
+                self._learn_dispatch(encoder, 0, groups, k, k + rows, batch_size)
+                unit += rows * groups
+            else:
+                n = min(groups - g, end - unit)
+                self._learn_dispatch(encoder, g, n, k, k + 1, batch_size)
+                unit += n
+
+    def _learn_dispatch(self, encoder: spy.CommandEncoder, first_group: int, groups: int, sample_begin: int,
+                        sample_end: int, batch_size: int | None) -> None:
+        c, group = self.config, self.plan.group_size
+        self.kernels.learn_gradient.dispatch(
+            [groups * group, 1, 1], command_encoder=encoder,
+            weights=self.weights.device_address, gradientSlots=self.gradient_slots.device_address,
+            lossSlots=self.loss_slots.device_address,
+            batchSize=c.batch_size if batch_size is None else batch_size,
+            threadCount=self.launch.thread_count, seed=c.seed, step=self.step,
+            domain=spy.float4(*c.domain), groupOffset=first_group, sampleBegin=sample_begin, sampleEnd=sample_end)
+        # Pointer accesses are invisible to the driver's hazard tracking: order them by hand.
+        encoder.global_barrier()
+
+    def _adjust(self, encoder: spy.CommandEncoder, first: int, count: int) -> None:
         c = self.config
-        return {"kind": 1 if c.optimizer == "adam" else 0, "learningRate": c.lr, "beta1": c.beta1,
-                "beta2": c.beta2, "epsilon": c.epsilon, "stepNumber": self.optimizer_steps + 1}
+        rows = max(1, -(-count // REDUCE_GROUPS_PER_ROW))
+        settings = OPTIMIZERS[c.optimizer].settings(c.lr, c.beta1, c.beta2, c.epsilon, self.optimizer_steps + 1)
+        self.kernels.adjust_parameters.dispatch(
+            [max(1, min(count, REDUCE_GROUPS_PER_ROW)) * REDUCE_GROUP_SIZE, rows, 1], command_encoder=encoder,
+            masterWeights=self.master.device_address, weights=self.weights.device_address,
+            moments=self.moments.device_address, gradientSlots=self.gradient_slots.device_address,
+            lossSlots=self.loss_slots.device_address, lossHistory=self.losses.buffer.device_address,
+            historyIndex=self.step % LOSS_HISTORY, gradientSlotCount=self.launch.gradient_slot_count,
+            lossSlotCount=self.launch.loss_slot_count, batchSize=c.batch_size,
+            groupsPerRow=REDUCE_GROUPS_PER_ROW, paramOffset=first, paramEnd=first + count,
+            optimizer=settings)
+        encoder.global_barrier()
+
+    def _complete_step(self) -> None:
+        self.version += 1
+        self.step += 1
+        self.optimizer_steps += 1
+        self.samples_seen += self.config.batch_size
+        self.progress = StepProgress()
 
     def record_steps(self, encoder: spy.CommandEncoder, count: int) -> range:
-        """Records `count` optimizer steps; returns their step numbers for read_losses."""
-        c, k = self.config, self.kernels
+        """Records `count` whole optimizer steps; returns their step indices."""
+        if self.progress.started:
+            raise RuntimeError("a step recorded in pieces is in progress: finish it with record_piece")
         first = self.step
-        groups = c.param_count + 1
-        rows = -(-groups // REDUCE_GROUPS_PER_ROW)
         for _ in range(count):
-            k.learn_gradient.dispatch(
-                [self.thread_count, 1, 1], command_encoder=encoder,
-                weights=self.weights.device_address, gradientSlots=self.gradient_slots.device_address,
-                lossSlots=self.loss_slots.device_address, batchSize=c.batch_size,
-                threadCount=self.thread_count, seed=c.seed, step=self.step, domain=spy.float4(*c.domain))
-            # Pointer accesses are invisible to the driver's hazard tracking: order them by hand.
-            encoder.global_barrier()
-            k.adjust_parameters.dispatch(
-                [min(groups, REDUCE_GROUPS_PER_ROW) * 64, rows, 1], command_encoder=encoder,
-                masterWeights=self.master.device_address, weights=self.weights.device_address,
-                moments=self.moments.device_address, gradientSlots=self.gradient_slots.device_address,
-                lossSlots=self.loss_slots.device_address, lossHistory=self.loss_history.device_address,
-                historyIndex=self.step % LOSS_HISTORY, gradientSlotCount=self.gradient_slot_count,
-                lossSlotCount=self.loss_slot_count,
-                batchSize=c.batch_size, groupsPerRow=REDUCE_GROUPS_PER_ROW,
-                optimizer=self._optimizer_settings())
-            encoder.global_barrier()
-            self.step += 1
-            self.optimizer_steps += 1
+            self._learn(encoder, 0, self.learn_units)
+            self._adjust(encoder, 0, self.adjust_units)
+            self._complete_step()
         return range(first, self.step)
 
-    def read_losses(self, steps: range) -> np.ndarray:
-        """Per-step mean training loss for steps recorded and submitted (at most LOSS_HISTORY)."""
-        if len(steps) == 0:
-            return np.zeros(0, np.float32)
-        if len(steps) > LOSS_HISTORY:
-            raise ValueError(f"at most {LOSS_HISTORY} steps can be read back at once")
-        ring = self.loss_history.to_numpy().view(np.float32)
-        return ring[np.arange(steps.start, steps.stop) % LOSS_HISTORY].copy()
-
-    def record_readback(self, encoder: spy.CommandEncoder, steps: range) -> None:
-        """Records copies of `steps`' losses and, from the evaluation recorded before it, each
-        output's largest |error| into host-visible memory; `readback()` returns them once the
-        encoder has run."""
-        count = len(steps)
-        if count > LOSS_HISTORY:
-            raise ValueError(f"at most {LOSS_HISTORY} steps can be read back at once")
-        encoder.global_barrier()  # the kernels wrote through pointers the driver cannot track
-        start = steps.start % LOSS_HISTORY if count else 0
-        first = min(count, LOSS_HISTORY - start)
-        if first:
-            encoder.copy_buffer(self._readback, 0, self.loss_history, start * 4, first * 4)
-        if count > first:  # the ring wrapped
-            encoder.copy_buffer(self._readback, first * 4, self.loss_history, 0, (count - first) * 4)
-        encoder.copy_buffer(self._readback, LOSS_HISTORY * 4, self.error_max, 0, self.config.output_dim * 4)
-        self._readback_count = count
-
-    def readback(self) -> tuple[np.ndarray, np.ndarray]:
-        """(losses, error maxima) recorded by the last record_readback, after it ran."""
-        data = self._readback.to_numpy().view(np.float32)
-        return data[: self._readback_count].copy(), data[LOSS_HISTORY:LOSS_HISTORY + self.config.output_dim].copy()
+    def record_piece(self, encoder: spy.CommandEncoder, units: int) -> range:
+        """Records the next `units` groups of the current step's phase (learnGradient's groups,
+        then adjustParameters'). Returns the step's index once its last piece is recorded, else
+        an empty range. A step in pieces gives bit-identical weights to a whole one."""
+        phase, position = self.progress.phase, self.progress.position
+        total = self.learn_units if phase == "learn" else self.adjust_units
+        count = max(1, min(units, total - position))
+        (self._learn if phase == "learn" else self._adjust)(encoder, position, count)
+        position += count
+        if position < total:
+            self.progress = StepProgress(phase, position)
+            return range(0)
+        if phase == "learn":
+            self.progress = StepProgress("adjust", 0)
+            return range(0)
+        self._complete_step()
+        return range(self.step - 1, self.step)
 
     def train(self, count: int) -> np.ndarray:
-        """Runs `count` steps now and returns their losses."""
-        encoder = self.device.create_command_encoder()
-        steps = self.record_steps(encoder, count)
-        self.device.submit_command_buffer(encoder.finish())
-        return self.read_losses(steps)
+        """Runs `count` whole steps now and returns their losses."""
+        losses = []
+        while count > 0:
+            chunk = min(count, LOSS_HISTORY)
+            with self.gpu.submit() as encoder:
+                self.losses.record_readback(encoder, self.record_steps(encoder, chunk))
+            losses.append(self.losses.read())
+            count -= chunk
+        return np.concatenate(losses) if losses else np.zeros(0, np.float32)
+
+    # ---- snapshots ----------------------------------------------------------------------
+    def new_snapshot(self) -> Snapshot:
+        half = self.weights is not self.master
+        return Snapshot(self.gpu.buffer(self.master.size), self.gpu.buffer(self.weights.size) if half else None,
+                        self.gpu.buffer(self.moments.size))
+
+    def record_snapshot(self, encoder: spy.CommandEncoder, snap: Snapshot) -> None:
+        """Records a copy of the state at a step boundary into `snap`."""
+        if self.progress.started:
+            raise RuntimeError("snapshots are taken between steps")
+        encoder.global_barrier()
+        encoder.copy_buffer(snap.master, 0, self.master, 0, self.master.size)
+        if snap.weights is not None:
+            encoder.copy_buffer(snap.weights, 0, self.weights, 0, self.weights.size)
+        encoder.copy_buffer(snap.moments, 0, self.moments, 0, self.moments.size)
+        snap.step, snap.optimizer_steps, snap.samples_seen = self.step, self.optimizer_steps, self.samples_seen
+        snap.config = self.config
+
+    def record_snapshot_now(self, snap: Snapshot) -> None:
+        with self.gpu.submit() as encoder:
+            self.record_snapshot(encoder, snap)
 
     def snapshot(self) -> Snapshot:
-        snap = Snapshot(self._buffer(self.master.size), self._buffer(self.moments.size), self.step, self.optimizer_steps)
-        encoder = self.device.create_command_encoder()
-        encoder.copy_buffer(snap.master, 0, self.master, 0, self.master.size)
-        encoder.copy_buffer(snap.moments, 0, self.moments, 0, self.moments.size)
-        self.device.submit_command_buffer(encoder.finish())
+        snap = self.new_snapshot()
+        self.record_snapshot_now(snap)
         return snap
 
     def restore(self, snap: Snapshot) -> None:
-        self.set_parameters(snap.master.to_numpy().view(np.float32)[: self.config.param_count])
-        encoder = self.device.create_command_encoder()
-        encoder.copy_buffer(self.moments, 0, snap.moments, 0, self.moments.size)
-        self.device.submit_command_buffer(encoder.finish())
-        self.step, self.optimizer_steps = snap.step, snap.optimizer_steps
-
-    # ---- evaluation -----------------------------------------------------------------------
-    def _ensure_eval_buffers(self, grid: int) -> None:
-        if grid == self._eval_grid:
-            return
-        outputs = self.config.output_dim
-        self._eval_grid = grid
-        self.predictions = self._buffer(grid * grid * outputs * 4)
-        self.truths = self._buffer(grid * grid * outputs * 4)
-        self.cell_loss = self._buffer(grid * grid * 4)
-        self.error_max = self._buffer(outputs * 4)
-
-    def record_evaluation(self, encoder: spy.CommandEncoder, grid: int | None = None) -> int:
-        """Evaluates the network on the grid's cell centres; returns the grid size used."""
-        grid = grid or self.config.eval_grid
-        self._ensure_eval_buffers(grid)
-        encoder.clear_buffer(self.error_max)
-        encoder.global_barrier()
-        self.kernels.evaluate_grid.dispatch(
-            [grid * grid, 1, 1], command_encoder=encoder, weights=self.weights.device_address,
-            predictions=self.predictions.device_address, truths=self.truths.device_address,
-            cellLoss=self.cell_loss.device_address, errorMax=self.error_max.device_address,
-            grid=grid, domain=spy.float4(*self.config.domain))
-        encoder.global_barrier()
-        return grid
-
-    def read_evaluation(self) -> Evaluation:
-        g, o = self._eval_grid, self.config.output_dim
-        return Evaluation(
-            predictions=self.predictions.to_numpy().view(np.float32)[: g * g * o].reshape(g, g, o).copy(),
-            truths=self.truths.to_numpy().view(np.float32)[: g * g * o].reshape(g, g, o).copy(),
-            cell_loss=self.cell_loss.to_numpy().view(np.float32)[: g * g].reshape(g, g).copy(),
-            error_max=self.error_max.to_numpy().view(np.float32)[:o].copy())
-
-    def read_eval_loss(self) -> float:
-        """The last evaluation's loss alone (one small read instead of read_evaluation's three)."""
-        g = self._eval_grid
-        return float(np.mean(self.cell_loss.to_numpy().view(np.float32)[: g * g], dtype=np.float64))
-
-    def evaluate(self, grid: int | None = None) -> Evaluation:
-        encoder = self.device.create_command_encoder()
-        self.record_evaluation(encoder, grid)
-        self.device.submit_command_buffer(encoder.finish())
-        return self.read_evaluation()
+        """Puts back the state `snap` holds; a step in progress is dropped."""
+        with self.gpu.submit() as encoder:
+            encoder.global_barrier()
+            encoder.copy_buffer(self.master, 0, snap.master, 0, self.master.size)
+            if snap.weights is not None:
+                encoder.copy_buffer(self.weights, 0, snap.weights, 0, self.weights.size)
+            encoder.copy_buffer(self.moments, 0, snap.moments, 0, self.moments.size)
+            encoder.clear_buffer(self.gradient_slots)
+            encoder.clear_buffer(self.loss_slots)
+        self.step, self.optimizer_steps, self.samples_seen = snap.step, snap.optimizer_steps, snap.samples_seen
+        self.progress = StepProgress()
+        self.version += 1

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.network_io import activate, encode
-
 M32 = 0xFFFFFFFF
 
 
@@ -25,6 +23,30 @@ def sample_points(seed: int, step: int, count: int, domain) -> tuple[np.ndarray,
     w = (h2 >> 8).astype(np.float64) / 16777216.0
     x0, x1, y0, y1 = domain
     return (x0 + (x1 - x0) * u).astype(np.float32), (y0 + (y1 - y0) * w).astype(np.float32)
+
+
+def encode(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The network's input from (x, y), per the README's description of each encoding."""
+    if config.encoding == "raw":
+        return np.stack([x, y], axis=1)
+    if config.encoding == "poly2":
+        return np.stack([x, y, x * x, y * y], axis=1)
+    columns = [x, y]
+    for k in range(config.frequencies):
+        w = np.pi * 2.0 ** k
+        columns += [np.sin(w * x), np.cos(w * x), np.sin(w * y), np.cos(w * y)]
+    return np.stack(columns, axis=1)
+
+
+def activate(name: str, z: np.ndarray) -> np.ndarray:
+    return {"identity": lambda: z, "leaky_relu": lambda: np.where(z > 0, z, 0.01 * z),
+            "relu": lambda: np.maximum(z, 0.0), "tanh": lambda: np.tanh(z),
+            "sigmoid": lambda: 1.0 / (1.0 + np.exp(-z)), "sin": lambda: np.sin(z)}[name]()
+
+
+def layer_sizes(config) -> list[int]:
+    inputs = {"raw": 2, "poly2": 4, "fourier": 2 + 4 * config.frequencies}[config.encoding]
+    return [inputs, *config.hidden, len(config.targets)]
 
 
 def activation_derivative(name: str, z: np.ndarray) -> np.ndarray:
@@ -46,7 +68,7 @@ def activation_derivative(name: str, z: np.ndarray) -> np.ndarray:
 
 def unpack(config, params: np.ndarray):
     """[(W, b, activation), ...] from the flat parameter vector (W row-major, then b)."""
-    sizes, layers, offset = config.layer_sizes, [], 0
+    sizes, layers, offset = layer_sizes(config), [], 0
     for k in range(len(sizes) - 1):
         fan_in, fan_out = sizes[k], sizes[k + 1]
         w = params[offset:offset + fan_in * fan_out].reshape(fan_out, fan_in).astype(np.float64)
@@ -58,14 +80,10 @@ def unpack(config, params: np.ndarray):
     return layers
 
 
-def _encoding(config) -> dict:
-    return {"kind": config.encoding, "frequencies": config.frequencies}
-
-
 def loss_and_gradient(config, params: np.ndarray, x: np.ndarray, y: np.ndarray, truth: np.ndarray):
     """Mean over samples of sum over outputs of squared error, and its gradient (flat)."""
     layers = unpack(config, params)
-    h = encode(_encoding(config), x.astype(np.float64), y.astype(np.float64))
+    h = encode(config, x.astype(np.float64), y.astype(np.float64))
     inputs, pre = [], []
     for w, b, act in layers:
         inputs.append(h)

@@ -5,14 +5,17 @@ import pytest
 
 from app.config import Config, from_dict, load_preset, preset_names, validate
 from app.errors import UserError
+from app.plan import plan_for
 from app.shadergen import network_source
 from app.targets import target_to_numpy, target_to_slang
 
 
 def test_shapes_follow_encoding_and_targets():
-    assert Config().layer_sizes == [4, 16, 4] and Config().param_count == 148  # the tutorial's network
-    fourier = validate(Config(encoding="fourier", frequencies=3, targets=["x"], hidden=[8, 8]))
-    assert fourier.layer_sizes == [14, 8, 8, 1]
+    plan = plan_for(Config())
+    assert plan.sizes == (4, 16, 4) and plan.param_count == 148  # the tutorial's network
+    assert [(l.offset, l.bias_offset, l.end) for l in plan.layers] == [(0, 64, 80), (80, 144, 148)]
+    fourier = plan_for(validate(Config(encoding="fourier", frequencies=3, targets=["x"], hidden=[8, 8])))
+    assert fourier.sizes == (14, 8, 8, 1)
 
 
 def test_targets_compile_to_matching_slang_and_numpy():
@@ -41,9 +44,9 @@ def test_structural_and_hot_fields():
 def test_presets_load_and_generate_source():
     assert {"default", "tutorial"} <= set(preset_names())
     for name in preset_names():
-        config = load_preset(name)
-        source = network_source(config)
-        assert f"static const uint PARAM_COUNT = {config.param_count};" in source
+        plan = plan_for(load_preset(name))
+        source = network_source(plan)
+        assert f"static const uint PARAM_COUNT = {plan.param_count};" in source
     assert load_preset("tutorial").precision == "half"
 
 
@@ -52,3 +55,17 @@ def test_from_dict_rejects_wrong_types():
         from_dict({"batch_size": "many"})
     with pytest.raises(UserError):
         from_dict({"hidden": 16})
+
+
+def test_constants_are_defined_once_in_python_and_emitted():
+    """The LeakyReLU slope, optimizer ids and heatmap panel ids reach the Slang module from
+    app.components; no shader file defines them itself."""
+    from pathlib import Path
+
+    source = network_source(plan_for(Config()))
+    for line in ("static const float LEAKY_RELU_SLOPE = 0.01;", "static const uint OPTIMIZER_SGD = 0;",
+                 "static const uint OPTIMIZER_ADAM = 1;", "static const uint PANEL_TRUTH = 0;",
+                 "static const uint PANEL_ERROR = 2;"):
+        assert line in source
+    shaders = "".join(p.read_text() for p in (Path(__file__).parent.parent / "shaders").glob("*.slang"))
+    assert "static const uint OPTIMIZER_" not in shaders and "static const float slope" not in shaders

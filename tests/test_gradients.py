@@ -86,20 +86,16 @@ def test_sampler_matches_numpy_port(make_trainer):
 @pytest.mark.parametrize("precision", ["float", "half"])
 def test_wide_network_gradient_through_wave_sums(make_trainer, precision):
     """Networks past the register budget sum gradients over the wave in every layer instead."""
-    from app.shadergen import uses_thread_accumulators
-
     trainer = make_trainer(hidden=[24, 16], activation="tanh", precision=precision, batch_size=700, seed=9)
-    assert not uses_thread_accumulators(trainer.config)
+    assert not trainer.plan.thread_accumulators
     _, gpu_g = gpu_loss_and_gradient(trainer)
     _, ref_g = _reference(trainer)
     _assert_close(gpu_g, ref_g, 1e-4 if precision == "float" else 3e-2)
 
 
 def test_small_network_gradient_through_thread_accumulators(make_trainer):
-    from app.shadergen import uses_thread_accumulators
-
     trainer = make_trainer(batch_size=20_000, seed=4)  # several samples per thread
-    assert uses_thread_accumulators(trainer.config) and trainer.thread_count < 20_000
+    assert trainer.plan.thread_accumulators and trainer.launch.thread_count < 20_000
     _, gpu_g = gpu_loss_and_gradient(trainer)
     _, ref_g = _reference(trainer)
     _assert_close(gpu_g, ref_g, 1e-4)

@@ -86,25 +86,25 @@ def test_tutorial_preset_reproduces_the_tutorial(tmp_path):
 
 
 @pytest.mark.parametrize("precision", ["float", "half"])
-def test_same_seed_gives_bit_identical_weights(device, precision):
+def test_same_seed_gives_bit_identical_weights(gpu, precision):
     config = validate(Config(precision=precision, hidden=[16, 16], batch_size=3000, seed=42))
-    first, second = Trainer(device, config), Trainer(device, config)
+    first, second = Trainer(gpu, config), Trainer(gpu, config)
     first.train(40)
     second.train(25)
     second.train(15)  # split differently across submits
     assert np.array_equal(first.parameters(), second.parameters())
-    other = Trainer(device, config.replace(seed=43))
+    other = Trainer(gpu, config.replace(seed=43))
     other.train(40)
     assert not np.array_equal(first.parameters(), other.parameters())
 
 
-def test_large_batch_loops_samples_per_thread(device):
+def test_large_batch_loops_samples_per_thread(gpu):
     """Past 65,536 threads each thread walks several samples; gradients must still be the mean."""
     from helpers import gpu_loss_and_gradient
     from reference import loss_and_gradient, sample_points, truth_values
 
-    trainer = Trainer(device, validate(Config(batch_size=150_001, hidden=[8], seed=2)))
-    assert trainer.thread_count < trainer.config.batch_size
+    trainer = Trainer(gpu, validate(Config(batch_size=150_001, hidden=[8], seed=2)))
+    assert trainer.launch.thread_count < trainer.config.batch_size
     loss, gradient = gpu_loss_and_gradient(trainer)
     x, y = sample_points(2, 0, 150_001, trainer.config.domain)
     ref_loss, ref_gradient = loss_and_gradient(trainer.config, trainer.parameters(), x, y, truth_values(trainer.config, x, y))

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import slangpy as spy
 
+from app.evaluation import GridEvaluator
 from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
 from app.network_io import export_network, forward
 from helpers import gpu_loss_and_gradient
@@ -48,7 +49,7 @@ def test_sgd_momentum_matches_numpy(make_trainer):
 def test_evaluate_grid_matches_numpy_forward(make_trainer, fields):
     trainer = make_trainer(eval_grid=24, **fields)
     trainer.train(20)
-    evaluation = trainer.evaluate()
+    evaluation = GridEvaluator(trainer, trainer.config.eval_grid).evaluate()
     c = trainer.config
     grid = c.eval_grid
     xs = c.domain[0] + (np.arange(grid) + 0.5) / grid * (c.domain[1] - c.domain[0])
@@ -57,7 +58,7 @@ def test_evaluate_grid_matches_numpy_forward(make_trainer, fields):
     params = trainer.parameters()
     if c.precision == "half":
         params = params.astype(np.float16).astype(np.float32)
-    expected = forward(export_network(c, params), x.ravel(), y.ravel()).reshape(grid, grid, -1)
+    expected = forward(export_network(trainer.plan, c, params), x.ravel(), y.ravel()).reshape(grid, grid, -1)
     tolerance = 2e-2 if c.precision == "half" else 1e-4
     np.testing.assert_allclose(evaluation.predictions, expected, atol=tolerance * np.abs(expected).max())
     from reference import truth_values
@@ -74,7 +75,7 @@ def _texture_rgb(texture) -> np.ndarray:
 
 
 def test_colorbars_are_viridis_and_magma(make_trainer):
-    images = HeatmapImages(make_trainer(), 16)
+    images = HeatmapImages(GridEvaluator(make_trainer(), 16))
     bars = _texture_rgb(images.colorbars)  # (256, 2, 3), linear colour, top = 1
     assert bars.shape[:2] == (COLORBAR_HEIGHT, 2)
     for column, ends in ((0, VIRIDIS_ENDS), (1, MAGMA_ENDS)):
@@ -85,15 +86,13 @@ def test_colorbars_are_viridis_and_magma(make_trainer):
         assert np.all(np.diff(luminance[::-1]) > 0), "luminance must rise with the value"
 
 
-def test_heatmap_pixels_follow_values(make_trainer, device):
+def test_heatmap_pixels_follow_values(make_trainer):
     trainer = make_trainer(eval_grid=32)
     trainer.train(30)
-    images = HeatmapImages(trainer, 32)
-    encoder = device.create_command_encoder()
-    images.record(encoder)
-    device.submit_command_buffer(encoder.finish())
+    images = HeatmapImages(GridEvaluator(trainer, 32))
+    images.draw_now()
     atlas = _texture_rgb(images.atlas)
-    evaluation = trainer.read_evaluation()
+    evaluation = images.evaluator.read()
     bars = _texture_rgb(images.colorbars)[::-1]  # bottom = 0
     assert atlas.shape == (4 * 32, 3 * 32, 3)
     lookup = lambda column, t: bars[np.clip((t * COLORBAR_HEIGHT).astype(int), 0, COLORBAR_HEIGHT - 1), column]
@@ -109,21 +108,24 @@ def test_heatmap_pixels_follow_values(make_trainer, device):
     assert not np.allclose(atlas[:, :32], atlas[:, 32:64]), "an imperfect network differs from the truth"
 
 
-def test_frame_readback_matches_direct_reads(make_trainer, device):
-    """The window's one-copy readback returns the same losses and error maxima as direct reads,
+def test_frame_readback_matches_direct_reads(make_trainer, gpu):
+    """A frame's one-copy readback returns the same losses and eval summary as direct reads,
     also when the loss ring wraps."""
-    from app.trainer import LOSS_HISTORY
+    from app.loss_ring import LOSS_HISTORY
 
     trainer = make_trainer(batch_size=64, eval_grid=16)
+    evaluator = GridEvaluator(trainer, 16)
     trainer.step = LOSS_HISTORY - 3  # the next 7 steps wrap around the ring
-    encoder = device.create_command_encoder()
-    steps = trainer.record_steps(encoder, 7)
-    trainer.record_evaluation(encoder)
-    trainer.record_readback(encoder, steps)
-    device.submit_command_buffer(encoder.finish())
-    device.wait()
-    losses, error_max = trainer.readback()
-    np.testing.assert_array_equal(losses, trainer.read_losses(steps))
+    with gpu.submit() as encoder:
+        steps = trainer.record_steps(encoder, 7)
+        assert evaluator.record(encoder)
+        evaluator.record_summary(encoder)
+        trainer.losses.record_readback(encoder, steps)
+    losses = trainer.losses.read()
+    ring = gpu.read(trainer.losses.buffer, LOSS_HISTORY)
+    np.testing.assert_array_equal(losses, ring[np.arange(steps.start, steps.stop) % LOSS_HISTORY])
     assert losses.shape == (7,) and np.all(losses > 0)
-    np.testing.assert_array_equal(error_max, trainer.read_evaluation().error_max)
-    assert trainer.read_eval_loss() == pytest.approx(trainer.read_evaluation().loss)
+    loss, error_max = evaluator.read_summary()
+    evaluation = evaluator.read()
+    np.testing.assert_array_equal(error_max, evaluation.error_max)
+    assert loss == pytest.approx(evaluation.loss) and evaluation.step == LOSS_HISTORY + 4

@@ -8,13 +8,13 @@ import json
 import os
 import sys
 
-import slangpy as spy
 import time
 
 from app.bench.runners import AtomicReference, time_app, time_torch, torch_available
 from app.bench.startup import cold_and_warm
 from app.config import Config, validate
-from app.device import create_device, describe
+from app.device import describe
+from app.gpu import create_gpu
 from app.trainer import Trainer
 
 FULL_SIZES = [1 << 12, 1 << 16, 1 << 20, 1 << 24]
@@ -35,24 +35,24 @@ def _measure(name: str, batch: int, precision: str, run, budget: float, cap: int
             "samples_per_second": batch * steps / seconds, "steps_per_second": steps / seconds}
 
 
-def _app_runner(device, config, gpu_bytes: list[int]):
+def _app_runner(gpu, config, gpu_bytes: list[int]):
     """A runner for _measure that also notes the trainer's GPU memory in `gpu_bytes`."""
     def run(steps: int) -> float:
-        seconds, used = time_app(device, config, steps)
+        seconds, used = time_app(gpu, config, steps)
         gpu_bytes.append(used)
         return seconds
     return run
 
 
 def run_benchmarks(quick: bool, device_kind: str = "auto") -> dict:
-    device = create_device(device_kind)
-    info = describe(device)
-    software = device.has_feature(spy.Feature.software_device)
+    gpu = create_gpu(device_kind)
+    info = describe(gpu.device)
+    software = gpu.software
     sizes = QUICK_SIZES if quick else FULL_SIZES
     budget = 0.3 if quick else 2.0
     cap = 50 if quick else 4000
     results, gpu_bytes = [], []
-    atomic = AtomicReference(device)
+    atomic = AtomicReference(gpu)
     use_torch = torch_available()
     for batch in sizes:
         if software and batch > (1 << 20):
@@ -60,7 +60,7 @@ def run_benchmarks(quick: bool, device_kind: str = "auto") -> dict:
             continue
         for precision in ("float", "half"):
             config = validate(Config(batch_size=batch, precision=precision))
-            results.append(_measure("app", batch, precision, _app_runner(device, config, gpu_bytes), budget, cap))
+            results.append(_measure("app", batch, precision, _app_runner(gpu, config, gpu_bytes), budget, cap))
         results.append(_measure("atomic-reference", batch, "float", lambda n: atomic.time(batch, n), budget, cap))
         if use_torch:
             results.append(_measure("torch", batch, "float", lambda n: time_torch([4, 16, 4], batch, n), budget, cap))
@@ -68,25 +68,25 @@ def run_benchmarks(quick: bool, device_kind: str = "auto") -> dict:
         _print_rows(results[-5 if use_torch else -3:])
     wide_batch = QUICK_SIZES[-1] if quick else (1 << 16 if software else 1 << 20)
     wide = validate(Config(batch_size=wide_batch, **WIDE))
-    results.append(dict(_measure("app", wide_batch, "float", _app_runner(device, wide, gpu_bytes), budget, cap), network="2-64-64-64-4"))
+    results.append(dict(_measure("app", wide_batch, "float", _app_runner(gpu, wide, gpu_bytes), budget, cap), network="2-64-64-64-4"))
     if use_torch:
         results.append(dict(_measure("torch", wide_batch, "float", lambda n: time_torch([2, 64, 64, 64, 4], wide_batch, n), budget, cap),
                             network="2-64-64-64-4"))
-    extras = _extras(device, quick, device_kind)
+    extras = _extras(gpu, quick, device_kind)
     extras["peak_trainer_gpu_bytes"] = max(gpu_bytes)
     return {"device": info, "results": results, "extras": extras}
 
 
-def _extras(device, quick: bool, device_kind: str) -> dict:
+def _extras(gpu, quick: bool, device_kind: str) -> dict:
     extras: dict = {}
     if not quick:  # (the window's first frame is measured only where there is a display)
         os.environ["VISUAL_TRAINER_BENCH_DEVICE"] = device_kind
         extras.update(cold_and_warm())
     base = validate(Config())
-    Trainer(device, base).train(1)
-    Trainer(device, base.replace(hidden=[24, 12])).train(1)
+    Trainer(gpu, base).train(1)
+    Trainer(gpu, base.replace(hidden=[24, 12])).train(1)
     start = time.perf_counter()
-    Trainer(device, base).train(1)  # back to an architecture this process compiled
+    Trainer(gpu, base).train(1)  # back to an architecture this process compiled
     extras["rebuild_seconds_compiled_architecture"] = time.perf_counter() - start
     return extras
 

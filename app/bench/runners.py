@@ -9,27 +9,28 @@ from pathlib import Path
 import numpy as np
 import slangpy as spy
 
+from app.components import slang_constants
 from app.config import Config
-from app.device import SHADER_DIR
-from app.trainer import LOSS_HISTORY, Trainer, initial_parameters
+from app.gpu import Gpu
+from app.plan import plan_for
+from app.loss_ring import LOSS_HISTORY
+from app.trainer import Trainer
 
 STEPS_PER_SUBMIT = 64  # as the app's headless loop does: many steps per command encoder
 
 
-def time_app(device: spy.Device, config: Config, steps: int, warmup: int = 3) -> tuple[float, int]:
+def time_app(gpu: Gpu, config: Config, steps: int, warmup: int = 3) -> tuple[float, int]:
     """Returns (seconds, trainer's GPU bytes) for `steps` steps of the app's trainer."""
-    trainer = Trainer(device, config)
+    trainer = Trainer(gpu, config)
     trainer.train(warmup)
-    device.wait()
     start = time.perf_counter()
     done = 0
     while done < steps:
         count = min(STEPS_PER_SUBMIT, steps - done, LOSS_HISTORY)
-        encoder = device.create_command_encoder()
-        trainer.record_steps(encoder, count)
-        device.submit_command_buffer(encoder.finish())
+        with gpu.submit(wait=False) as encoder:
+            trainer.record_steps(encoder, count)
         done += count
-    device.wait()
+    gpu.device.wait()
     seconds = time.perf_counter() - start
     return seconds, trainer.gpu_bytes()
 
@@ -37,14 +38,15 @@ def time_app(device: spy.Device, config: Config, steps: int, warmup: int = 3) ->
 class AtomicReference:
     """The tutorial's kernels: per-sample float atomics into one gradient buffer."""
 
-    def __init__(self, device: spy.Device):
-        self.device = device
-        source = (Path(__file__).parent / "atomic_reference.slang").read_text()
+    def __init__(self, gpu: Gpu):
+        self.gpu, device = gpu, gpu.device
+        # the constants (LeakyReLU slope, optimizer ids) the app's generated modules start with
+        source = slang_constants() + "\n" + (Path(__file__).parent / "atomic_reference.slang").read_text()
         module = device.load_module_from_source("atomic_reference", source)
         link = lambda name: device.create_compute_kernel(device.link_program([module], [module.entry_point(name)]))
         self.learn, self.adjust = link("learnGradientAtomic"), link("adjustParametersAtomic")
         usage = spy.BufferUsage.unordered_access | spy.BufferUsage.shader_resource
-        params = initial_parameters(Config())
+        params = plan_for(Config()).initial_parameters(0)
         self.count = params.size
         self.params = device.create_buffer(data=params, usage=usage)
         self.grads = device.create_buffer(data=np.zeros_like(params), usage=usage)
@@ -62,17 +64,14 @@ class AtomicReference:
         encoder.global_barrier()
 
     def time(self, batch: int, steps: int) -> float:
-        encoder = self.device.create_command_encoder()
-        self.record(encoder, batch, 0)
-        self.device.submit_command_buffer(encoder.finish())
-        self.device.wait()
+        with self.gpu.submit() as encoder:
+            self.record(encoder, batch, 0)
         start = time.perf_counter()
         for first in range(0, steps, STEPS_PER_SUBMIT):
-            encoder = self.device.create_command_encoder()
-            for step in range(first, min(first + STEPS_PER_SUBMIT, steps)):
-                self.record(encoder, batch, step)
-            self.device.submit_command_buffer(encoder.finish())
-        self.device.wait()
+            with self.gpu.submit(wait=False) as encoder:
+                for step in range(first, min(first + STEPS_PER_SUBMIT, steps)):
+                    self.record(encoder, batch, step)
+        self.gpu.device.wait()
         return time.perf_counter() - start
 
 

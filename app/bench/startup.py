@@ -11,15 +11,15 @@ import time
 
 def _child(mode: str) -> None:
     from app.config import Config
-    from app.device import create_device
+    from app.gpu import create_gpu
     from app.trainer import Trainer
 
-    device = create_device(os.environ.get("VISUAL_TRAINER_BENCH_DEVICE", "auto"))
-    Trainer(device, Config()).train(1)
+    gpu = create_gpu(os.environ.get("VISUAL_TRAINER_BENCH_DEVICE", "auto"))
+    Trainer(gpu, Config()).train(1)
     print(f"FIRST_STEP {time.time():.6f}", flush=True)
     if mode == "rebuild":  # a second architecture, built and stepped once: what "Apply" waits for
         start = time.perf_counter()
-        Trainer(device, Config(hidden=[24, 12])).train(1)
+        Trainer(gpu, Config(hidden=[24, 12])).train(1)
         print(f"REBUILD {time.perf_counter() - start:.6f}", flush=True)
 
 

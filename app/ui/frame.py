@@ -1,5 +1,5 @@
 """The one frame function shared by the window loop, the offscreen renderer and the benchmark:
-UI → training steps → heatmap kernels → UI drawing, all in one command encoder."""
+UI -> the session's training and evaluation work -> UI drawing, all in one command encoder."""
 
 from __future__ import annotations
 
@@ -48,21 +48,22 @@ def draw_ui(app: AppState) -> None:
 
 
 def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
-    """Builds the UI, records steps, heatmaps and UI into one encoder, submits, reads back."""
+    """Builds the UI, records the session's work and the UI into one encoder, submits, waits and
+    hands the results back to the session."""
     start = time.perf_counter()
-    app.poll_rebuild()
+    if app.session.poll_rebuild():
+        app.on_new_network()
     app.renderer.begin_frame(target.width, target.height, delta_time)
     draw_ui(app)
-    device, timer = app.device, app.timer
-    encoder = device.create_command_encoder()
-    timer.mark(encoder, 0)
-    steps = app.trainer.record_steps(encoder, app.steps_this_frame())
-    timer.mark(encoder, 1)
-    app.heatmaps.record(encoder)
-    app.trainer.record_readback(encoder, steps)
-    timer.mark(encoder, 2)
-    encoder.clear_texture_float(target, clear_value=BACKGROUND)
-    app.renderer.end_frame(target, encoder)
-    timer.mark(encoder, 3)
-    device.submit_command_buffer(encoder.finish())
-    app.after_submit(steps, delta_time, time.perf_counter() - start)
+    with app.gpu.submit(wait=False) as encoder:
+        work = app.session.record_frame(encoder, app.timer, app.running)
+        encoder.clear_texture_float(target, clear_value=BACKGROUND)
+        app.renderer.end_frame(target, encoder)
+        app.timer.mark(encoder, 3)
+    waited = time.perf_counter()
+    app.gpu.device.wait()
+    waited = time.perf_counter() - waited
+    gpu_seconds = app.timer.read()
+    work_seconds = time.perf_counter() - start
+    app.session.finish_frame(work, gpu_seconds, waited, work_seconds)
+    app.after_frame(work, delta_time, work_seconds, gpu_seconds)

@@ -7,19 +7,22 @@ import time
 
 from imgui_bundle import imgui
 
-from app.trainer import Trainer
+from app.session import Session
 from app.ui.frame import frame
 from app.ui.renderer import UiRenderer, create_target, save_png
 from app.ui.state import AppState
 
 
 class OffscreenApp:
-    def __init__(self, trainer: Trainer, width: int = 1280, height: int = 800,
-                 backend: str | None = None):
-        self.renderer = UiRenderer(trainer.device, width, height, backend=backend)
-        self.app = AppState(trainer.device, trainer, self.renderer)
-        self.target = create_target(trainer.device, width, height)
+    def __init__(self, session: Session, width: int = 1280, height: int = 800):
+        self.renderer = UiRenderer(session.gpu.device, width, height)
+        self.app = AppState(session, self.renderer)
+        self.target = create_target(session.gpu.device, width, height)
         self._last = time.perf_counter()
+
+    @property
+    def session(self) -> Session:
+        return self.app.session
 
     def frame(self, count: int = 1) -> None:
         for _ in range(count):
@@ -36,8 +39,8 @@ class OffscreenApp:
     def click(self, x: float, y: float) -> None:
         """Hover, press, release: one frame each, as a real click arrives."""
         self.move(x, y)
-        io = imgui.get_io()
-        io.add_mouse_button_event(0, True)
+        self.renderer.make_current()
+        imgui.get_io().add_mouse_button_event(0, True)
         self.frame()
         self.renderer.make_current()
         imgui.get_io().add_mouse_button_event(0, False)
@@ -47,19 +50,17 @@ class OffscreenApp:
         save_png(self.target, path)
 
     def close(self) -> None:
-        if self.app.rebuild is not None:
-            self.app.rebuild.cancel()
+        self.session.cancel_rebuild()
         self.renderer.destroy()
 
 
-def render_screenshot(trainer: Trainer, path: str, width: int = 1280, height: int = 800) -> None:
-    """The full UI after a headless run, paused so it shows exactly the trained network."""
-    ui = OffscreenApp(trainer, width, height)
+def render_screenshot(session: Session, path: str, width: int = 1280, height: int = 800) -> None:
+    """The full UI after a headless run, paused so that it shows exactly the trained network,
+    with the run's loss history."""
+    ui = OffscreenApp(session, width, height)
     try:
         ui.app.running = False
-        ui.app.load_history()
         ui.frame(3)  # the first frames measure text and settle the layout
         ui.save(path)
     finally:
         ui.close()
-    print(f"screenshot: {path}")

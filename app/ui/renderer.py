@@ -1,17 +1,11 @@
-"""Dear ImGui (imgui-bundle's Python API) drawn through SlangPy on the training device.
-
-Two backends draw the same pixels:
-- "ours": app.ui.imgui_draw, our renderer on SlangPy's render-pipeline API;
-- "slangpy": slangpy.ui.imgui_bundle's texture sync and draw-data renderer. sgl's renderer takes
-  its viewport from its own ImGui context, so an empty sgl frame is begun and ended first
-  (without it SlangPy 0.43 draws nothing: "Viewport has non-positive width or height").
-`python -m app.ui.frame_bench --renderer both` compares their frame times: on lavapipe they are
-equal within noise (both ~13 ms of GPU time at 1280x800, nearly all of it per-pixel work: the
-texture fetch and the sRGB encode), so SlangPy's stays the default."""
+"""Dear ImGui (imgui-bundle's Python API) drawn through SlangPy's slangpy.ui.imgui_bundle on the
+training device. sgl's renderer takes its viewport from its own ImGui context, so an empty sgl
+frame is begun and ended first (without it SlangPy 0.43 draws nothing: "Viewport has
+non-positive width or height"). A renderer of our own on SlangPy's render-pipeline API was
+measured against it and was no faster (0.99-1.07x), so the one maintained upstream is used."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import imgui_bundle
@@ -19,24 +13,15 @@ import slangpy as spy
 from imgui_bundle import imgui, implot
 from slangpy.ui import imgui_bundle as spy_imgui
 
-from app.ui.imgui_draw import ImGuiDraw
 from app.ui.style import apply_style
 
 FONT_PIXELS = 15.0
 TARGET_FORMAT = spy.Format.rgba8_unorm  # the renderer encodes sRGB itself for non-sRGB targets
-BACKENDS = ("ours", "slangpy")
-# The default backend; VISUAL_TRAINER_UI_RENDERER picks the other one for any entry point
-# (e.g. `VISUAL_TRAINER_UI_RENDERER=ours python -m app --headless --screenshot ui.png`).
-DEFAULT_BACKEND = os.environ.get("VISUAL_TRAINER_UI_RENDERER", "slangpy")
 
 
 class UiRenderer:
-    def __init__(self, device: spy.Device, width: int, height: int, font_scale: float = 1.0,
-                 backend: str | None = None):
-        backend = backend or DEFAULT_BACKEND
-        if backend not in BACKENDS:
-            raise ValueError(f"UI renderer backend must be one of {', '.join(BACKENDS)} (got {backend!r})")
-        self.device, self.backend = device, backend
+    def __init__(self, device: spy.Device, width: int, height: int, font_scale: float = 1.0):
+        self.device = device
         self.context = spy_imgui.create_imgui_context(width, height)
         self.plot_context = implot.create_context()
         implot.set_current_context(self.plot_context)
@@ -44,8 +29,7 @@ class UiRenderer:
         imgui.get_io().set_ini_filename("")  # the window saves its layout itself (app.ui.settings)
         _load_font()
         apply_style(font_scale)
-        self.draw = ImGuiDraw(device) if backend == "ours" else None
-        self.sgl_context = spy.ui.Context(device) if backend == "slangpy" else None
+        self.sgl_context = spy.ui.Context(device)
 
     def make_current(self) -> None:
         imgui.set_current_context(self.context)
@@ -59,23 +43,15 @@ class UiRenderer:
         """Finishes the ImGui frame and records its drawing into `target`."""
         imgui.render()
         draw_data = imgui.get_draw_data()
-        if self.draw is not None:
-            self.draw.sync_textures(draw_data)
-            self.draw.render(draw_data, target, encoder)
-            return
         spy_imgui.sync_draw_data_textures(self.device, self.sgl_context, draw_data)
         self.sgl_context.begin_frame(target.width, target.height)
         self.sgl_context.end_frame(target, encoder)
         spy_imgui.render_imgui_draw_data(self.sgl_context, draw_data, target, encoder)
 
     def texture(self, texture: spy.Texture) -> imgui.ImTextureRef:
-        if self.draw is not None:
-            return self.draw.texture_ref(texture)
         return spy_imgui.texture_ref(texture)
 
     def destroy(self) -> None:
-        if self.draw is not None:
-            self.draw.destroy()
         implot.destroy_context(self.plot_context)
         imgui.destroy_context(self.context)
 

@@ -21,18 +21,18 @@ def _layout(renderer, images, title, subtitle, error_max, width, height) -> imgu
     imgui.text(title)
     imgui.text_colored(MUTED, subtitle)
     imgui.dummy(imgui.ImVec2(0, em(0.3)))
-    draw_heatmaps(renderer, images, images.trainer.config.targets, error_max, HeatmapLayout(image_em=9.0))
+    draw_heatmaps(renderer, images, images.evaluator.trainer.config.targets, error_max, HeatmapLayout(image_em=9.0))
     size = imgui.get_window_size()
     imgui.end()
     return size
 
 
 def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: str) -> None:
-    device = images.trainer.device
-    encoder = device.create_command_encoder()
-    images.record(encoder)
-    device.submit_command_buffer(encoder.finish())
-    error_max = images.error_max()
+    """Draws the heatmaps of the current network and saves them, titled, with colour bars."""
+    gpu = images.evaluator.trainer.gpu
+    device = gpu.device
+    images.draw_now()
+    error_max = images.evaluator.read().error_max
     renderer = UiRenderer(device, 4096, 4096)
     try:
         # Auto-resizing settles over two frames; the third is drawn at exactly that size.
@@ -43,10 +43,21 @@ def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: s
         width, height = int(size.x), int(size.y)
         target = create_target(device, width, height)
         _layout(renderer, images, title, subtitle, error_max, width, height)
-        encoder = device.create_command_encoder()
-        encoder.clear_texture_float(target, clear_value=[0.09, 0.10, 0.12, 1.0])
-        renderer.end_frame(target, encoder)
-        device.submit_command_buffer(encoder.finish())
+        with gpu.submit() as encoder:
+            encoder.clear_texture_float(target, clear_value=[0.09, 0.10, 0.12, 1.0])
+            renderer.end_frame(target, encoder)
         save_png(target, path)
     finally:
         renderer.destroy()
+
+
+def write_run_heatmaps(session, folder) -> None:
+    """heatmaps.png of a headless run into `folder`, titled with what was trained."""
+    plan, config = session.trainer.plan, session.config
+    title = (f"Slang Visual Trainer - {session.trainer.step} steps, {plan.title}, "
+             f"{config.activation}, {config.precision}")
+    x0, x1, y0, y1 = config.domain
+    subtitle = (f"eval loss {session.eval_loss:.4g} on a {session.grid}x{session.grid} grid; x in [{x0:g}, {x1:g}] "
+                f"left to right, y in [{y0:g}, {y1:g}] bottom to top\n"
+                f"truth and learned share each row's value scale; |error| has its own")
+    write_heatmaps_png(session.heatmaps, title, subtitle, str(folder / "heatmaps.png"))

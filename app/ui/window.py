@@ -7,33 +7,44 @@ import datetime
 import signal
 import sys
 import time
+from dataclasses import dataclass
+from typing import Optional
 
 import slangpy as spy
 from slangpy.ui import imgui_bundle as spy_imgui
 
-from app import config as cfg
-from app.cli import config_from_args
-from app.device import cache_dir, create_device
-from app.trainer import Trainer
+from app.config import Config
+from app.device import cache_dir
+from app.gpu import Gpu
+from app.session import Session
 from app.ui import settings
 from app.ui.frame import frame
 from app.ui.renderer import UiRenderer, create_target, save_png
 from app.ui.state import AppState
 
 MINIMISED_SLEEP_S = 0.05
+HEATMAP_GRID = 64  # the window's evaluation grid: keeps the frame rate on a CPU driver
+
+
+@dataclass
+class WindowOptions:
+    width: int = 1280
+    height: int = 800
+    vsync: Optional[bool] = None            # None: as saved (on by default)
+    screenshot: Optional[str] = None        # where --screenshot-after saves (else the F12 folder)
+    screenshot_after: Optional[int] = None  # for tests and scripted screenshots of the real window
 
 
 class _Window:
-    def __init__(self, args, app: AppState, renderer: UiRenderer):
-        self.app, self.renderer = app, renderer
-        self.window = spy.Window(width=args.width, height=args.height, title="Slang Visual Trainer", resizable=True)
-        self.surface = app.device.create_surface(self.window)
+    def __init__(self, options: WindowOptions, app: AppState, renderer: UiRenderer):
+        self.app, self.renderer, self.options = app, renderer, options
+        self.window = spy.Window(width=options.width, height=options.height, title="Slang Visual Trainer",
+                                 resizable=True)
+        self.surface = app.gpu.device.create_surface(self.window)
         self.size = (0, 0)
         self.vsync = app.vsync
         self.window.on_mouse_event = self._mouse
         self.window.on_keyboard_event = self._keyboard
-        self.screenshot_after = getattr(args, "screenshot_after", None)
-        self.screenshot_path = args.screenshot or None
 
     def _mouse(self, event: spy.MouseEvent) -> None:
         self.renderer.make_current()
@@ -55,7 +66,7 @@ class _Window:
         if size[0] == 0 or size[1] == 0:
             return False
         if size != self.size or self.vsync != self.app.vsync:
-            self.app.device.wait()
+            self.app.gpu.device.wait()
             self.surface.configure(width=size[0], height=size[1], vsync=self.app.vsync)
             self.size, self.vsync = size, self.app.vsync
         return True
@@ -64,7 +75,7 @@ class _Window:
         path = self.app.screenshot_path
         if path:  # this frame goes to a texture that can be saved; the window keeps the last one
             self.app.screenshot_path = None
-            target = create_target(self.app.device, *self.size)
+            target = create_target(self.app.gpu.device, *self.size)
             frame(self.app, target, delta_time)
             save_png(target, path)
             print(f"screenshot: {path}", flush=True)
@@ -82,33 +93,29 @@ def _screenshot_name() -> str:
     return str(folder / f"visual-trainer-{datetime.datetime.now():%Y%m%d-%H%M%S}.png")
 
 
-def run_window(args) -> int:
-    saved = {} if args.fresh else settings.load()
-    base = None if args.fresh else settings.saved_config(saved)
-    config = config_from_args(args, base or cfg.Config())
-    device = create_device(args.device)
-    trainer = Trainer(device, config)
-    renderer = UiRenderer(device, args.width, args.height)
-    app = AppState(device, trainer, renderer)
-    if saved:
-        settings.restore_view(app, saved)
-    app.vsync = not args.no_vsync and saved.get("view", {}).get("vsync", True) is not False
-    win = _Window(args, app, renderer)
+def run_window(gpu: Gpu, config: Config, options: WindowOptions, saved: dict) -> int:
+    """Opens the window on `gpu` training `config`; `saved` is the last session's settings."""
+    session = Session(gpu, config, grid=HEATMAP_GRID, heatmaps=True)
+    renderer = UiRenderer(gpu.device, options.width, options.height)
+    app = AppState(session, renderer)
+    settings.restore_view(app, saved)
+    if options.vsync is not None:
+        app.vsync = options.vsync
+    win = _Window(options, app, renderer)
     interrupted = []
     previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
     try:
         _loop(win, app, interrupted)
     finally:
         signal.signal(signal.SIGINT, previous)
-        if app.rebuild is not None:
-            app.rebuild.cancel()
-        device.wait()
-        settings.save(app, app.vsync)
+        session.cancel_rebuild()
+        gpu.device.wait()
+        settings.save(app)
         # Tear down in dependency order: left to interpreter shutdown, the swapchain, window
         # and device can be freed in any order, which crashed now and then at exit.
         renderer.destroy()
         win.close()
-        device.close()
+        gpu.device.close()
     return 0
 
 
@@ -121,8 +128,8 @@ def _loop(win: _Window, app: AppState, interrupted: list) -> None:
             last = time.perf_counter()
             continue
         now = time.perf_counter()
-        if win.screenshot_after is not None and frames == win.screenshot_after:
-            app.screenshot_path = win.screenshot_path or _screenshot_name()
+        if win.options.screenshot_after is not None and frames == win.options.screenshot_after:
+            app.screenshot_path = win.options.screenshot or _screenshot_name()
         win.render(max(now - last, 1e-4))
         last, frames = now, frames + 1
     if interrupted:

@@ -6,23 +6,11 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
-from app.shadergen import layer_offsets
 from app.ui.style import MUTED, em
 
 NEGATIVE = (0.96, 0.58, 0.13)   # Playground's orange
 POSITIVE = (0.03, 0.47, 0.74)   # Playground's blue
 MAX_NODES = 16                  # per column; wider layers show their first nodes and "+N"
-
-
-def input_names(config) -> list[str]:
-    if config.encoding == "poly2":
-        return ["x", "y", "x²", "y²"]
-    if config.encoding == "raw":
-        return ["x", "y"]
-    names = ["x", "y"]
-    for k in range(config.frequencies):
-        names += [f"sin {2 ** k}πx", f"cos {2 ** k}πx", f"sin {2 ** k}πy", f"cos {2 ** k}πy"]
-    return names
 
 
 def _colour(weight: float, alpha: float) -> int:
@@ -45,8 +33,8 @@ def _legend(scale: float) -> None:
 
 
 def draw(app) -> None:
-    config, params = app.config, app.diagram_weights()
-    sizes, offsets = config.layer_sizes, layer_offsets(config)
+    plan, params = app.session.trainer.plan, app.diagram_weights()
+    sizes = plan.sizes
     scale = max(float(np.max(np.abs(params))) if params.size else 1.0, 1e-6)
     _legend(scale)
     origin, avail = imgui.get_cursor_screen_pos(), imgui.get_content_region_avail()
@@ -57,24 +45,23 @@ def draw(app) -> None:
     shown = [min(n, MAX_NODES) for n in sizes]
     ys = [[top + (i + 0.5) * (bottom - top) / n for i in range(n)] for n in shown]
     draw_list = imgui.get_window_draw_list()
-    for k, offset in enumerate(offsets):  # edges first, nodes on top
-        fan_in, fan_out = sizes[k], sizes[k + 1]
-        w = params[offset:offset + fan_in * fan_out].reshape(fan_out, fan_in)
+    for k, layer in enumerate(plan.layers):  # edges first, nodes on top
+        w = layer.weights(params)
         for o in range(shown[k + 1]):
             for i in range(shown[k]):
                 value = float(w[o, i])
                 mag = min(abs(value) / scale, 1.0)
                 draw_list.add_line(imgui.ImVec2(xs[k], ys[k][i]), imgui.ImVec2(xs[k + 1], ys[k + 1][o]),
                                    _colour(value, 0.25 + 0.65 * mag), 0.5 + em(0.3) * mag)
-    _nodes(draw_list, config, sizes, shown, xs, ys, top)
+    _nodes(draw_list, plan, sizes, shown, xs, ys, top)
     imgui.dummy(avail)
 
 
-def _nodes(draw_list, config, sizes, shown, xs, ys, top) -> None:
+def _nodes(draw_list, plan, sizes, shown, xs, ys, top) -> None:
     fill = imgui.get_color_u32(imgui.ImVec4(0.85, 0.87, 0.90, 1.0))
     text = imgui.get_color_u32(imgui.Col_.text)
     muted = imgui.get_color_u32(MUTED)
-    names = input_names(config)
+    names = plan.encoding.names(plan.frequencies)
     titles = ["input"] + [f"hidden {k + 1}" for k in range(len(sizes) - 2)] + ["output"]
     for k, column in enumerate(ys):
         r = max(2.0, min(em(0.45), (column[1] - column[0]) * 0.35)) if len(column) > 1 else em(0.45)

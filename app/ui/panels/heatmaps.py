@@ -40,5 +40,6 @@ def _output_picker(app) -> None:
 def draw(app) -> None:
     _output_picker(app)
     imgui.separator()
-    images = app.heatmaps
-    draw_heatmaps(app.renderer, images, app.config.targets, app.error_max, app.layout, _lookup(app))
+    session = app.session
+    draw_heatmaps(app.renderer, session.heatmaps, session.config.targets, session.error_max, app.layout,
+                  _lookup(app))

@@ -49,10 +49,11 @@ def draw(app) -> None:
     implot.setup_axes("step", "loss (mean squared error)", fit, fit)
     implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
     implot.setup_legend(implot.Location_.north_east)
-    for k, run in enumerate(app.runs[:-1]):
+    history = app.session.history
+    for k, run in enumerate(history.earlier):
         # "##" keeps equal labels apart; faded runs share one legend entry per kind
         _line(f"earlier runs##t{k}", run.train, TRAIN, 0.25, 1.0)
-    current = app.run
+    current = history.current
     _line(f"train ({current.label})", current.train, TRAIN, 1.0, 1.5)
     _line("eval (grid)", current.eval, EVAL, 1.0, 2.0, marker=True)
     _hover(current)

@@ -6,7 +6,8 @@ from imgui_bundle import imgui
 
 from app.config import ACTIVATIONS, ENCODINGS, MAX_FREQUENCIES, MAX_HIDDEN_LAYERS, MAX_WIDTH, PRECISIONS
 from app.errors import UserError
-from app.ui.style import MUTED, WARN, em
+from app.plan import plan_for
+from app.ui.style import BAD, MUTED, WARN, em
 
 
 def _edit(app, **changes) -> None:
@@ -59,9 +60,10 @@ def draw(app) -> None:
 
 def _apply_row(app) -> None:
     pending = app.draft.structure_key() != app.config.structure_key()
-    if app.rebuild is not None:
-        job = app.rebuild
+    job = app.session.rebuild
+    if job is not None:
         imgui.progress_bar(job.fraction, imgui.ImVec2(-1, 0), f"{job.label}... {job.seconds:.1f} s")
+        imgui.text_colored(MUTED, f"{plan_for(job.config).title}: the current network trains on until it is ready")
         return
     imgui.begin_disabled(not pending)
     if imgui.button("Apply (rebuild)", imgui.ImVec2(em(9), 0)):
@@ -72,8 +74,10 @@ def _apply_row(app) -> None:
     if pending:
         if imgui.button("Revert", imgui.ImVec2(em(5), 0)):
             app.draft = app.config
-        imgui.text_colored(WARN, f"pending: {' -> '.join(map(str, app.draft.layer_sizes))}")
+        imgui.text_colored(WARN, f"pending: {plan_for(app.draft).title}")
     else:
-        imgui.text_colored(MUTED, f"{app.config.param_count:,} parameters")
-    if app.status:
-        imgui.text_colored(MUTED, app.status)
+        imgui.text_colored(MUTED, f"{app.session.trainer.plan.param_count:,} parameters")
+    if app.session.rebuild_error:
+        imgui.push_text_wrap_pos(0.0)
+        imgui.text_colored(BAD, app.session.rebuild_error)
+        imgui.pop_text_wrap_pos()

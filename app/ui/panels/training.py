@@ -20,13 +20,15 @@ def shortcuts(app) -> None:
         return
     if imgui.is_key_pressed(imgui.Key.space, False):
         app.running = not app.running
-    if imgui.is_key_pressed(imgui.Key.s, False) and not app.running:
-        app.single_steps += 1
+    if imgui.is_key_pressed(imgui.Key.s, False):
+        app.step_once()
     if imgui.is_key_pressed(imgui.Key.r, False):
         app.reset()
 
 
 def draw(app) -> None:
+    if app.session.divergence is not None:
+        _divergence(app)
     _controls(app)
     imgui.separator()
     _hyperparameters(app)
@@ -46,7 +48,7 @@ def _controls(app) -> None:
     imgui.same_line()
     imgui.begin_disabled(app.running)
     if imgui.button("Step (S)", imgui.ImVec2(width, 0)):
-        app.single_steps += 1
+        app.step_once()
     imgui.end_disabled()
     half = (imgui.get_content_region_avail().x - imgui.get_style().item_spacing.x) / 2
     if imgui.button("Reset (R)", imgui.ImVec2(half, 0)):
@@ -62,9 +64,6 @@ def _controls(app) -> None:
 def _hyperparameters(app) -> None:
     c = app.config
     imgui.push_item_width(-em(7))
-    changed, steps = imgui.slider_int("steps / frame", app.steps_per_frame, 1, 64)
-    if changed:
-        app.steps_per_frame = steps
     index = BATCH_SIZES.index(c.batch_size) if c.batch_size in BATCH_SIZES else -1
     changed, index = imgui.slider_int("batch size", max(index, 0), 0, len(BATCH_SIZES) - 1, str(c.batch_size))
     if changed:
@@ -105,17 +104,20 @@ def _figure(value: float, fmt: str) -> str:
 
 
 def _figures(app) -> None:
-    s, t = app.stats, app.trainer
+    s, session = app.stats, app.session
+    t = session.trainer
     if not imgui.begin_table("figures", 2, imgui.TableFlags_.sizing_stretch_prop):
         return
     _row("step", f"{t.step:,}")
-    _row("samples seen", f"{t.step * t.config.batch_size:,}")
-    _row("train loss", _figure(s.train_loss, ".4g"))
-    _row("eval loss", _figure(s.eval_loss, ".4g") + f"  ({app.heatmaps.grid}x{app.heatmaps.grid} grid)")
+    _row("samples seen", f"{t.samples_seen:,}")
+    _row("train loss", _figure(session.train_loss, ".4g"))
+    _row("eval loss", _figure(session.eval_loss, ".4g") + f"  ({session.grid}x{session.grid} grid)")
     if not app.running:
         _row("samples / s", "paused")
     else:
-        _row("samples / s", f"{s.samples_per_s / 1e6:.2f} M" if s.samples_per_s >= 1e4 else f"{s.samples_per_s:,.0f}")
+        rate = session.samples_per_second()
+        _row("samples / s", f"{rate / 1e6:.2f} M" if rate >= 1e4 else f"{rate:,.0f}")
+        _row("training", s.training)
     _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps)" if s.frame_ms > 0 else "-")
     _row("frame work", f"{s.work_ms:.1f} ms")
     for part in ("training", "heatmaps", "ui"):
@@ -124,3 +126,23 @@ def _figures(app) -> None:
     imgui.end_table()
     if not s.gpu_ms:
         imgui.text_colored(MUTED, "GPU times: no timestamp queries on this device")
+
+
+def _divergence(app) -> None:
+    """Where the user looks first: what happened, what was kept, and the ways on."""
+    d = app.session.divergence
+    imgui.push_text_wrap_pos(0.0)
+    imgui.text_colored(BAD, f"The loss became non-finite at step {d.step:,} (learning rate {d.lr:.3g}).")
+    imgui.text_colored(MUTED, f"Training is paused on the last network with a finite loss (step {d.restored_step:,}).")
+    imgui.pop_text_wrap_pos()
+    full = imgui.ImVec2(imgui.get_content_region_avail().x, 0)
+    if imgui.button(f"Resume with lr {d.lr / 10:.3g} (optimizer state reset)", full):
+        app.resume(0.1)
+    app.remember("resume lr/10")
+    stable = app.session.stable_step
+    if stable is not None and stable < d.restored_step:
+        config = app.session.restorable_config()
+        if imgui.button(f"Back to step {stable:,} ({config.optimizer}, lr {config.lr:.3g})", full):
+            app.go_back_to_stable()
+        app.remember("back to stable")
+    imgui.separator()

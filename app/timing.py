@@ -1,4 +1,5 @@
-"""GPU time of the frame's three parts from timestamp queries, where the device has them."""
+"""GPU time of a frame's three parts from timestamp queries, where the device has them: what
+the frame budget measures the work it schedules by, and what the window shows."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ PARTS = ("training", "heatmaps", "ui")
 
 class GpuTimer:
     def __init__(self, device: spy.Device):
-        self.device = device
         self.pool = None
         self._written = False
         if device.has_feature(spy.Feature.timestamp_query) and device.info.timestamp_frequency > 0:
@@ -28,9 +28,9 @@ class GpuTimer:
         encoder.write_timestamp(self.pool, index)
         self._written = index == len(PARTS)
 
-    def read(self) -> dict:
-        """Milliseconds per part of the last submitted frame (call after it finished)."""
+    def read(self) -> dict[str, float]:
+        """Seconds per part of the last submitted frame (call after it finished); {} unmeasured."""
         if self.pool is None or not self._written:
             return {}
-        seconds = self.pool.get_timestamp_results(0, len(PARTS) + 1)
-        return {part: max(0.0, (seconds[i + 1] - seconds[i]) * 1000.0) for i, part in enumerate(PARTS)}
+        stamps = self.pool.get_timestamp_results(0, len(PARTS) + 1)
+        return {part: max(0.0, stamps[i + 1] - stamps[i]) for i, part in enumerate(PARTS)}

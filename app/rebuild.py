@@ -1,10 +1,10 @@
-"""Rebuilding the network for a structural change without freezing the UI.
+"""Building the network for a new architecture while the old one goes on training.
 
-The costly part of a new architecture is compilation: Slang's (~0.1 s), then the driver's, at
-each kernel's first dispatch. On an H200 that is ~0.4 s in all; on lavapipe learnGradient alone
-takes 0.6 s for 4-24-12-4 and 7 s for 2-64-64-64-4. So:
+The costly part is compilation: Slang's (~0.1 s), then the driver's, at each kernel's first
+dispatch. On an H200 that is ~0.4 s in all; on lavapipe learnGradient alone takes 0.6 s for
+4-24-12-4 and 7 s for 2-64-64-64-4. So:
 - the build runs in stages, one per frame, each triggering one part of the compile, so the
-  window keeps drawing and shows progress;
+  window keeps drawing, training the old network, and shows progress;
 - on a software driver, a child process (this module run with -m) first compiles everything
   into the on-disk caches that SlangPy and the driver keep, so that the in-process stages are
   quick. Only there: on an H200, a second process using the GPU hung the window's queue."""
@@ -18,33 +18,38 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
-import slangpy as spy
-
-from app import kernels
 from app.config import Config
+from app.evaluation import GridEvaluator
+from app.gpu import Gpu
 from app.heatmaps import HeatmapImages
+from app.plan import plan_for
 from app.trainer import Trainer
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 class Rebuild:
-    def __init__(self, device: spy.Device, config: Config, grid: int):
-        self.device, self.config, self.grid = device, config, grid
+    def __init__(self, gpu: Gpu, config: Config, grid: int, heatmaps: bool):
+        self.gpu, self.config, self.grid = gpu, config, grid
         self.started = time.perf_counter()
         self.trainer: Optional[Trainer] = None
+        self.evaluator: Optional[GridEvaluator] = None
+        self.heatmaps: Optional[HeatmapImages] = None
         self.error: Optional[Exception] = None
         self.process: Optional[subprocess.Popen] = None
+        plan = plan_for(config)
         self._stages: list[tuple[str, Callable[[], bool]]] = [
-            ("compiling Slang", lambda: bool(kernels.kernels_for(device, config))),
+            ("compiling Slang", lambda: bool(gpu.kernels.get(plan))),
             ("building training pipelines", self._first_steps),
-            ("building evaluation pipeline", lambda: bool(self.trainer.evaluate(grid))),
-            ("building heatmap pipelines", self._first_heatmaps),
+            ("building evaluation pipeline", self._first_evaluation),
         ]
-        if device.has_feature(spy.Feature.software_device) and not kernels.is_cached(device, config):
+        if heatmaps:
+            self._stages.append(("building heatmap pipelines", self._first_heatmaps))
+        if gpu.software and not gpu.kernels.has(plan):
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "app.ui.rebuild", json.dumps(config.to_dict()), device.info.type.name, str(grid)],
-                cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                [sys.executable, "-m", "app.rebuild", json.dumps(config.to_dict()), gpu.device.info.type.name.lower(),
+                 str(grid)], cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
             self._stages.insert(0, ("compiling shaders", lambda: self.process.poll() is not None))
         self._done = 0
 
@@ -61,16 +66,18 @@ class Rebuild:
         return self._stages[min(self._done, len(self._stages) - 1)][0]
 
     def _first_steps(self) -> bool:
-        self.trainer = Trainer(self.device, self.config)
+        self.trainer = Trainer(self.gpu, self.config)
         self.trainer.train(1)
         return True
 
+    def _first_evaluation(self) -> bool:
+        self.evaluator = GridEvaluator(self.trainer, self.grid)
+        self.evaluator.evaluate()
+        return True
+
     def _first_heatmaps(self) -> bool:
-        images = HeatmapImages(self.trainer, self.grid)  # kept alive until the GPU is done:
-        encoder = self.device.create_command_encoder()    # kernels reach its buffers by pointer
-        images.record(encoder)
-        self.device.submit_command_buffer(encoder.finish())
-        self.device.wait()
+        self.heatmaps = HeatmapImages(self.evaluator)
+        self.heatmaps.draw_now()
         return True
 
     def ready(self) -> bool:
@@ -83,12 +90,12 @@ class Rebuild:
                 self.error = error
         return self.error is not None or self._done == len(self._stages)
 
-    def finish(self) -> Trainer:
-        """The new trainer, at step 0 with fresh weights (the warm-up step is undone)."""
+    def finish(self) -> tuple[Trainer, GridEvaluator, Optional[HeatmapImages]]:
+        """The new network at step 0 with fresh weights (the warm-up step is undone)."""
         if self.error is not None:
             raise self.error
         self.trainer.reset()
-        return self.trainer
+        return self.trainer, self.evaluator, self.heatmaps
 
     def cancel(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -99,17 +106,12 @@ class Rebuild:
 def _warm(config_json: str, device_kind: str, grid: int) -> None:
     """Child process: compile and run every kernel once, filling the on-disk caches."""
     from app.config import from_dict
-    from app.device import create_device
+    from app.gpu import create_gpu
 
-    device = create_device(device_kind)
-    trainer = Trainer(device, from_dict(json.loads(config_json)))
-    images = HeatmapImages(trainer, grid)
-    encoder = device.create_command_encoder()
-    trainer.record_steps(encoder, 1)
-    images.record(encoder)
-    device.submit_command_buffer(encoder.finish())
-    device.wait()
+    trainer = Trainer(create_gpu(device_kind), from_dict(json.loads(config_json)))
+    trainer.train(1)
+    HeatmapImages(GridEvaluator(trainer, grid)).draw_now()
 
 
 if __name__ == "__main__":
-    _warm(sys.argv[1], sys.argv[2].lower(), int(sys.argv[3]))
+    _warm(sys.argv[1], sys.argv[2], int(sys.argv[3]))

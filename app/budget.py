@@ -1,0 +1,134 @@
+"""How much GPU work fits in one frame, learned from what earlier frames measured.
+
+It works in both directions. On a fast GPU a frame fills with as many whole training steps as
+fit beside the UI, so the window trains nearly as fast as a headless run. On a slow device, a
+step or a grid evaluation that cannot fit in one frame is split into pieces over several
+frames, so the window stays responsive whatever the network.
+
+Costs are learned as rates per unit of work that does not change with the batch size: seconds
+per training sample for whole steps and learnGradient pieces, per (parameter x gradient slot)
+for adjustParameters pieces, per grid cell for evaluation. Work grows at most GROWTH-fold from
+one frame to the next, so an unknown or mismeasured cost can never stall the window for long."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FRAME_SECONDS = 1 / 60
+HEADROOM = 0.9             # of a frame: room for jitter so that a frame does not miss its vsync
+MIN_COMPUTE_SECONDS = 0.002
+# Where the UI alone takes a frame or more (a CPU driver), training and evaluation still get
+# this share of the UI's time: ~1.5x the UI-only frame time, instead of no progress at all.
+SLOW_DEVICE_SHARE = 0.5
+EVAL_SHARE = 0.25          # of the compute budget, for an evaluation pass that does not fit whole
+GROWTH = 2.0
+# Before anything is measured, costs are guessed from the network's size at these speeds, well
+# below what each kind of device does (lavapipe on 2 cores did ~3 GFLOP/s on the tutorial's
+# network; an H200 many TFLOP/s), so that the first frames err on the small side.
+PRIOR_FLOPS = {"software": 1e9, "gpu": 1e11}
+PRIOR_BYTES_PER_S = {"software": 1e9, "gpu": 1e11}
+
+
+class Rate:
+    """Seconds per unit of work, smoothed; it follows falls faster than rises, so that one slow
+    frame (a driver compile) is soon forgotten. A prior guess gives way to the first measure."""
+
+    def __init__(self, prior: float | None = None) -> None:
+        self.value: float | None = prior
+        self.measured = False
+
+    def observe(self, seconds: float, amount: float) -> None:
+        if amount <= 0 or seconds <= 0:
+            return
+        sample = seconds / amount
+        if not self.measured:
+            self.value, self.measured = sample, True
+        else:
+            self.value += (0.5 if sample < self.value else 0.25) * (sample - self.value)
+
+
+@dataclass(frozen=True)
+class StepShape:
+    """One training step in the units the budget plans in (from the trainer's launch shape)."""
+    batch: int              # samples of a whole step
+    learn_units: int        # learnGradient groups
+    learn_unit_cost: int    # samples a group walks
+    adjust_units: int       # adjustParameters groups
+    adjust_unit_cost: int   # gradient slots each of them sums
+
+
+@dataclass
+class TrainingWork:
+    kind: str    # "steps", "learn" or "adjust" (a piece of a step), or "" for none
+    units: int   # steps, or groups of the phase
+    amount: float  # units in the rate's measure (samples, or parameter-slots)
+
+
+class FrameBudget:
+    def __init__(self, frame_seconds: float = FRAME_SECONDS):
+        self.frame_seconds = frame_seconds
+        self.rates = {"steps": Rate(), "learn": Rate(), "adjust": Rate(), "cells": Rate()}
+        self.other_seconds: float | None = None  # the frame's work besides training and evaluation
+        self._last = {"steps": 0, "learn": 0, "adjust": 0, "cells": 0}  # last nonzero units planned
+
+    def forget_network(self, param_count: int, software: bool) -> None:
+        """A new architecture: its costs are guessed again from its size (the UI's are known)."""
+        kind = "software" if software else "gpu"
+        per_sample = 6 * param_count / PRIOR_FLOPS[kind]  # forward, backward and dW multiply-adds
+        self.rates = {"steps": Rate(per_sample), "learn": Rate(per_sample),
+                      "adjust": Rate(4 / PRIOR_BYTES_PER_S[kind]), "cells": Rate(per_sample / 3)}
+        self._last = dict.fromkeys(self._last, 0)
+
+    def compute_seconds(self) -> float:
+        if self.other_seconds is None:  # the first frame: the UI's cost is not known yet
+            return self.frame_seconds * HEADROOM / 2
+        return max(self.frame_seconds * HEADROOM - self.other_seconds, SLOW_DEVICE_SHARE * self.other_seconds,
+                   MIN_COMPUTE_SECONDS)
+
+    def _limit(self, kind: str, units: float, most: int) -> int:
+        grown = max(1, int(self._last[kind] * GROWTH)) if self._last[kind] else 1
+        chosen = max(1, min(int(units), grown, most))
+        self._last[kind] = chosen
+        return chosen
+
+    def plan_eval(self, remaining: int, total: int) -> tuple[int, float]:
+        """(cells to evaluate this frame, seconds that will take) for a pass with `remaining` of
+        `total` cells left: the rest of the pass when a whole pass fits in EVAL_SHARE."""
+        rate = self.rates["cells"].value
+        share = EVAL_SHARE * self.compute_seconds()
+        if total * rate <= share:
+            return self._limit("cells", remaining, remaining), remaining * rate
+        cells = self._limit("cells", share / rate, remaining)
+        return cells, cells * rate
+
+    def _step_seconds(self, shape: StepShape) -> float:
+        steps, learn, adjust = (self.rates[k] for k in ("steps", "learn", "adjust"))
+        if steps.measured or not (learn.measured and adjust.measured):
+            return shape.batch * steps.value
+        return (shape.learn_units * shape.learn_unit_cost * learn.value
+                + shape.adjust_units * shape.adjust_unit_cost * adjust.value)
+
+    def plan_training(self, seconds: float, shape: StepShape, phase: str, started: bool) -> TrainingWork:
+        """Whole steps if one fits in `seconds`, else the next piece of the current step."""
+        step_seconds = self._step_seconds(shape)
+        if not started and step_seconds <= seconds:
+            count = self._limit("steps", seconds / step_seconds, 1 << 20)
+            return TrainingWork("steps", count, count * shape.batch)
+        if phase == "learn":
+            # learnGradient is nearly all of a step: the step rate stands in until pieces measure it
+            learn = self.rates["learn"]
+            rate = learn.value if learn.measured or not self.rates["steps"].measured else self.rates["steps"].value
+            total, unit_cost = shape.learn_units, shape.learn_unit_cost
+        else:
+            rate, total, unit_cost = self.rates["adjust"].value, shape.adjust_units, shape.adjust_unit_cost
+        units = self._limit(phase, seconds / (rate * unit_cost), total)
+        return TrainingWork(phase, units, units * unit_cost)
+
+    def observe(self, training: TrainingWork, training_seconds: float, cells: int, eval_seconds: float,
+                other_seconds: float) -> None:
+        if training.kind:
+            self.rates[training.kind].observe(training_seconds, training.amount)
+        if cells:
+            self.rates["cells"].observe(eval_seconds, cells)
+        other = max(other_seconds, 0.0)
+        self.other_seconds = other if self.other_seconds is None else self.other_seconds + 0.2 * (other - self.other_seconds)

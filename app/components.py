@@ -1,0 +1,119 @@
+"""Python <-> Slang twins: each activation, encoding and optimizer is one small object with its
+Slang name, the constants it emits into the generated module and its numpy function.
+
+A value such as the LeakyReLU slope or an optimizer id is defined here once: app/shadergen.py
+emits it into the per-architecture Slang module, app/network_io.py evaluates it in numpy, and
+nothing is kept in sync by hand. (tests/reference.py keeps its own numpy on purpose.)"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+LEAKY_RELU_SLOPE = 0.01
+
+
+# ---- activations: struct names in shaders/activations.slang --------------------------------
+@dataclass(frozen=True)
+class Activation:
+    name: str
+    slang: str                                     # the IActivation struct
+    numpy: Callable[..., np.ndarray]               # numpy(z, **params)
+    relu_like: bool = False                        # He initialisation instead of Glorot
+    params: dict = field(default_factory=dict)     # extra network.json fields, e.g. the slope
+
+    def schema(self) -> dict:
+        return {"activation": self.name, **self.params}
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-z))
+
+
+ACTIVATIONS: dict[str, Activation] = {a.name: a for a in (
+    Activation("leaky_relu", "LeakyReLU",
+               lambda z, negative_slope=LEAKY_RELU_SLOPE: np.where(z > 0, z, negative_slope * z),
+               relu_like=True, params={"negative_slope": LEAKY_RELU_SLOPE}),
+    Activation("relu", "ReLU", lambda z: np.maximum(z, 0), relu_like=True),
+    Activation("tanh", "Tanh", np.tanh),
+    Activation("sigmoid", "Sigmoid", _sigmoid),
+    Activation("sin", "Sine", np.sin),
+    Activation("identity", "Identity", lambda z: z),
+)}
+
+
+# ---- encodings: functions in shaders/encodings.slang ----------------------------------------
+@dataclass(frozen=True)
+class Encoding:
+    """How (x, y) becomes the network's input vector. `frequencies` matters to fourier only."""
+    name: str
+    slang: str                                              # a call on `p`, the float2 point
+    dim: Callable[[int], int]                               # input width for K frequencies
+    names: Callable[[int], list[str]]                       # one label per input (diagram)
+    numpy: Callable[[np.ndarray, np.ndarray, int], np.ndarray]  # (N,) x, y -> (N, dim)
+
+    def schema(self, frequencies: int) -> dict:
+        return {"kind": self.name, "frequencies": frequencies} if self.name == "fourier" else {"kind": self.name}
+
+
+def _fourier_numpy(x: np.ndarray, y: np.ndarray, frequencies: int) -> np.ndarray:
+    columns = [x, y]
+    for k in range(frequencies):
+        scale = (2.0 ** k) * np.pi
+        columns += [np.sin(scale * x), np.cos(scale * x), np.sin(scale * y), np.cos(scale * y)]
+    return np.stack(columns, axis=1)
+
+
+def _fourier_names(frequencies: int) -> list[str]:
+    names = ["x", "y"]
+    for k in range(frequencies):
+        names += [f"sin {2 ** k}πx", f"cos {2 ** k}πx", f"sin {2 ** k}πy", f"cos {2 ** k}πy"]
+    return names
+
+
+ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
+    Encoding("poly2", "encodePoly2(p)", lambda k: 4, lambda k: ["x", "y", "x²", "y²"],
+             lambda x, y, k: np.stack([x, y, x * x, y * y], axis=1)),
+    Encoding("raw", "encodeRaw(p)", lambda k: 2, lambda k: ["x", "y"],
+             lambda x, y, k: np.stack([x, y], axis=1)),
+    Encoding("fourier", "encodeFourier<INPUT_DIM>(p)", lambda k: 2 + 4 * k, _fourier_names, _fourier_numpy),
+)}
+
+
+# ---- optimizers: ids matched by shaders/optimizers.slang ------------------------------------
+@dataclass(frozen=True)
+class Optimizer:
+    name: str
+    id: int
+    hyperparameters: tuple[str, ...]  # the Config fields it reads besides lr
+
+    def settings(self, lr: float, beta1: float, beta2: float, epsilon: float, step_number: int) -> dict:
+        """The Slang OptimizerSettings struct; step_number is 1-based (Adam's bias correction)."""
+        return {"kind": self.id, "learningRate": lr, "beta1": beta1, "beta2": beta2,
+                "epsilon": epsilon, "stepNumber": step_number}
+
+
+OPTIMIZERS: dict[str, Optimizer] = {o.name: o for o in (
+    Optimizer("sgd", 0, ("beta1",)),
+    Optimizer("adam", 1, ("beta1", "beta2", "epsilon")),
+)}
+
+
+# ---- heatmap panels: ids matched by drawHeatmaps in shaders/visualize.slang -----------------
+HEATMAP_PANELS = ("ground truth", "learned", "|error|")
+# Cells whose value is not finite get this colour (sRGB), apart from every colour-map colour,
+# and a legend entry beside the colour bars.
+INVALID_COLOUR = (1.0, 0.0, 1.0)
+
+
+def slang_constants() -> str:
+    """The constants above as Slang declarations, for the top of the generated module."""
+    lines = [f"static const float LEAKY_RELU_SLOPE = {LEAKY_RELU_SLOPE!r};"]
+    lines += [f"static const uint OPTIMIZER_{o.name.upper()} = {o.id};" for o in OPTIMIZERS.values()]
+    lines += [f"static const uint PANEL_{name.strip('|').split()[-1].upper()} = {k};"
+              for k, name in enumerate(HEATMAP_PANELS)]
+    lines.append("static const float3 INVALID_COLOUR = float3({}, {}, {});".format(*map(repr, INVALID_COLOUR)))
+    return "\n".join(lines)

@@ -1,0 +1,55 @@
+"""What persists between window sessions, in one JSON file in the app's cache folder: the last
+config (read here, by the CLI) and the view (the window's layout and preferences, which
+app/ui/settings.py fills in and reads)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+from app import config as cfg
+from app.device import cache_dir
+from app.errors import UserError
+
+
+def settings_path() -> Path:
+    return cache_dir() / "settings.json"
+
+
+def load(path: Optional[Path] = None) -> dict:
+    """The saved settings, or {} when there are none or they can't be read (never fatal)."""
+    path = path or settings_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):  # missing, not UTF-8, not JSON, nested too deep
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def saved_config(data: dict) -> Optional[cfg.Config]:
+    try:
+        return cfg.from_dict(data["config"], source="saved settings") if "config" in data else None
+    except UserError as error:
+        print(f"note: ignoring the saved config ({error})", file=sys.stderr)
+        return None
+
+
+def save(config: Optional[cfg.Config], view: dict, path: Optional[Path] = None) -> None:
+    """Writes `config` and `view`; with config None the config saved before is kept. Atomic: a
+    crash mid-way leaves the previous file."""
+    path = path or settings_path()
+    data = {"view": view}
+    if config is not None:
+        data["config"] = config.to_dict()
+    elif "config" in (previous := load(path)):
+        data["config"] = previous["config"]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary.write_text(json.dumps(data, indent=2) + "\n")
+        os.replace(temporary, path)
+    except OSError as error:  # a read-only home costs the saved layout, not the session
+        print(f"note: could not save settings to {path}: {error}", file=sys.stderr)

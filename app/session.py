@@ -1,0 +1,282 @@
+"""THE training loop, for the window and headless runs alike. headless.py and ui/frame.py only
+drive a Session; this is where training state lives.
+
+A Session owns the trainer and everything about a run:
+- advancing whole steps now (headless, `advance`), or recording one frame's work into the
+  frame's encoder (the window, `record_frame` then `finish_frame`): whole steps, or a piece of
+  a step when one does not fit in a frame, as the frame budget decides;
+- the per-step losses and the run history (earlier runs are kept after a reset or rebuild);
+- the evaluation: every `eval_every` steps headless; in the window, continuously, with a point
+  on the loss curve every EVAL_INTERVAL_S;
+- the divergence guard (app.guard): a non-finite loss puts back the last finite network, and
+  training stops until `resume`;
+- swapping in a network rebuilt for a new architecture; the old one trains until then."""
+
+from __future__ import annotations
+
+import collections
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import slangpy as spy
+
+from app.budget import FrameBudget, Rate, StepShape, TrainingWork
+from app.config import Config
+from app.evaluation import GridEvaluator
+from app.gpu import Gpu
+from app.guard import Divergence, DivergenceGuard
+from app.heatmaps import HeatmapImages
+from app.history import RunHistory
+from app.rebuild import Rebuild
+from app.timing import GpuTimer
+from app.loss_ring import LOSS_HISTORY
+from app.trainer import Trainer
+
+EVAL_INTERVAL_S = 0.5      # the window plots an eval point at most this often
+CHUNK_SECONDS = 0.25       # headless: whole steps per submit, enough to hide launch cost
+STABLE_STEPS = 50          # finite steps with unchanged settings: a network worth going back to
+THROUGHPUT_WINDOW_S = 1.0
+
+
+@dataclass
+class FrameWork:
+    """What one frame recorded, for finish_frame."""
+    training: TrainingWork
+    steps: range
+    cells: int
+    eval_complete: bool
+    record_seconds: float
+
+
+class Session:
+    def __init__(self, gpu: Gpu, config: Config, grid: int | None = None, heatmaps: bool = False):
+        self.gpu = gpu
+        self.grid = grid or config.eval_grid
+        self.eval_every = 100
+        self.history = RunHistory()
+        self.budget = FrameBudget()
+        self.rebuild: Rebuild | None = None
+        self.rebuild_error: str | None = None
+        self.divergence: Divergence | None = None
+        self.pending_steps = 0        # single steps asked for while paused
+        self._throughput = collections.deque()
+        self._step_rate = Rate()      # headless chunk sizing
+        self._wants_heatmaps = heatmaps
+        self._install(Trainer(gpu, config))
+
+    def _install(self, trainer: Trainer, evaluator: GridEvaluator | None = None,
+                 heatmaps: HeatmapImages | None = None) -> None:
+        self.trainer = trainer
+        self.evaluator = evaluator or GridEvaluator(trainer, self.grid)
+        self.heatmaps = heatmaps or (HeatmapImages(self.evaluator) if self._wants_heatmaps else None)
+        self.guard = DivergenceGuard(trainer)
+        self._stable = trainer.new_snapshot()
+        self._stable.config = None  # none taken yet
+        self.budget.forget_network(trainer.plan.param_count, self.gpu.software)
+        self._start_run()
+
+    def _start_run(self) -> None:
+        self.history.start(f"{'-'.join(map(str, self.trainer.plan.sizes))} seed {self.config.seed}")
+        self.divergence, self.pending_steps = None, 0
+        self.eval_loss = float("nan")
+        self.error_max = np.ones(self.trainer.plan.output_dim, np.float32)
+        self._last_eval_time = -1.0
+        self._config_since = (self.config, self.trainer.step)
+        self.evaluator.progress = 0
+        self._throughput.clear()
+
+    @property
+    def config(self) -> Config:
+        return self.trainer.config
+
+    @property
+    def train_loss(self) -> float:
+        return self.history.current.train.last
+
+    # ---- changes ------------------------------------------------------------------------
+    def apply(self, config: Config) -> None:
+        """A change of hot fields, from the next piece of work on (structure: start_rebuild). The
+        first change after a stable stretch keeps a snapshot of that network to go back to."""
+        if self._has_been_stable() and not self.trainer.progress.started:
+            self.trainer.record_snapshot_now(self._stable)
+        self.trainer.apply(config)
+        self._config_since = (config, self.trainer.step)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Fresh weights (from `seed`, or the config's), a new run on the loss plot."""
+        self.trainer.reset(seed)
+        self.guard = DivergenceGuard(self.trainer)
+        self._stable.config = None
+        self._start_run()
+
+    def resume(self, lr_factor: float = 1.0) -> None:
+        """Trains again after a divergence, with the learning rate scaled by `lr_factor`. With a
+        new rate the optimizer's moments start afresh: what they gathered on the way to the
+        divergence (a huge SGD velocity, say) would throw the network out again."""
+        if lr_factor != 1.0:
+            self.apply(self.config.replace(lr=self.config.lr * lr_factor))
+            self.trainer.reset_optimizer()
+        self.divergence = None
+
+    @property
+    def stable_step(self) -> int | None:
+        """The step of the last network that trained STABLE_STEPS finite steps with unchanged
+        settings before they were changed, if one was kept."""
+        return self._stable.step if self._stable.config is not None else None
+
+    def go_back_to_stable(self) -> None:
+        """After a divergence: back to the last stable network, with the settings it had."""
+        self.trainer.apply(self._stable.config)
+        self.trainer.restore(self._stable)
+        self._config_since = (self.config, self.trainer.step)
+        self.divergence = None
+
+    def restorable_config(self) -> Config | None:
+        """The config worth starting the next session with: never one that just diverged (then
+        the last stable one, or None)."""
+        return self.config if self.divergence is None else self._stable.config
+
+    def _has_been_stable(self) -> bool:
+        config, since = self._config_since
+        return self.divergence is None and config is self.config and self.trainer.step - since >= STABLE_STEPS
+
+    # ---- rebuilds -----------------------------------------------------------------------
+    def start_rebuild(self, config: Config) -> None:
+        self.cancel_rebuild()
+        self.rebuild_error = None
+        self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps)
+
+    def poll_rebuild(self) -> bool:
+        """Advances a rebuild by one stage; swaps the new network in once it is ready."""
+        job = self.rebuild
+        if job is None or not job.ready():
+            return False
+        self.rebuild = None
+        try:
+            self._install(*job.finish())
+        except Exception as error:  # a compile failure: keep training the old network
+            text = str(error).strip()
+            self.rebuild_error = f"rebuild failed: {text.splitlines()[0] if text else type(error).__name__}"
+            return False
+        return True
+
+    def cancel_rebuild(self) -> None:
+        if self.rebuild is not None:
+            self.rebuild.cancel()
+            self.rebuild = None
+
+    # ---- headless: whole steps now ------------------------------------------------------
+    def chunk_size(self, until: int) -> int:
+        """Whole steps for the next submit: about CHUNK_SECONDS of work, ending at the next
+        evaluation and at step `until`."""
+        rate = self._step_rate.value
+        by_time = int(CHUNK_SECONDS / rate) if rate else 1
+        to_eval = self.eval_every - self.trainer.step % self.eval_every
+        return max(1, min(by_time, LOSS_HISTORY, until - self.trainer.step, to_eval))
+
+    def advance(self, count: int) -> np.ndarray:
+        """Runs `count` whole steps now; returns the losses of those that count (on a divergence,
+        the finite ones before it), and evaluates when an eval_every boundary is reached. After a
+        divergence nothing runs until `resume`."""
+        if self.divergence is not None:
+            return np.zeros(0, np.float32)
+        start = time.perf_counter()
+        with self.gpu.submit() as encoder:
+            self.guard.record_snapshot(encoder)
+            steps = self.trainer.record_steps(encoder, count)
+            self.trainer.losses.record_readback(encoder, steps)
+        self._step_rate.observe(time.perf_counter() - start, count)
+        losses = self._take_losses(steps, self.trainer.losses.read())
+        if self.divergence is None and self.trainer.step % self.eval_every == 0:
+            self.evaluate()
+        return losses
+
+    def evaluate(self) -> float:
+        """A whole evaluation pass now, recorded as a point of the eval curve."""
+        evaluation = self.evaluator.evaluate()
+        self._take_evaluation(evaluation.loss, evaluation.error_max, evaluation.step)
+        return evaluation.loss
+
+    def _take_losses(self, steps: range, losses: np.ndarray) -> np.ndarray:
+        losses, divergence = self.guard.check(steps, losses)
+        self.divergence = divergence or self.divergence
+        self.history.current.train.extend(np.arange(steps.start + 1, steps.start + 1 + len(losses)), losses)
+        return losses
+
+    def _take_evaluation(self, loss: float, error_max: np.ndarray, step: int) -> None:
+        self.eval_loss, self.error_max = loss, error_max
+        run = self.history.current
+        if run.eval.count and run.eval.x[-1] == step:
+            return
+        run.eval.extend(step, loss)
+        self._last_eval_time = time.perf_counter()
+
+    # ---- the window: one frame's work ---------------------------------------------------
+    def record_frame(self, encoder: spy.CommandEncoder, timer: GpuTimer, running: bool) -> FrameWork:
+        """Records this frame's training and evaluation, as much as the budget allows."""
+        start = time.perf_counter()
+        timer.mark(encoder, 0)
+        t = self.trainer
+        train = self.divergence is None and (running or self.pending_steps > 0)
+        cells = 0
+        if self.evaluator.stale() and self.evaluator.can_start():
+            cells, eval_seconds = self.budget.plan_eval(self.evaluator.cells - self.evaluator.progress,
+                                                        self.evaluator.cells)
+        else:
+            eval_seconds = 0.0
+        work, steps = TrainingWork("", 0, 0), range(0)
+        if train:
+            work = self.budget.plan_training(max(self.budget.compute_seconds() - eval_seconds, 1e-4),
+                                             self._step_shape(), t.progress.phase, t.progress.started)
+            if not t.progress.started:
+                self.guard.record_snapshot(encoder)
+            if work.kind == "steps":
+                if not running:  # single steps asked for while paused
+                    work = TrainingWork("steps", min(work.units, self.pending_steps),
+                                        min(work.units, self.pending_steps) * t.config.batch_size)
+                steps = t.record_steps(encoder, work.units)
+            else:
+                steps = t.record_piece(encoder, work.units)
+        record_seconds = time.perf_counter() - start
+        timer.mark(encoder, 1)
+        complete = self.evaluator.record(encoder, cells) if cells else False
+        if self.heatmaps is not None and self.heatmaps.drawn != self.evaluator.passes:
+            self.heatmaps.record_draw(encoder)
+        if complete:
+            self.evaluator.record_summary(encoder)
+        t.losses.record_readback(encoder, steps)
+        timer.mark(encoder, 2)
+        return FrameWork(work, steps, cells, complete, record_seconds)
+
+    def _step_shape(self) -> StepShape:
+        t = self.trainer
+        return StepShape(t.config.batch_size, t.learn_units, t.learn_unit_samples, t.adjust_units,
+                         t.launch.gradient_slot_count)
+
+    def finish_frame(self, work: FrameWork, gpu_seconds: dict, wait_seconds: float, frame_work_seconds: float) -> None:
+        """After the frame's encoder has run: losses, guard, evaluation, what the budget learns."""
+        if work.steps:
+            self.pending_steps = max(0, self.pending_steps - len(work.steps))
+            self._take_losses(work.steps, self.trainer.losses.read())
+        if work.eval_complete:
+            loss, error_max = self.evaluator.read_summary()
+            self.eval_loss, self.error_max = loss, error_max
+            if time.perf_counter() - self._last_eval_time >= EVAL_INTERVAL_S or self.history.current.eval.count == 0:
+                self._take_evaluation(loss, error_max, self.evaluator.complete.step)
+        # Without timestamp queries, charge the whole GPU wait to each part: cautious, not exact.
+        train_gpu = gpu_seconds.get("training", wait_seconds) if work.training.kind else 0.0
+        eval_gpu = gpu_seconds.get("heatmaps", wait_seconds) if work.cells else 0.0
+        other = frame_work_seconds - work.record_seconds - train_gpu - eval_gpu
+        self.budget.observe(work.training, work.record_seconds + train_gpu, work.cells, eval_gpu, other)
+        now = time.perf_counter()
+        self._throughput.append((now, self.trainer.samples_seen))
+        while now - self._throughput[0][0] > THROUGHPUT_WINDOW_S and len(self._throughput) > 2:
+            self._throughput.popleft()
+
+    def samples_per_second(self) -> float:
+        """Samples trained per second of wall time over the last second (what a user sees)."""
+        if len(self._throughput) < 2:
+            return 0.0
+        (t0, s0), (t1, s1) = self._throughput[0], self._throughput[-1]
+        return (s1 - s0) / (t1 - t0) if t1 > t0 else 0.0

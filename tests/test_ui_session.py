@@ -1,0 +1,102 @@
+"""The window's frames drive the one training session: a divergence pauses and puts back the last
+finite network, and a network whose step does not fit in a frame trains in pieces that keep
+the frames short and the weights identical to whole steps."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+import pytest
+
+imgui = pytest.importorskip("imgui_bundle").imgui
+
+from app.config import Config, validate  # noqa: E402
+from app.trainer import Trainer  # noqa: E402
+from app.ui.offscreen import OffscreenApp  # noqa: E402
+from test_ui_offscreen import _centre, _type  # noqa: E402
+
+
+@pytest.fixture
+def ui(make_session):
+    app = OffscreenApp(make_session(optimizer="sgd"), 1280, 800)
+    app.frame(2)
+    yield app
+    app.close()
+
+
+def _diverge(ui) -> None:
+    """Trains a stable stretch at the default lr, then types a learning rate that diverges."""
+    while ui.session.trainer.step < 80:
+        ui.frame()
+    ui.click(*_centre(ui, "exact lr"))
+    _type(ui, "5")  # plain SGD diverges on these targets above lr ~0.5, at 5 within a few steps
+    assert ui.session.config.lr == 5
+    for _ in range(60):
+        ui.frame()
+        if ui.session.divergence is not None:
+            ui.frame()  # draws the panel's message and buttons
+            return
+
+
+def test_divergence_pauses_and_puts_back_the_last_finite_network(ui, tmp_path, monkeypatch):
+    _diverge(ui)
+    divergence = ui.session.divergence
+    assert divergence is not None, "the loss diverged"
+    assert not ui.app.running, "training paused"
+    steps = ui.session.trainer.step
+    assert steps == divergence.restored_step == divergence.step - 2
+    assert np.all(np.isfinite(ui.session.trainer.parameters())), "the last finite network is back"
+    assert np.all(np.isfinite(ui.session.history.current.train.y)), "no NaN on the loss plot"
+    ui.frame(3)
+    assert ui.session.trainer.step == steps, "it stays paused"
+    # the next launch starts from the settings that trained stably, never from those that diverged
+    from app import saved
+    from app.ui import settings
+
+    monkeypatch.setattr(saved, "settings_path", lambda: tmp_path / "settings.json")
+    settings.save(ui.app)
+    assert saved.saved_config(saved.load(tmp_path / "settings.json")).lr == pytest.approx(0.01)
+    ui.click(*_centre(ui, "resume lr/10"))
+    assert ui.session.config.lr == pytest.approx(0.5)
+    # it trained on at lr 0.5: on, or into a second divergence from that damaged network
+    assert ui.session.trainer.step > steps or ui.session.divergence.lr == pytest.approx(0.5)
+
+
+def test_divergence_offers_the_network_from_before_the_change(ui):
+    _diverge(ui)
+    stable = ui.session.stable_step
+    assert stable is not None and 80 <= stable < ui.session.divergence.restored_step
+    ui.click(*_centre(ui, "back to stable"))
+    assert ui.session.config.lr == pytest.approx(0.01) and ui.app.running and ui.session.divergence is None
+    assert ui.session.trainer.step >= stable
+    ui.frame(5)
+    assert ui.session.divergence is None and np.isfinite(ui.session.train_loss) and ui.session.train_loss < 1
+
+
+def test_a_step_too_big_for_a_frame_is_split_and_gives_the_same_weights(make_session, gpu):
+    fields = dict(hidden=[96, 96], batch_size=4096, seed=3)
+    ui = OffscreenApp(make_session(**fields), 1280, 800)
+    try:
+        timed = Trainer(gpu, validate(Config(**fields)))
+        start = time.perf_counter()
+        timed.train(1)
+        step_seconds = time.perf_counter() - start
+        training_ms, split_frames = [], 0
+        for _ in range(400):
+            ui.frame()
+            training_ms.append(ui.app.stats.gpu_ms.get("training", 0.0))
+            split_frames += "several frames" in ui.app.stats.training
+            if ui.session.trainer.step >= 2:
+                break
+        assert ui.session.trainer.step >= 2, "two steps within 400 frames"
+        assert split_frames > 4, f"a step ({step_seconds * 1000:.0f} ms) was split over frames"
+        budget_ms = ui.session.budget.compute_seconds() * 1000
+        assert statistics.median(training_ms[5:]) <= 2 * budget_ms
+        assert max(training_ms[5:]) <= max(0.5 * step_seconds * 1000, 2 * budget_ms)
+        reference = Trainer(gpu, validate(Config(**fields)))
+        reference.train(ui.session.trainer.step)
+        assert np.array_equal(ui.session.trainer.parameters(), reference.parameters())
+    finally:
+        ui.close()
