@@ -86,7 +86,9 @@ class FrameBudget:
                    MIN_COMPUTE_SECONDS)
 
     def _limit(self, kind: str, units: float, most: int) -> int:
-        grown = max(1, int(self._last[kind] * GROWTH)) if self._last[kind] else 1
+        """`units` within [1, most], and at most GROWTH times the last amount of this kind (the
+        first amount follows the prior guess, which errs on the small side)."""
+        grown = max(1, int(self._last[kind] * GROWTH)) if self._last[kind] else most
         chosen = max(1, min(int(units), grown, most))
         self._last[kind] = chosen
         return chosen
@@ -101,7 +103,7 @@ class FrameBudget:
         cells = self._limit("cells", share / rate, remaining)
         return cells, cells * rate
 
-    def _step_seconds(self, shape: StepShape) -> float:
+    def step_seconds(self, shape: StepShape) -> float:
         steps, learn, adjust = (self.rates[k] for k in ("steps", "learn", "adjust"))
         if steps.measured or not (learn.measured and adjust.measured):
             return shape.batch * steps.value
@@ -110,7 +112,7 @@ class FrameBudget:
 
     def plan_training(self, seconds: float, shape: StepShape, phase: str, started: bool) -> TrainingWork:
         """Whole steps if one fits in `seconds`, else the next piece of the current step."""
-        step_seconds = self._step_seconds(shape)
+        step_seconds = self.step_seconds(shape)
         if not started and step_seconds <= seconds:
             count = self._limit("steps", seconds / step_seconds, 1 << 20)
             return TrainingWork("steps", count, count * shape.batch)

@@ -87,18 +87,12 @@ ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
 @dataclass(frozen=True)
 class Optimizer:
     name: str
-    id: int
-    hyperparameters: tuple[str, ...]  # the Config fields it reads besides lr
-
-    def settings(self, lr: float, beta1: float, beta2: float, epsilon: float, step_number: int) -> dict:
-        """The Slang OptimizerSettings struct; step_number is 1-based (Adam's bias correction)."""
-        return {"kind": self.id, "learningRate": lr, "beta1": beta1, "beta2": beta2,
-                "epsilon": epsilon, "stepNumber": step_number}
+    id: int  # StepArgs.optimizer (app/step_args.py), emitted as OPTIMIZER_<NAME>
 
 
 OPTIMIZERS: dict[str, Optimizer] = {o.name: o for o in (
-    Optimizer("sgd", 0, ("beta1",)),
-    Optimizer("adam", 1, ("beta1", "beta2", "epsilon")),
+    Optimizer("sgd", 0),
+    Optimizer("adam", 1),
 )}
 
 

@@ -143,15 +143,25 @@ def _copy(value: Any) -> Any:
     return list(value) if isinstance(value, list) else value
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a config is a few hundred bytes; don't read a huge or endless file
+
+
 def load_file(path: str | Path, base: Config | None = None) -> Config:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
         raise UserError(f"cannot read config file {str(path)!r}: {error.strerror or error}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise UserError(f"config file {str(path)!r} is larger than {MAX_CONFIG_BYTES} bytes")
     try:
-        data = json.loads(text)
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise UserError(f"config file {str(path)!r} is not UTF-8 text (byte {error.start})") from None
     except json.JSONDecodeError as error:
         raise UserError(f"config file {str(path)!r} is not valid JSON (line {error.lineno}: {error.msg})") from None
+    except RecursionError:
+        raise UserError(f"config file {str(path)!r} is nested too deeply") from None
     return from_dict(data, base, source=f"config file {str(path)!r}")
 
 

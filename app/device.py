@@ -20,10 +20,23 @@ def cache_dir() -> Path:
     return Path(base) / "slang-visual-trainer"
 
 
-def create_device(kind: str = "auto") -> spy.Device:
-    """Creates the device for training, heatmaps and UI. SLANGPY_DEVICE_TYPE_OVERRIDE wins."""
+def device_kind(kind: str = "auto") -> str:
+    """The device type to use: SLANGPY_DEVICE_TYPE_OVERRIDE where it is set (as SlangPy's own
+    create_device honours it, for test runs on other APIs), else `kind`."""
+    override = os.environ.get("SLANGPY_DEVICE_TYPE_OVERRIDE")
+    if override is not None:
+        if override.lower() not in DEVICE_TYPES or override.lower() == "auto":
+            allowed = ", ".join(k for k in DEVICE_TYPES if k != "auto")
+            raise UserError(f"SLANGPY_DEVICE_TYPE_OVERRIDE must be one of {allowed} (got {override!r})")
+        return override.lower()
     if kind not in DEVICE_TYPES:
         raise UserError(f"device must be one of {', '.join(DEVICE_TYPES)} (got {kind!r})")
+    return kind
+
+
+def create_device(kind: str = "auto") -> spy.Device:
+    """Creates the device for training, heatmaps and UI."""
+    kind = device_kind(kind)
     options = spy.SlangCompilerOptions()
     options.include_paths = [str(SHADER_DIR)]
     # SlangPy's own caches: compiled Slang modules, and the driver's pipeline binaries.

@@ -21,6 +21,7 @@ class Evaluation:
     truths: np.ndarray
     cell_loss: np.ndarray    # (G, G)
     error_max: np.ndarray    # (outputs,): the largest finite |error|
+    invalid: np.ndarray      # (outputs,): cells whose prediction or truth is NaN or infinite
     step: int                # the network evaluated had taken this many steps
 
     @property
@@ -34,7 +35,7 @@ class _Buffers:
         self.predictions = trainer.gpu.buffer(cells * outputs * 4)
         self.truths = trainer.gpu.buffer(cells * outputs * 4)
         self.cell_loss = trainer.gpu.buffer(cells * 4)
-        self.error_max = trainer.gpu.buffer(outputs * 4)
+        self.cell_stats = trainer.gpu.buffer(2 * outputs * 4)  # |error| maxima, then invalid counts
         self.step = -1
         self.version = -1  # the trainer's weight version evaluated
 
@@ -48,7 +49,7 @@ class GridEvaluator:
         self.progress = 0               # cells of the pass in progress done
         self.passes = 0                 # complete passes so far
         outputs = trainer.plan.output_dim
-        self._summary_out = HostCopy(trainer.gpu.device, (self.cells + outputs) * 4)
+        self._summary_out = HostCopy(trainer.gpu.device, (self.cells + 2 * outputs) * 4)
         with trainer.gpu.submit() as encoder:  # builds the pipeline now, evaluating no cell
             self._dispatch(encoder, self._sets[0], 0, 0)
 
@@ -77,7 +78,7 @@ class GridEvaluator:
         if self.progress == 0:
             encoder.global_barrier()
             encoder.copy_buffer(self.weights, 0, t.weights, 0, t.weights.size)
-            encoder.clear_buffer(target.error_max)
+            encoder.clear_buffer(target.cell_stats)
             encoder.global_barrier()
             target.step, target.version = t.step, t.version
         count = self.cells - self.progress if cells is None else max(1, min(cells, self.cells - self.progress))
@@ -93,21 +94,24 @@ class GridEvaluator:
         t.kernels.evaluate_grid.dispatch(
             [max(count, 1), 1, 1], command_encoder=encoder, weights=self.weights.device_address,
             predictions=target.predictions.device_address, truths=target.truths.device_address,
-            cellLoss=target.cell_loss.device_address, errorMax=target.error_max.device_address,
+            cellLoss=target.cell_loss.device_address, cellStats=target.cell_stats.device_address,
             grid=self.grid, domain=spy.float4(*t.config.domain), cellOffset=first, cellEnd=first + count)
         encoder.global_barrier()
 
     def record_summary(self, encoder: spy.CommandEncoder) -> None:
-        """Records a copy of the complete pass's cell losses and |error| maxima to the host."""
+        """Records a copy of the complete pass's cell losses, |error| maxima and invalid-cell
+        counts to the host."""
         done = self.complete
         self._summary_out.record(encoder, done.cell_loss, 0, self.cells * 4)
-        self._summary_out.record(encoder, done.error_max, 0, self.trainer.plan.output_dim * 4, self.cells * 4)
+        self._summary_out.record(encoder, done.cell_stats, 0, 2 * self.trainer.plan.output_dim * 4, self.cells * 4)
 
-    def read_summary(self) -> tuple[float, np.ndarray]:
-        """(eval loss, |error| maxima) recorded by record_summary, once its encoder has run."""
+    def read_summary(self) -> tuple[float, np.ndarray, np.ndarray]:
+        """(eval loss, |error| maxima, invalid cells) recorded by record_summary, once it has run."""
+        outputs = self.trainer.plan.output_dim
         cell_loss = self._summary_out.read(self.cells)
-        error_max = self._summary_out.read(self.trainer.plan.output_dim, offset=self.cells * 4)
-        return float(np.mean(cell_loss, dtype=np.float64)), error_max
+        error_max = self._summary_out.read(outputs, offset=self.cells * 4)
+        invalid = self._summary_out.read(outputs, np.uint32, offset=(self.cells + outputs) * 4)
+        return float(np.mean(cell_loss, dtype=np.float64)), error_max, invalid
 
     def read(self) -> Evaluation:
         """Everything the last complete pass computed, read now."""
@@ -115,7 +119,8 @@ class GridEvaluator:
         return Evaluation(predictions=gpu.read(done.predictions, g * g * o).reshape(g, g, o),
                           truths=gpu.read(done.truths, g * g * o).reshape(g, g, o),
                           cell_loss=gpu.read(done.cell_loss, g * g).reshape(g, g),
-                          error_max=gpu.read(done.error_max, o), step=done.step)
+                          error_max=gpu.read(done.cell_stats, o),
+                          invalid=gpu.read(done.cell_stats, o, np.uint32, offset=o * 4), step=done.step)
 
     def evaluate(self) -> Evaluation:
         """A whole pass of the current network, now (a pass in progress is started over)."""

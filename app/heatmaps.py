@@ -9,18 +9,10 @@ import slangpy as spy
 from app.components import HEATMAP_PANELS
 from app.config import Config
 from app.evaluation import GridEvaluator
-from app.targets import target_to_numpy
+from app.targets import grid_centres, target_to_numpy
 
 COLORBAR_HEIGHT = 256
 PANELS = HEATMAP_PANELS
-
-
-def grid_centres(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
-    """x and y of the grid's cell centres, each (G, G) indexed [j, i] with j along y."""
-    x0, x1, y0, y1 = domain
-    xs = x0 + (np.arange(grid) + 0.5) / grid * (x1 - x0)
-    ys = y0 + (np.arange(grid) + 0.5) / grid * (y1 - y0)
-    return np.meshgrid(xs, ys)
 
 
 def truth_ranges(config: Config, grid: int) -> np.ndarray:
@@ -68,7 +60,7 @@ class HeatmapImages:
         t.kernels.draw_heatmaps.dispatch(
             [3 * self.grid, t.plan.output_dim * self.grid, 1], command_encoder=encoder,
             predictions=done.predictions.device_address, truths=done.truths.device_address,
-            valueRanges=self._ranges_buffer.device_address, errorMax=done.error_max.device_address,
+            valueRanges=self._ranges_buffer.device_address, errorMax=done.cell_stats.device_address,
             grid=self.grid, atlas=self.atlas)
         self.drawn = self.evaluator.passes
 

@@ -29,6 +29,7 @@ from app.guard import Divergence, DivergenceGuard
 from app.heatmaps import HeatmapImages
 from app.history import RunHistory
 from app.rebuild import Rebuild
+from app.targets import check_finite
 from app.timing import GpuTimer
 from app.loss_ring import LOSS_HISTORY
 from app.trainer import Trainer
@@ -53,6 +54,7 @@ class Session:
     def __init__(self, gpu: Gpu, config: Config, grid: int | None = None, heatmaps: bool = False):
         self.gpu = gpu
         self.grid = grid or config.eval_grid
+        check_finite(config.targets, config.domain, self.grid)
         self.eval_every = 100
         self.history = RunHistory()
         self.budget = FrameBudget()
@@ -81,6 +83,7 @@ class Session:
         self.divergence, self.pending_steps = None, 0
         self.eval_loss = float("nan")
         self.error_max = np.ones(self.trainer.plan.output_dim, np.float32)
+        self.invalid_cells = np.zeros(self.trainer.plan.output_dim, np.uint32)  # NaN or inf, per output
         self._last_eval_time = -1.0
         self._config_since = (self.config, self.trainer.step)
         self.evaluator.progress = 0
@@ -143,6 +146,9 @@ class Session:
 
     # ---- rebuilds -----------------------------------------------------------------------
     def start_rebuild(self, config: Config) -> None:
+        """Starts building `config`'s network; a target that is not finite on the grid is a
+        UserError, and the current network goes on."""
+        check_finite(config.targets, config.domain, self.grid)
         self.cancel_rebuild()
         self.rebuild_error = None
         self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps)
@@ -195,6 +201,7 @@ class Session:
     def evaluate(self) -> float:
         """A whole evaluation pass now, recorded as a point of the eval curve."""
         evaluation = self.evaluator.evaluate()
+        self.invalid_cells = evaluation.invalid
         self._take_evaluation(evaluation.loss, evaluation.error_max, evaluation.step)
         return evaluation.loss
 
@@ -241,7 +248,7 @@ class Session:
         record_seconds = time.perf_counter() - start
         timer.mark(encoder, 1)
         complete = self.evaluator.record(encoder, cells) if cells else False
-        if self.heatmaps is not None and self.heatmaps.drawn != self.evaluator.passes:
+        if self.heatmaps is not None and 0 < self.evaluator.passes != self.heatmaps.drawn:
             self.heatmaps.record_draw(encoder)
         if complete:
             self.evaluator.record_summary(encoder)
@@ -260,7 +267,7 @@ class Session:
             self.pending_steps = max(0, self.pending_steps - len(work.steps))
             self._take_losses(work.steps, self.trainer.losses.read())
         if work.eval_complete:
-            loss, error_max = self.evaluator.read_summary()
+            loss, error_max, self.invalid_cells = self.evaluator.read_summary()
             self.eval_loss, self.error_max = loss, error_max
             if time.perf_counter() - self._last_eval_time >= EVAL_INTERVAL_S or self.history.current.eval.count == 0:
                 self._take_evaluation(loss, error_max, self.evaluator.complete.step)
@@ -273,6 +280,10 @@ class Session:
         self._throughput.append((now, self.trainer.samples_seen))
         while now - self._throughput[0][0] > THROUGHPUT_WINDOW_S and len(self._throughput) > 2:
             self._throughput.popleft()
+
+    def seconds_per_step(self) -> float:
+        """What a whole step costs, as the frame budget has measured it."""
+        return self.budget.step_seconds(self._step_shape())
 
     def samples_per_second(self) -> float:
         """Samples trained per second of wall time over the last second (what a user sees)."""

@@ -47,14 +47,33 @@ def _check(node: ast.AST, text: str) -> None:
     raise UserError(f"target {text!r}: unsupported syntax")
 
 
+MAX_TARGET_LENGTH = 500   # characters: far more than any formula a user types...
+MAX_TARGET_DEPTH = 40     # ...and its nesting, which bounds the recursion of the parser and the checks
+
+
+def _depth(node: ast.AST) -> int:
+    depth, level = 0, [node]
+    while level:
+        depth += 1
+        level = [child for n in level for child in ast.iter_child_nodes(n)]
+    return depth
+
+
 def parse_target(text: str) -> ast.Expression:
     if not isinstance(text, str) or not text.strip():
         raise UserError("a target must be a non-empty expression in x and y")
+    if len(text) > MAX_TARGET_LENGTH:
+        raise UserError(f"a target must be at most {MAX_TARGET_LENGTH} characters (got {len(text)})")
+    shown = text if len(text) <= 60 else text[:57] + "..."
     try:
         tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
-        raise UserError(f"target {text!r} is not a valid expression") from None
-    _check(tree, text)
+    except (SyntaxError, ValueError):  # ValueError: a NUL character
+        raise UserError(f"target {shown!r} is not a valid expression") from None
+    except (RecursionError, MemoryError):
+        raise UserError(f"target {shown!r} is nested too deeply") from None
+    if _depth(tree) > MAX_TARGET_DEPTH:
+        raise UserError(f"target {shown!r} is nested more than {MAX_TARGET_DEPTH} levels deep")
+    _check(tree, shown)
     return tree
 
 
@@ -99,13 +118,38 @@ def _to_numpy(node: ast.AST, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return _NUMPY[node.func.id](*(_to_numpy(a, x, y) for a in node.args))
 
 
-def target_to_numpy(text: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def target_to_numpy(text: str, dtype=np.float64) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     tree = parse_target(text)
 
     def evaluate(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, dtype=np.float64)
-        y = np.asarray(y, dtype=np.float64)
+        x = np.asarray(x, dtype=dtype)
+        y = np.asarray(y, dtype=dtype)
         with np.errstate(all="ignore"):
             return _to_numpy(tree, x, y)
 
     return evaluate
+
+
+def grid_centres(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
+    """x and y of the G x G cell centres of `domain`, each (G, G) indexed [j, i], j along y."""
+    x0, x1, y0, y1 = domain
+    xs = x0 + (np.arange(grid) + 0.5) / grid * (x1 - x0)
+    ys = y0 + (np.arange(grid) + 0.5) / grid * (y1 - y0)
+    return np.meshgrid(xs, ys)
+
+
+def check_finite(targets, domain, grid: int) -> None:
+    """Raises UserError naming the first target that is NaN or infinite somewhere on the grid's
+    cell centres or the domain's corners, evaluated in float32 as the GPU does (so that a domain
+    wide enough to overflow is caught too): such a truth can't be learned, and training on it
+    would only report a non-finite loss."""
+    x, y = grid_centres(domain, grid)
+    x = np.concatenate([x.ravel(), [domain[0], domain[1], domain[0], domain[1]]])
+    y = np.concatenate([y.ravel(), [domain[2], domain[2], domain[3], domain[3]]])
+    for k, text in enumerate(targets):
+        values = np.broadcast_to(target_to_numpy(text, np.float32)(x, y), x.shape)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            i = bad[0]
+            raise UserError(f"target f{k + 1} = {text!r} is {values[i]} at x = {x[i]:.4g}, y = {y[i]:.4g}: "
+                            f"a target must be finite over the whole domain")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a fresh Debian/Ubuntu machine, with or without a GPU, and installs the app into .venv:
 #   - a Vulkan driver: Mesa's lavapipe (software) as the fallback when there is no GPU,
-#   - Xvfb, a virtual display for the window tests,
+#   - Xvfb, a virtual display for the window tests, and xdotool, which drives the window there,
 #   - the Python packages (slangpy, imgui-bundle, numpy, pyglm, tqdm, pytest).
 # Safe to run again: it skips what is already there.
 set -euo pipefail
@@ -14,7 +14,7 @@ mesa_major() { { dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null |
 
 install_system_packages() {
     command -v apt-get >/dev/null || { echo "setup: no apt-get; install a Vulkan driver and Xvfb yourself" >&2; return 0; }
-    local needed=(xvfb xauth libvulkan1)
+    local needed=(xvfb xauth xdotool libvulkan1)
     local missing=0
     for pkg in "${needed[@]}"; do dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing=1; done
     # SlangPy needs VK_KHR_shader_non_semantic_info, which lavapipe has from Mesa 23 on.
@@ -37,14 +37,27 @@ install_system_packages() {
     sudo_if_needed apt-get install -y -qq "${needed[@]}" >/dev/null
 }
 
+# The packages are installed again only when pyproject.toml or the Python changed since the last
+# set-up: a launch on a ready machine runs no pip at all and prints one line.
+stamp() { { cat pyproject.toml; .venv/bin/python -c 'import sys; print(sys.version)'; } | sha256sum | cut -c1-16; }
+
 install_python_packages() {
     local python=${PYTHON:-python3}
     if [ ! -x .venv/bin/python ]; then
         "$python" -m venv .venv 2>/dev/null || {
             sudo_if_needed apt-get install -y -qq python3-venv >/dev/null && "$python" -m venv .venv; }
     fi
+    if [ -f .venv/.setup-stamp ] && [ "$(cat .venv/.setup-stamp)" = "$(stamp)" ] \
+        && .venv/bin/python -c 'import app, slangpy, imgui_bundle, numpy, glm, tqdm, pytest' 2>/dev/null; then
+        return 0
+    fi
+    echo "setup: installing the Python packages into .venv (once)"
     .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
-    .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
+    # The filter drops setuptools' notice that an editable install links to this folder (what it
+    # is for); every other warning still shows.
+    PYTHONWARNINGS="ignore:Editable installation:UserWarning" \
+        .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
+    stamp > .venv/.setup-stamp
 }
 
 install_system_packages

@@ -1,5 +1,7 @@
 """Bad input: one line naming the problem, exit code 2, no traceback, nothing written."""
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,10 +11,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(args, tmp_path, out=None):
+def _run(args, tmp_path, out=None, env=None, headless=True):
     out = out or tmp_path / "out"
-    command = [sys.executable, "-m", "app", "--headless", "--iterations", "5", "--quiet", "--out", str(out), *args]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    mode = ["--headless", "--iterations", "5", "--quiet", "--out", str(out)] if headless else []
+    command = [sys.executable, "-m", "app", *mode, *args]
+    environment = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), **(env or {}))
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, env=environment)
     return result, out
 
 
@@ -47,6 +51,19 @@ CASES = {
     "zero frequencies": (["--frequencies", "0"], ["frequencies"]),
     "unknown option": (["--learning-rate", "0.1"], ["--learning-rate"]),
     "no such device": (["--device", "metal"], ["device"]),
+    "empty width in --hidden": (["--hidden", "8,,8"], ["--hidden", "8,,8"]),
+    "trailing comma in --hidden": (["--hidden", "16,"], ["--hidden", "16,"]),
+    "empty --preset": (["--preset", ""], ["--preset", "empty"]),
+    "empty --config": (["--config", ""], ["--config", "empty"]),
+    "empty --screenshot": (["--screenshot", ""], ["--screenshot", "empty"]),
+    "screenshot not a png": (["--screenshot", "shot.jpg"], ["--screenshot", ".png"]),
+    "screenshot is a folder": (["--screenshot", "/tmp"], ["--screenshot"]),
+    "screenshot in a missing root": (["--screenshot", "/proc/none/a.png"], ["--screenshot"]),
+    "zero width": (["--width", "0"], ["--width", "0"]),
+    "huge height": (["--height", "100000"], ["--height", "100000"]),
+    "zero eval-every": (["--eval-every", "0"], ["--eval-every"]),
+    "negative seed": (["--seed", "-1"], ["seed"]),
+    "tiny lr underflows to 0": (["--lr", "1e-400"], ["learning rate"]),
 }
 
 
@@ -86,3 +103,68 @@ def test_unwritable_out(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     _assert_rejected(*_run([], tmp_path, out=blocker / "run"), ["--out"])
+
+
+def test_empty_out(tmp_path):
+    result, _ = _run(["--headless", "--out", ""], tmp_path, headless=False)
+    _assert_rejected(result, tmp_path / "none", ["--out", "empty"])
+
+
+def test_bogus_device_override(tmp_path):
+    _assert_rejected(*_run([], tmp_path, env={"SLANGPY_DEVICE_TYPE_OVERRIDE": "bogus"}),
+                     ["SLANGPY_DEVICE_TYPE_OVERRIDE", "bogus"])
+
+
+def test_window_without_display_points_to_headless(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    command = [sys.executable, "-m", "app", "--fresh"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
+    _assert_rejected(result, tmp_path / "none", ["display", "--headless"])
+
+
+@pytest.mark.parametrize("content,words", [
+    (b"\xff\xfe{}", ["not UTF-8"]),
+    (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", ["nested too deeply"]),
+    (json.dumps({"targets": ["x" + "+x" * 300]}).encode(), ["at most 500 characters"]),
+    (json.dumps({"targets": ["-" * 100 + "x"]}).encode(), ["nested more than"]),
+    (json.dumps({"targets": ["x\u0000"]}).encode(), ["not a valid expression"]),
+    (json.dumps({"hidden": [[[[16]]]]}).encode(), ["whole number"]),
+])
+def test_malformed_config_file(tmp_path, content, words):
+    path = tmp_path / "config.json"
+    path.write_bytes(content)
+    _assert_rejected(*_run(["--config", str(path)], tmp_path), words)
+
+
+@pytest.mark.parametrize("target,domain,words", [
+    ("1/0", [-1, 1, -1, 1], ["f2", "1/0", "inf"]),
+    ("log(-1)", [-1, 1, -1, 1], ["log(-1)", "nan"]),
+    ("sqrt(x)", [-1, 1, -1, 1], ["sqrt(x)", "nan", "x = -"]),
+    ("x*x", [-1e30, 1e30, -1, 1], ["x*x", "inf"]),  # finite in float64, not in the GPU's float32
+])
+def test_non_finite_ground_truth_is_bad_input_not_divergence(tmp_path, target, domain, words):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"targets": ["x", target], "domain": domain}))
+    _assert_rejected(*_run(["--config", str(path)], tmp_path), words)
+
+
+@pytest.mark.skipif(not os.access("/proc", os.W_OK), reason="needs a folder that looks writable and is not")
+def test_out_that_fails_after_training_writes_nothing(tmp_path):
+    """/proc passes the permission check for root, but nothing can be created in it."""
+    result, out = _run([], tmp_path, out=Path("/proc/visual-trainer-run"))
+    _assert_rejected(result, out, ["--out", "nothing was written"])
+
+
+def test_help_describes_every_option_with_its_default():
+    result = subprocess.run([sys.executable, "-m", "app", "--help"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    for option in ("--iterations", "--out", "--eval-every", "--screenshot", "--quiet", "--device", "--config",
+                   "--preset", "--hidden", "--activation", "--output-activation", "--encoding", "--frequencies",
+                   "--precision", "--optimizer", "--lr", "--batch-size", "--seed", "--eval-grid", "--width",
+                   "--height", "--no-vsync", "--fresh"):
+        assert option in text, option
+    for default in ("(default 1000)", "(default 100)", "(default 16)", "(default leaky_relu)", "(default 0.01)",
+                    "(default 4096)", "(default adam)", "(default 1280)", "(default 64)"):
+        assert default in text, default

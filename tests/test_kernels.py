@@ -125,7 +125,8 @@ def test_frame_readback_matches_direct_reads(make_trainer, gpu):
     ring = gpu.read(trainer.losses.buffer, LOSS_HISTORY)
     np.testing.assert_array_equal(losses, ring[np.arange(steps.start, steps.stop) % LOSS_HISTORY])
     assert losses.shape == (7,) and np.all(losses > 0)
-    loss, error_max = evaluator.read_summary()
+    loss, error_max, invalid = evaluator.read_summary()
+    assert not invalid.any()
     evaluation = evaluator.read()
     np.testing.assert_array_equal(error_max, evaluation.error_max)
     assert loss == pytest.approx(evaluation.loss) and evaluation.step == LOSS_HISTORY + 4

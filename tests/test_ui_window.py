@@ -1,5 +1,6 @@
-"""The real window under Xvfb: launch, run frames, the window's own screenshot shows the UI,
-Ctrl+C (SIGINT) exits with code 0 and saves the session's settings."""
+"""The real window under Xvfb, driven with xdotool as a user would: it renders, F12 saves a
+screenshot and says so, resizing keeps every panel in view, Ctrl+C (SIGINT) exits with code 0
+and saves the session's settings, and a window destroyed from outside ends the app cleanly."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+TITLE = "Slang Visual Trainer"
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +28,7 @@ def display():
     if xvfb is None:
         pytest.skip("no DISPLAY and Xvfb is not installed (apt-get install xvfb)")
     name = f":{90 + os.getpid() % 9}"
-    server = subprocess.Popen([xvfb, name, "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+    server = subprocess.Popen([xvfb, name, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.0)
     if server.poll() is not None:
@@ -36,31 +38,99 @@ def display():
     server.wait()
 
 
-def test_window_renders_and_exits_on_sigint(display, tmp_path):
-    shot = tmp_path / "window.png"
-    settings = tmp_path / "cache"
-    env = dict(os.environ, DISPLAY=display, XDG_CACHE_HOME=str(settings))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "app", "--width", "1000", "--height", "700", "--fresh",
-         "--screenshot-after", "20", "--screenshot", str(shot)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not shot.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert process.poll() is None, f"window exited early: {process.communicate()[1][-2000:]}"
-        assert shot.exists(), "no screenshot after 20 frames within 60 s"
-        time.sleep(0.5)  # a few more frames: the loop must survive after the screenshot
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == 0, err[-2000:]
+def _bitmap(path: Path) -> np.ndarray:
     import slangpy as spy
 
-    pixels = np.asarray(spy.Bitmap(str(shot))).astype(np.float32)
+    return np.asarray(spy.Bitmap(str(path))).astype(np.float32)
+
+
+def _wait_for(predicate, seconds: float, process: subprocess.Popen) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        if process.poll() is not None:
+            return False
+        time.sleep(0.1)
+    return predicate()
+
+
+class RunningWindow:
+    """The app in a window on `display`, up once its first screenshot (after 10 frames) exists."""
+
+    def __init__(self, display: str, tmp_path: Path, size=(1000, 700)):
+        self.cache = tmp_path / "cache"
+        self.env = dict(os.environ, DISPLAY=display, XDG_CACHE_HOME=str(self.cache))
+        self.first = tmp_path / "first.png"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "app", "--width", str(size[0]), "--height", str(size[1]), "--fresh",
+             "--screenshot-after", "10", "--screenshot", str(self.first)],
+            cwd=ROOT, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if not _wait_for(self.first.exists, 90, self.process):
+            self.process.kill()
+            pytest.fail(f"no first frame within 90 s: {self.process.communicate()[1][-2000:]}")
+        time.sleep(0.3)  # the PNG is written completely
+
+    def xdotool(self, command: str, *args: str) -> None:
+        """`xdotool command WINDOW args` (`xdotool key --window WINDOW keys` for keys)."""
+        if shutil.which("xdotool") is None:
+            pytest.skip("xdotool is not installed (apt-get install xdotool)")
+        found = subprocess.run(["xdotool", "search", "--name", TITLE], env=self.env, capture_output=True,
+                               text=True, timeout=10).stdout.split()
+        assert found, "the window is on the display"
+        line = ["key", "--window", found[0], *args] if command == "key" else [command, found[0], *args]
+        subprocess.run(["xdotool", *line], env=self.env, check=True, timeout=10)
+
+    def screenshots(self) -> list[Path]:
+        return sorted((self.cache / "slang-visual-trainer" / "screenshots").glob("*.png"))
+
+    def stop(self) -> tuple[int, str, str]:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+        try:
+            out, err = self.process.communicate(timeout=30)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+        return self.process.returncode, out, err
+
+
+def test_window_renders_and_exits_on_sigint(display, tmp_path):
+    window = RunningWindow(display, tmp_path)
+    time.sleep(0.5)  # a few more frames: the loop must survive after the screenshot
+    code, _, err = window.stop()
+    assert code == 0, err[-2000:]
+    pixels = _bitmap(window.first)
     assert pixels.shape[:2] == (700, 1000)
     assert pixels.std() > 10, "the screenshot is blank"
     assert len(np.unique(pixels.reshape(-1, pixels.shape[-1])[::97], axis=0)) > 50, "UI, heatmaps, plot"
-    assert (settings / "slang-visual-trainer" / "settings.json").is_file(), "settings saved on exit"
+    assert (window.cache / "slang-visual-trainer" / "settings.json").is_file(), "settings saved on exit"
+
+
+def test_f12_saves_a_screenshot_at_the_window_size_after_resizes(display, tmp_path):
+    window = RunningWindow(display, tmp_path)
+    try:
+        for width, height in ((700, 450), (1300, 850)):
+            before = len(window.screenshots())
+            window.xdotool("windowsize", str(width), str(height))
+            time.sleep(1.0)
+            window.xdotool("key", "F12")
+            assert _wait_for(lambda: len(window.screenshots()) > before, 20, window.process), "F12 saved nothing"
+            time.sleep(1.1)  # screenshot names have a resolution of a second
+            shot = _bitmap(window.screenshots()[-1])
+            assert shot.shape[:2] == (height, width)
+            assert shot.std() > 10
+    finally:
+        code, out, err = window.stop()
+    assert code == 0, err[-2000:]
+    assert out.count("screenshot: ") >= 3, "each screenshot is reported"
+
+
+def test_window_destroyed_from_outside_ends_cleanly(display, tmp_path):
+    window = RunningWindow(display, tmp_path)
+    window.xdotool("windowclose")
+    assert _wait_for(lambda: window.process.poll() is not None, 30, window.process), "the app ended"
+    code, _, err = window.stop()
+    assert code == 0, err[-2000:]
+    assert "Traceback" not in err and "closed from outside" in err
+    assert (window.cache / "slang-visual-trainer" / "settings.json").is_file(), "settings saved"

@@ -8,43 +8,31 @@ import time
 import slangpy as spy
 from imgui_bundle import imgui
 
+from app.ui import layout, menu
 from app.ui.panels import diagram, heatmaps, loss_plot, network, training
 from app.ui.state import AppState
 from app.ui.style import em
 
 BACKGROUND = [0.06, 0.065, 0.075, 1.0]
-_COND = imgui.Cond_.first_use_ever  # the default layout; a saved layout wins
-
-
-def _panel(title: str, pos, size, body, app, flags: int = 0) -> None:
-    imgui.set_next_window_pos(imgui.ImVec2(*pos), _COND)
-    imgui.set_next_window_size(imgui.ImVec2(*size), _COND)
-    if imgui.begin(title, None, flags)[0]:
-        body(app)
-    imgui.end()
+_BODIES = {layout.TRAINING: training.draw, layout.NETWORK: network.draw, layout.HEATMAPS: heatmaps.draw,
+           layout.DIAGRAM: diagram.draw, layout.LOSS: loss_plot.draw}
+_FLAGS = {layout.HEATMAPS: imgui.WindowFlags_.horizontal_scrollbar,
+          layout.DIAGRAM: imgui.WindowFlags_.no_scrollbar, layout.LOSS: imgui.WindowFlags_.no_scrollbar}
 
 
 def draw_ui(app: AppState) -> None:
-    """Lays out the panels: controls on the left, heatmaps in the middle, network diagram and
-    loss plot on the right. Widths are in em; the right column takes what remains."""
-    w, h = imgui.get_io().display_size
-    gap = em(0.35)
-    left_w = em(22)
+    """The menu bar, the docked panels and the notices; the layout follows the window's size."""
+    menu.draw(app)
     # three images, two colour bars with their tick labels, spacing and the scrollbar gutter
-    mid_w = min(max(em(3 * app.layout.image_em + 14.5), em(26)), w - left_w - em(24))
-    right_x = left_w + mid_w + 3 * gap
-    right_w = max(w - right_x - gap, em(12))
-    train_h = em(35.5)
-    _panel("Training", (gap, gap), (left_w, train_h), training.draw, app)
-    _panel("Network", (gap, train_h + 2 * gap), (left_w, h - train_h - 3 * gap), network.draw, app)
-    _panel("Heatmaps", (left_w + 2 * gap, gap), (mid_w, h - 2 * gap), heatmaps.draw, app,
-           imgui.WindowFlags_.horizontal_scrollbar)
-    diagram_h = (h - 3 * gap) * 0.5
-    _panel("Network diagram", (right_x, gap), (right_w, diagram_h), diagram.draw, app,
-           imgui.WindowFlags_.no_scrollbar)
-    _panel("Loss", (right_x, diagram_h + 2 * gap), (right_w, h - diagram_h - 3 * gap), loss_plot.draw, app,
-           imgui.WindowFlags_.no_scrollbar)
+    layout.dock_space(app.dock, app.windows, em(3 * app.layout.image_em + 14.5), app.layout_reset)
+    app.layout_reset = False
+    for title, body in _BODIES.items():
+        if imgui.begin(title, None, _FLAGS.get(title, 0))[0]:
+            body(app)
+        app.remember_window(title)
+        imgui.end()
     training.shortcuts(app)
+    menu.notice(app)
 
 
 def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:

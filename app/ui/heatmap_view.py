@@ -1,4 +1,5 @@
-"""Heatmap rows: for each output, ground truth | learned | |error| with labelled colour bars.
+"""Heatmap rows: for each output, ground truth | learned | |error| with labelled colour bars, the
+domain's x and y ranges along the images, and a legend entry for cells that are not finite.
 Shared by the window's heatmap panel and the headless heatmaps.png."""
 
 from __future__ import annotations
@@ -6,13 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
+import numpy as np
 from imgui_bundle import imgui
 
+from app.components import INVALID_COLOUR
 from app.heatmaps import PANELS, HeatmapImages
 from app.ui.style import MUTED, em
 
 # (output, i, j) -> (x, y, truth, prediction): values under the mouse for the tooltip.
 Lookup = Callable[[int, int, int], tuple[float, float, float, float]]
+INVALID = imgui.ImVec4(*INVALID_COLOUR, 1.0)
 
 
 @dataclass
@@ -27,18 +31,21 @@ def _format(value: float) -> str:
 
 
 def _colorbar(renderer, images: HeatmapImages, column: int, lo: float, hi: float, height: float, width: float) -> None:
-    """A vertical bar (top = hi) with three value ticks to its right."""
+    """A vertical bar (top = hi) with three values to its right. The ticks are notches cut into
+    the bar's right edge: a tick outside it, right before a number, read as a minus sign."""
     u = 0.25 + 0.5 * column
     start = imgui.get_cursor_screen_pos()
     imgui.image(renderer.texture(images.colorbars), imgui.ImVec2(width, height), imgui.ImVec2(u, 0), imgui.ImVec2(u, 1))
     draw = imgui.get_window_draw_list()
-    colour = imgui.get_color_u32(imgui.Col_.text)
+    text = imgui.get_color_u32(imgui.Col_.text)
+    notch = imgui.get_color_u32(imgui.ImVec4(0.09, 0.10, 0.12, 1.0))
     line_h = imgui.get_text_line_height()
     for fraction in (0.0, 0.5, 1.0):
         y = start.y + (1.0 - fraction) * height
-        draw.add_line(imgui.ImVec2(start.x + width, y), imgui.ImVec2(start.x + width + em(0.25), y), colour)
+        y_line = min(max(y, start.y + 1), start.y + height - 1)
+        draw.add_line(imgui.ImVec2(start.x + width * 0.45, y_line), imgui.ImVec2(start.x + width, y_line), notch, 2.0)
         text_y = min(max(y - line_h / 2, start.y), start.y + height - line_h)
-        draw.add_text(imgui.ImVec2(start.x + width + em(0.35), text_y), colour, _format(lo + fraction * (hi - lo)))
+        draw.add_text(imgui.ImVec2(start.x + width + em(0.45), text_y), text, _format(lo + fraction * (hi - lo)))
 
 
 def _tooltip(lookup: Lookup, output: int, grid: int, image_min: imgui.ImVec2, size: float) -> None:
@@ -48,31 +55,65 @@ def _tooltip(lookup: Lookup, output: int, grid: int, image_min: imgui.ImVec2, si
     if not (0 <= i < grid and 0 <= j < grid):
         return
     x, y, truth, prediction = lookup(output, i, j)
-    imgui.set_tooltip(f"x = {x:.3f}   y = {y:.3f}\ntruth       {truth:.4f}\nprediction  {prediction:.4f}\n"
-                      f"|error|     {abs(prediction - truth):.4f}")
+    imgui.set_tooltip(f"x = {x:.3f}   y = {y:.3f}\ntruth       {truth:.4g}\nprediction  {prediction:.4g}\n"
+                      f"|error|     {abs(prediction - truth):.4g}")
+
+
+def _legend(invalid: np.ndarray, outputs: Sequence[int]) -> None:
+    """Explains the colour of cells that are NaN or infinite, where any are shown."""
+    counts = [(o, int(invalid[o])) for o in outputs if invalid[o]]
+    if not counts:
+        return
+    start = imgui.get_cursor_screen_pos()
+    side = imgui.get_text_line_height()
+    imgui.get_window_draw_list().add_rect_filled(start, imgui.ImVec2(start.x + side, start.y + side),
+                                                 imgui.get_color_u32(INVALID))
+    imgui.dummy(imgui.ImVec2(side, side))
+    imgui.same_line()
+    where = ", ".join(f"f{o + 1}: {n:,} cells" for o, n in counts)
+    imgui.text(f"not a number or infinite ({where})")
+
+
+def _axis_labels(domain, origin: imgui.ImVec2, size: float, x_axis: bool) -> None:
+    """y's range left of an image (top and bottom), or x's range under it (left and right)."""
+    draw, colour = imgui.get_window_draw_list(), imgui.get_color_u32(MUTED)
+    x0, x1, y0, y1 = (_format(v) for v in domain)
+    line_h = imgui.get_text_line_height()
+    if x_axis:
+        right = imgui.calc_text_size(x1).x
+        draw.add_text(imgui.ImVec2(origin.x, origin.y + size), colour, x0)
+        draw.add_text(imgui.ImVec2(origin.x + size - right, origin.y + size), colour, x1)
+        label = imgui.calc_text_size("x").x
+        draw.add_text(imgui.ImVec2(origin.x + (size - label) / 2, origin.y + size), colour, "x")
+        return
+    for text, y in ((y1, origin.y), (y0, origin.y + size - line_h), ("y", origin.y + (size - line_h) / 2)):
+        draw.add_text(imgui.ImVec2(origin.x - imgui.calc_text_size(text).x - em(0.3), y), colour, text)
 
 
 def draw_heatmaps(renderer, images: HeatmapImages, targets: Sequence[str], error_max: Sequence[float],
-                  layout: HeatmapLayout, lookup: Optional[Lookup] = None) -> None:
+                  invalid: np.ndarray, domain: Sequence[float], layout: HeatmapLayout,
+                  lookup: Optional[Lookup] = None) -> None:
     """Draws the rows at the cursor. Truth and learned share the viridis scale of the truth's
-    range (learned values outside it saturate); |error| has its own magma scale from 0."""
+    finite range (learned values outside it saturate); |error| has its own magma scale from 0."""
     size, bar = em(layout.image_em), em(layout.bar_em)
     bar_block = bar + em(3.6)  # bar plus room for its tick labels
+    margin = max(imgui.calc_text_size(_format(v)).x for v in domain[2:]) + em(0.5)  # y's labels
     outputs = list(range(len(targets))) if layout.outputs is None else list(layout.outputs)
     rows = len(targets)
     atlas = renderer.texture(images.atlas)
     spacing = imgui.get_style().item_spacing.x
-    # column titles
-    x0 = imgui.get_cursor_pos_x()
-    for panel, title in enumerate(PANELS):
+    x0 = imgui.get_cursor_pos_x() + margin
+    for panel, title in enumerate(PANELS):  # column titles
         offset = panel * (size + spacing) + (panel == 2) * (bar_block + spacing)
         imgui.set_cursor_pos_x(x0 + offset + (size - imgui.calc_text_size(title).x) / 2)
         imgui.text_colored(MUTED, title)
         if panel < 2:
             imgui.same_line()
-    for output in outputs:
+    _legend(invalid, outputs)
+    for row, output in enumerate(outputs):
         lo, hi = (float(v) for v in images.value_ranges[output])
         imgui.text(f"f{output + 1} = {targets[output]}")
+        imgui.set_cursor_pos_x(x0)
         for panel in range(3):
             if panel == 2:
                 _colorbar(renderer, images, 0, lo, hi, size, bar)
@@ -80,6 +121,10 @@ def draw_heatmaps(renderer, images: HeatmapImages, targets: Sequence[str], error
             u0, v0 = panel / 3.0, output / rows
             image_min = imgui.get_cursor_screen_pos()
             imgui.image(atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), imgui.ImVec2(u0 + 1 / 3.0, v0 + 1 / rows))
+            if panel == 0:
+                _axis_labels(domain, image_min, size, x_axis=False)
+            if row == len(outputs) - 1:
+                _axis_labels(domain, image_min, size, x_axis=True)
             if lookup is not None and imgui.is_item_hovered():
                 _tooltip(lookup, output, images.grid, image_min, size)
             imgui.same_line()
@@ -88,3 +133,4 @@ def draw_heatmaps(renderer, images: HeatmapImages, targets: Sequence[str], error
         # auto-sized windows (heatmaps.png) and scrollbars include them.
         imgui.same_line(0, 0)
         imgui.dummy(imgui.ImVec2(bar_block - bar, size))
+    imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))  # room for x's labels

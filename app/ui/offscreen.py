@@ -24,6 +24,10 @@ class OffscreenApp:
     def session(self) -> Session:
         return self.app.session
 
+    def resize(self, width: int, height: int) -> None:
+        """As a window resized by the user: later frames are drawn at the new size."""
+        self.target = create_target(self.session.gpu.device, width, height)
+
     def frame(self, count: int = 1) -> None:
         for _ in range(count):
             now = time.perf_counter()

@@ -25,7 +25,7 @@ class UiRenderer:
         self.context = spy_imgui.create_imgui_context(width, height)
         self.plot_context = implot.create_context()
         implot.set_current_context(self.plot_context)
-        imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard
+        imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard | imgui.ConfigFlags_.docking_enable
         imgui.get_io().set_ini_filename("")  # the window saves its layout itself (app.ui.settings)
         _load_font()
         apply_style(font_scale)

@@ -13,7 +13,7 @@ _FLAGS = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.no_move | imgui.
           | imgui.WindowFlags_.no_background)
 
 
-def _layout(renderer, images, title, subtitle, error_max, width, height) -> imgui.ImVec2:
+def _layout(renderer, images, title, subtitle, evaluation, width, height) -> imgui.ImVec2:
     """One ImGui frame of the report; returns the size its content wants."""
     renderer.begin_frame(width, height, 1 / 60)
     imgui.set_next_window_pos(imgui.ImVec2(0, 0))
@@ -21,7 +21,9 @@ def _layout(renderer, images, title, subtitle, error_max, width, height) -> imgu
     imgui.text(title)
     imgui.text_colored(MUTED, subtitle)
     imgui.dummy(imgui.ImVec2(0, em(0.3)))
-    draw_heatmaps(renderer, images, images.evaluator.trainer.config.targets, error_max, HeatmapLayout(image_em=9.0))
+    config = images.evaluator.trainer.config
+    draw_heatmaps(renderer, images, config.targets, evaluation.error_max, evaluation.invalid, config.domain,
+                  HeatmapLayout(image_em=9.0))
     size = imgui.get_window_size()
     imgui.end()
     return size
@@ -32,17 +34,17 @@ def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: s
     gpu = images.evaluator.trainer.gpu
     device = gpu.device
     images.draw_now()
-    error_max = images.evaluator.read().error_max
+    evaluation = images.evaluator.read()
     renderer = UiRenderer(device, 4096, 4096)
     try:
         # Auto-resizing settles over two frames; the third is drawn at exactly that size.
         size = imgui.ImVec2(4096, 4096)
         for _ in range(2):
-            size = _layout(renderer, images, title, subtitle, error_max, 4096, 4096)
+            size = _layout(renderer, images, title, subtitle, evaluation, 4096, 4096)
             imgui.render()
         width, height = int(size.x), int(size.y)
         target = create_target(device, width, height)
-        _layout(renderer, images, title, subtitle, error_max, width, height)
+        _layout(renderer, images, title, subtitle, evaluation, width, height)
         with gpu.submit() as encoder:
             encoder.clear_texture_float(target, clear_value=[0.09, 0.10, 0.12, 1.0])
             renderer.end_frame(target, encoder)

@@ -4,6 +4,7 @@ through it; frame.py turns it into GPU work."""
 
 from __future__ import annotations
 
+import datetime
 import time
 from dataclasses import dataclass, field
 from typing import Optional
@@ -12,11 +13,13 @@ import numpy as np
 from imgui_bundle import imgui
 
 from app.config import STRUCTURAL_FIELDS, Config
+from app.device import cache_dir
 from app.errors import UserError
 from app.evaluation import Evaluation
 from app.session import FrameWork, Session
 from app.timing import GpuTimer
 from app.ui.heatmap_view import HeatmapLayout
+from app.ui.layout import Layout
 from app.ui.renderer import UiRenderer
 
 DIAGRAM_INTERVAL_S = 0.25  # weights read back for the diagram at most 4 times a second
@@ -37,10 +40,14 @@ class AppState:
         self.running = True
         self.vsync = True
         self.layout = HeatmapLayout(image_em=7.5)
-        self.error: Optional[str] = None   # the last rejected input, shown in-app
+        self.field_errors: dict[str, str] = {}  # a rejected value's message, by the field it came from
         self.stats = Stats()
         self.timer = GpuTimer(session.gpu.device)
         self.screenshot_path: Optional[str] = None
+        self.dock = Layout()                # the panels' layout (app.ui.layout)
+        self.layout_reset = False          # View > Reset layout: rebuild the default next frame
+        self.notice: tuple[str, float] = ("", 0.0)  # a message for the bottom of the window, until
+        self.windows: dict[str, tuple[float, float, float, float]] = {}  # panels' screen rects
         self.quit = False
         self.frame_index = 0
         self.rects: dict[str, tuple[float, float, float, float]] = {}  # named widgets' screen rects
@@ -60,34 +67,69 @@ class AppState:
         if self.layout.outputs is not None:
             self.layout.outputs = [o for o in self.layout.outputs if o < outputs] or None
 
-    def remember(self, name: str) -> None:
-        """Records the last drawn widget's rect under `name`, so tests can click it."""
+    def remember_window(self, title: str) -> None:
+        pos, size = imgui.get_window_pos(), imgui.get_window_size()
+        self.windows[title] = (pos.x, pos.y, pos.x + size.x, pos.y + size.y)
+
+    def say(self, text: str, seconds: float = 4.0) -> None:
+        self.notice = (text, time.monotonic() + seconds)
+
+    def request_screenshot(self) -> None:
+        """The next frame is saved to the screenshots folder (F12, or View > Save screenshot)."""
+        folder = cache_dir() / "screenshots"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            self.say(f"cannot save a screenshot in {folder}: {error.strerror or error}")
+            return
+        self.screenshot_path = str(folder / f"visual-trainer-{datetime.datetime.now():%Y%m%d-%H%M%S}.png")
+
+    def remember(self, name: str, label: str = "") -> None:
+        """Records the last drawn widget's rect under `name`, so tests can click it; with its
+        `label`, the frame alone (a slider's value runs along its frame, not its label)."""
         lo, hi = imgui.get_item_rect_min(), imgui.get_item_rect_max()
-        self.rects[name] = (lo.x, lo.y, hi.x, hi.y)
+        right = hi.x - (imgui.calc_text_size(label).x + imgui.get_style().item_inner_spacing.x if label else 0.0)
+        self.rects[name] = (lo.x, lo.y, right, hi.y)
 
     # ---- actions --------------------------------------------------------------------------
-    def apply_hot(self, **changes) -> bool:
-        """A hot change through Config.replace; a rejected value is shown, state is kept."""
+    @property
+    def error(self) -> Optional[str]:
+        """Any field's message (tests)."""
+        return next(iter(self.field_errors.values()), None)
+
+    def apply_hot(self, field: str, **changes) -> bool:
+        """A hot change from `field` through Config.replace; a rejected value's message is shown
+        by that field and the state is kept."""
         try:
             self.session.apply(self.config.replace(**changes))
         except UserError as error:
-            self.error = str(error)
+            self.field_errors[field] = str(error)
             return False
-        self.error = None
+        self.field_errors.pop(field, None)
         return True
 
     def start_rebuild(self) -> None:
         try:
             config = self.config.replace(**{f: getattr(self.draft, f) for f in STRUCTURAL_FIELDS})
+            self.session.start_rebuild(config)
         except UserError as error:
-            self.error = str(error)
+            self.field_errors["network"] = str(error)
             return
-        self.error = None
-        self.session.start_rebuild(config)
+        self.field_errors.pop("network", None)
 
     def reset(self, seed: Optional[int] = None) -> None:
         self.session.reset(seed)
         self._diagram = (-1.0, None, None)
+
+    def reset_with_seed(self, seed: int) -> None:
+        """The seed field: a valid seed starts a new run from it; a bad one is reported there."""
+        try:
+            self.config.replace(seed=seed)
+        except UserError as error:
+            self.field_errors["seed"] = str(error)
+            return
+        self.field_errors.pop("seed", None)
+        self.reset(seed)
 
     def step_once(self) -> None:
         if not self.running:
@@ -113,9 +155,9 @@ class AppState:
         if work.training.kind == "steps":
             self.stats.training = f"{work.training.units:,} steps / frame"
         elif work.training.kind:
-            t = self.session.trainer
-            total = t.learn_units if work.training.kind == "learn" else t.adjust_units
-            self.stats.training = f"1 step over several frames ({work.training.units:,} of {total:,} groups)"
+            seconds = self.session.seconds_per_step()
+            frames = max(2, round(seconds / max(self.session.budget.compute_seconds(), 1e-6)))
+            self.stats.training = f"1 step in ~{frames:,} frames ({seconds:.3g} s of GPU)"
         self.frame_index += 1
 
     def evaluation(self) -> Evaluation:

@@ -19,12 +19,30 @@ def apply_style(font_scale: float) -> None:
     style.grab_rounding = 3.0
     style.window_padding = imgui.ImVec2(8, 8)
     style.item_spacing = imgui.ImVec2(8, 5)
+    # A border on every frame: an unchecked checkbox was invisible on the dark background.
+    style.frame_border_size = 1.0
+    style.set_color_(imgui.Col_.border, imgui.ImVec4(0.36, 0.39, 0.45, 0.8))
     style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(0.09, 0.10, 0.12, 1.0))
     style.set_color_(imgui.Col_.child_bg, imgui.ImVec4(0.11, 0.12, 0.14, 1.0))
     style.set_color_(imgui.Col_.title_bg_active, imgui.ImVec4(0.16, 0.29, 0.48, 1.0))
+    # Narrow, half-transparent grabs: a slider's value text stays readable where the grab is.
+    style.grab_min_size = 6.0
+    style.set_color_(imgui.Col_.slider_grab, imgui.ImVec4(0.40, 0.60, 0.95, 0.55))
+    style.set_color_(imgui.Col_.slider_grab_active, imgui.ImVec4(0.50, 0.70, 1.00, 0.75))
 
 
 MUTED = imgui.ImVec4(0.62, 0.65, 0.70, 1.0)
 GOOD = imgui.ImVec4(0.45, 0.85, 0.50, 1.0)
 WARN = imgui.ImVec4(1.0, 0.70, 0.30, 1.0)
 BAD = imgui.ImVec4(1.0, 0.40, 0.40, 1.0)
+
+
+def field_error(app, field: str) -> None:
+    """The message for `field`'s last rejected value, right under it, wrapped; gone once the
+    field takes a valid value."""
+    message = app.field_errors.get(field)
+    if message:
+        imgui.push_text_wrap_pos(0.0)
+        imgui.text_colored(BAD, message)
+        imgui.pop_text_wrap_pos()
+        app.remember(f"{field} error")

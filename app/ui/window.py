@@ -3,7 +3,7 @@ Only wiring lives here: events in, frames out, settings saved on the way out."""
 
 from __future__ import annotations
 
-import datetime
+import os
 import signal
 import sys
 import time
@@ -14,7 +14,6 @@ import slangpy as spy
 from slangpy.ui import imgui_bundle as spy_imgui
 
 from app.config import Config
-from app.device import cache_dir
 from app.gpu import Gpu
 from app.session import Session
 from app.ui import settings
@@ -43,6 +42,7 @@ class _Window:
         self.surface = app.gpu.device.create_surface(self.window)
         self.size = (0, 0)
         self.vsync = app.vsync
+        self.lost = False  # destroyed from outside: nothing of it may be touched again
         self.window.on_mouse_event = self._mouse
         self.window.on_keyboard_event = self._keyboard
 
@@ -53,10 +53,12 @@ class _Window:
     def _keyboard(self, event: spy.KeyboardEvent) -> None:
         self.renderer.make_current()
         if event.type == spy.KeyboardEventType.key_press and event.key == spy.KeyCode.f12:
-            self.app.screenshot_path = _screenshot_name()
+            self.app.request_screenshot()
         spy_imgui.handle_keyboard_event(event)
 
     def close(self) -> None:
+        if self.lost:  # closing a window X has destroyed makes Xlib end the process
+            return
         self.surface.unconfigure()
         self.window.close()
 
@@ -77,20 +79,24 @@ class _Window:
             self.app.screenshot_path = None
             target = create_target(self.app.gpu.device, *self.size)
             frame(self.app, target, delta_time)
-            save_png(target, path)
+            try:
+                save_png(target, path)
+            except Exception as error:  # a full disk, say: the session goes on
+                self.app.say(f"screenshot not saved: {str(error).strip().splitlines()[0]}")
+                return
+            self.app.say(f"screenshot saved: {path}")
             print(f"screenshot: {path}", flush=True)
             return
-        image = self.surface.acquire_next_image()
-        if image is None:
-            return
-        frame(self.app, image, delta_time)
-        self.surface.present()
-
-
-def _screenshot_name() -> str:
-    folder = cache_dir() / "screenshots"
-    folder.mkdir(parents=True, exist_ok=True)
-    return str(folder / f"visual-trainer-{datetime.datetime.now():%Y%m%d-%H%M%S}.png")
+        try:
+            image = self.surface.acquire_next_image()
+            if image is None:
+                return
+            frame(self.app, image, delta_time)
+            self.surface.present()
+        except RuntimeError as error:
+            if "acquireNextImage" not in str(error) and "present" not in str(error):
+                raise
+            self.lost = True  # the window was destroyed from outside
 
 
 def run_window(gpu: Gpu, config: Config, options: WindowOptions, saved: dict) -> int:
@@ -114,6 +120,12 @@ def run_window(gpu: Gpu, config: Config, options: WindowOptions, saved: dict) ->
         # Tear down in dependency order: left to interpreter shutdown, the swapchain, window
         # and device can be freed in any order, which crashed now and then at exit.
         renderer.destroy()
+        if win.lost:
+            # X destroyed the window: any windowing call on it, the destructors' too, makes Xlib
+            # end the process with a fatal BadWindow. The settings are saved; end here.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
         win.close()
         gpu.device.close()
     return 0
@@ -121,7 +133,7 @@ def run_window(gpu: Gpu, config: Config, options: WindowOptions, saved: dict) ->
 
 def _loop(win: _Window, app: AppState, interrupted: list) -> None:
     last, frames = time.perf_counter(), 0
-    while not win.window.should_close() and not interrupted and not app.quit:
+    while not win.window.should_close() and not interrupted and not app.quit and not win.lost:
         win.window.process_events()
         if not win.configure():
             time.sleep(MINIMISED_SLEEP_S)  # minimised: nothing to draw, don't spin
@@ -129,8 +141,13 @@ def _loop(win: _Window, app: AppState, interrupted: list) -> None:
             continue
         now = time.perf_counter()
         if win.options.screenshot_after is not None and frames == win.options.screenshot_after:
-            app.screenshot_path = win.options.screenshot or _screenshot_name()
+            if win.options.screenshot:
+                app.screenshot_path = win.options.screenshot
+            else:
+                app.request_screenshot()
         win.render(max(now - last, 1e-4))
         last, frames = now, frames + 1
     if interrupted:
         print("interrupted: closing", file=sys.stderr)
+    if win.lost:
+        print("the window was closed from outside: the settings are saved", file=sys.stderr)

@@ -1,5 +1,6 @@
 """Network diagram in the style of TensorFlow Playground: layers as columns of nodes, edges
-orange for negative and blue for positive weights, thicker for larger |w|."""
+orange for negative and blue for positive weights, thicker for larger |w|. A layer wider than
+its column can show is summarised: its first neurons, an ellipsis, its last neuron."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from app.ui.style import MUTED, em
 
 NEGATIVE = (0.96, 0.58, 0.13)   # Playground's orange
 POSITIVE = (0.03, 0.47, 0.74)   # Playground's blue
-MAX_NODES = 16                  # per column; wider layers show their first nodes and "+N"
+MIN_NODE_SPACING_EM = 0.85      # closer nodes are summarised
+MAX_NODES = 16                  # per column, at most
 
 
 def _colour(weight: float, alpha: float) -> int:
@@ -32,46 +34,77 @@ def _legend(scale: float) -> None:
     imgui.text_colored(MUTED, f"line width ~ |weight|; widest = {scale:.3g}")
 
 
+def shown_neurons(width: int, room: int) -> list[int]:
+    """Which of a layer's neurons get a node: all that fit, or the first ones and the last."""
+    if width <= room:
+        return list(range(width))
+    return list(range(room - 2)) + [width - 1]  # a row's room is left for the ellipsis
+
+
+def _positions(neurons: list[int], width: int, top: float, bottom: float) -> list[float]:
+    slots = len(neurons) + (1 if len(neurons) < width else 0)  # the ellipsis takes a slot
+    ys = [top + (i + 0.5) * (bottom - top) / slots for i in range(slots)]
+    return ys if len(neurons) == width else ys[:-2] + [ys[-1]]
+
+
+def _titles(app, sizes: list[int], xs: list[float], top: float) -> None:
+    """Two lines per column, centred: the layer's name (short when columns are close), its width."""
+    draw, muted = imgui.get_window_draw_list(), imgui.get_color_u32(MUTED)
+    gap = (xs[1] - xs[0]) if len(xs) > 1 else em(10)
+    hidden = len(sizes) - 2
+    app.diagram_titles = []  # each title's (left, right) extent: tests check that none overlap
+    for k, x in enumerate(xs):
+        long = "input" if k == 0 else "output" if k == len(sizes) - 1 else f"hidden {k}"
+        short = "in" if k == 0 else "out" if k == len(sizes) - 1 else f"h{k}"
+        name = long if imgui.calc_text_size(f"hidden {hidden}").x < gap - em(0.6) else short
+        for line, text in enumerate((name, str(sizes[k]))):
+            size = imgui.calc_text_size(text)
+            draw.add_text(imgui.ImVec2(x - size.x / 2, top - em(2.9) + line * em(1.2)), muted, text)
+            if line == 0:
+                app.diagram_titles.append((x - size.x / 2, x + size.x / 2))
+
+
 def draw(app) -> None:
     plan, params = app.session.trainer.plan, app.diagram_weights()
-    sizes = plan.sizes
+    sizes = list(plan.sizes)
     scale = max(float(np.max(np.abs(params))) if params.size else 1.0, 1e-6)
     _legend(scale)
     origin, avail = imgui.get_cursor_screen_pos(), imgui.get_content_region_avail()
-    top, bottom = origin.y + em(1.6), origin.y + avail.y - em(0.6)
+    top, bottom = origin.y + em(3.0), origin.y + avail.y - em(0.6)
     left, right = origin.x + em(3.5), origin.x + avail.x - em(2.5)
-    columns = len(sizes)
-    xs = [left + k * (right - left) / max(columns - 1, 1) for k in range(columns)]
-    shown = [min(n, MAX_NODES) for n in sizes]
-    ys = [[top + (i + 0.5) * (bottom - top) / n for i in range(n)] for n in shown]
+    xs = [left + k * (right - left) / max(len(sizes) - 1, 1) for k in range(len(sizes))]
+    room = int(min(MAX_NODES, max(3, (bottom - top) / em(MIN_NODE_SPACING_EM))))
+    neurons = [shown_neurons(n, room) for n in sizes]
+    ys = [_positions(shown, n, top, bottom) for shown, n in zip(neurons, sizes)]
     draw_list = imgui.get_window_draw_list()
     for k, layer in enumerate(plan.layers):  # edges first, nodes on top
         w = layer.weights(params)
-        for o in range(shown[k + 1]):
-            for i in range(shown[k]):
+        for o, y_out in zip(neurons[k + 1], ys[k + 1]):
+            for i, y_in in zip(neurons[k], ys[k]):
                 value = float(w[o, i])
                 mag = min(abs(value) / scale, 1.0)
-                draw_list.add_line(imgui.ImVec2(xs[k], ys[k][i]), imgui.ImVec2(xs[k + 1], ys[k + 1][o]),
+                draw_list.add_line(imgui.ImVec2(xs[k], y_in), imgui.ImVec2(xs[k + 1], y_out),
                                    _colour(value, 0.25 + 0.65 * mag), 0.5 + em(0.3) * mag)
-    _nodes(draw_list, plan, sizes, shown, xs, ys, top)
+    _nodes(draw_list, plan, sizes, neurons, xs, ys, top, bottom)
+    _titles(app, sizes, xs, top)
     imgui.dummy(avail)
 
 
-def _nodes(draw_list, plan, sizes, shown, xs, ys, top) -> None:
+def _nodes(draw_list, plan, sizes, neurons, xs, ys, top, bottom) -> None:
     fill = imgui.get_color_u32(imgui.ImVec4(0.85, 0.87, 0.90, 1.0))
-    text = imgui.get_color_u32(imgui.Col_.text)
-    muted = imgui.get_color_u32(MUTED)
+    text, muted = imgui.get_color_u32(imgui.Col_.text), imgui.get_color_u32(MUTED)
     names = plan.encoding.names(plan.frequencies)
-    titles = ["input"] + [f"hidden {k + 1}" for k in range(len(sizes) - 2)] + ["output"]
-    for k, column in enumerate(ys):
-        r = max(2.0, min(em(0.45), (column[1] - column[0]) * 0.35)) if len(column) > 1 else em(0.45)
-        for i, y in enumerate(column):
+    for k, (shown, column) in enumerate(zip(neurons, ys)):
+        spacing = (column[1] - column[0]) if len(column) > 1 else em(1)
+        r = max(2.0, min(em(0.45), spacing * 0.35))
+        for neuron, y in zip(shown, column):
             draw_list.add_circle_filled(imgui.ImVec2(xs[k], y), r, fill)
-            label = names[i] if k == 0 else (f"f{i + 1}" if k == len(ys) - 1 else None)
+            label = names[neuron] if k == 0 else (f"f{neuron + 1}" if k == len(ys) - 1 else None)
             if label is not None and r >= 3:
                 size = imgui.calc_text_size(label)
                 x = xs[k] - r - em(0.3) - size.x if k == 0 else xs[k] + r + em(0.3)
                 draw_list.add_text(imgui.ImVec2(x, y - size.y / 2), text, label)
-        title = f"{titles[k]} ({sizes[k]})" if sizes[k] == shown[k] else f"{titles[k]} ({shown[k]} of {sizes[k]})"
-        size = imgui.calc_text_size(title)
-        draw_list.add_text(imgui.ImVec2(xs[k] - size.x / 2, top - em(1.5)), muted, title)
+        if len(shown) < sizes[k]:  # a vertical ellipsis between the first neurons and the last
+            y = (column[-2] + column[-1]) / 2
+            for dy in (-1, 0, 1):
+                draw_list.add_circle_filled(imgui.ImVec2(xs[k], y + dy * r * 0.9), max(1.0, r * 0.25), muted)

@@ -26,20 +26,27 @@ def _output_picker(app) -> None:
     for o in range(count):
         imgui.same_line()
         changed, on = imgui.checkbox(f"f{o + 1}", o in shown)
+        app.remember(f"show f{o + 1}")
         if changed:
             shown = shown | {o} if on else shown - {o}
             shown = shown or {o}  # at least one row stays
             app.layout.outputs = None if len(shown) == count else sorted(shown)
     imgui.same_line(0, em(1))
     imgui.set_next_item_width(em(7))
-    changed, size = imgui.slider_float("size", app.layout.image_em, 4.0, 14.0, "%.1f em")
+    changed, size = imgui.slider_float("size", app.layout.image_em, 4.0, 14.0, "%.1f em",
+                                       imgui.SliderFlags_.always_clamp)
+    app.remember("heatmap size", "size")
     if changed:
-        app.layout.image_em = size
+        app.layout.image_em = round(size, 1)
 
 
 def draw(app) -> None:
     _output_picker(app)
     imgui.separator()
+    evaluator = app.session.evaluator
+    if evaluator.passes == 0:  # a wide network on a slow device evaluates over many frames
+        imgui.text_colored(MUTED, f"evaluating the {evaluator.grid}x{evaluator.grid} grid: "
+                                  f"{100 * evaluator.progress / evaluator.cells:.0f}%")
     session = app.session
-    draw_heatmaps(app.renderer, session.heatmaps, session.config.targets, session.error_max, app.layout,
-                  _lookup(app))
+    draw_heatmaps(app.renderer, session.heatmaps, session.config.targets, session.error_max, session.invalid_cells,
+                  session.config.domain, app.layout, _lookup(app))

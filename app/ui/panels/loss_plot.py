@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui, implot
 
+from app.ui.style import MUTED
+
 MAX_POINTS = 4000  # plotted per curve; long runs are strided so a frame stays cheap
 TRAIN = imgui.ImVec4(0.30, 0.65, 1.00, 1.0)
 EVAL = imgui.ImVec4(1.00, 0.60, 0.20, 1.0)
@@ -42,19 +44,23 @@ def _hover(run) -> None:
 
 
 def draw(app) -> None:
+    history = app.session.history
+    imgui.text_colored(MUTED, f"{history.current.label}" + ("; earlier runs faded" if history.earlier else ""))
+    if history.current.train.count == 0:
+        imgui.text_colored(MUTED, "no steps yet")
+        return
     size = imgui.get_content_region_avail()
     if not implot.begin_plot("##loss", imgui.ImVec2(size.x, size.y)):
         return
     fit = implot.AxisFlags_.auto_fit
-    implot.setup_axes("step", "loss (mean squared error)", fit, fit)
+    implot.setup_axes("step", "loss: squared error summed over outputs", fit, fit)
     implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
     implot.setup_legend(implot.Location_.north_east)
-    history = app.session.history
-    for k, run in enumerate(history.earlier):
-        # "##" keeps equal labels apart; faded runs share one legend entry per kind
-        _line(f"earlier runs##t{k}", run.train, TRAIN, 0.25, 1.0)
+    for run in history.earlier:
+        # one label for them all: implot gives items of one label one legend entry
+        _line("earlier runs", run.train, TRAIN, 0.25, 1.0)
     current = history.current
-    _line(f"train ({current.label})", current.train, TRAIN, 1.0, 1.5)
-    _line("eval (grid)", current.eval, EVAL, 1.0, 2.0, marker=True)
+    _line("train (batch)", current.train, TRAIN, 1.0, 1.5)
+    _line(f"eval ({app.session.grid}x{app.session.grid} grid)", current.eval, EVAL, 1.0, 2.0, marker=True)
     _hover(current)
     implot.end_plot()

@@ -7,14 +7,16 @@ from imgui_bundle import imgui
 from app.config import ACTIVATIONS, ENCODINGS, MAX_FREQUENCIES, MAX_HIDDEN_LAYERS, MAX_WIDTH, PRECISIONS
 from app.errors import UserError
 from app.plan import plan_for
-from app.ui.style import BAD, MUTED, WARN, em
+from app.ui.style import BAD, MUTED, WARN, em, field_error
 
 
 def _edit(app, **changes) -> None:
     try:
         app.draft = app.draft.replace(**changes)
     except UserError as error:
-        app.error = str(error)
+        app.field_errors["network"] = str(error)
+        return
+    app.field_errors.pop("network", None)
 
 
 def _choice(label: str, value: str, options) -> str | None:
@@ -32,7 +34,7 @@ def draw(app) -> None:
         if changed:
             hidden[k] = width
             _edit(app, hidden=hidden)
-        app.remember(f"layer {k + 1} width")
+        app.remember(f"layer {k + 1} width", f"layer {k + 1} width")
         imgui.pop_id()
     half = (imgui.get_content_region_avail().x - imgui.get_style().item_spacing.x) / 2
     imgui.begin_disabled(len(hidden) >= MAX_HIDDEN_LAYERS)
@@ -77,6 +79,7 @@ def _apply_row(app) -> None:
         imgui.text_colored(WARN, f"pending: {plan_for(app.draft).title}")
     else:
         imgui.text_colored(MUTED, f"{app.session.trainer.plan.param_count:,} parameters")
+    field_error(app, "network")
     if app.session.rebuild_error:
         imgui.push_text_wrap_pos(0.0)
         imgui.text_colored(BAD, app.session.rebuild_error)

@@ -1,4 +1,4 @@
-"""Training panel: run controls, hot hyperparameters and live figures."""
+"""Training panel: run controls, the hot hyperparameters and live figures."""
 
 from __future__ import annotations
 
@@ -8,10 +8,16 @@ import random
 from imgui_bundle import imgui
 
 from app.config import OPTIMIZERS
-from app.ui.style import BAD, MUTED, em
+from app.ui.panels import divergence
+from app.ui.style import MUTED, em, field_error
 
 BATCH_SIZES = [2 ** k for k in range(4, 21)]
-LR_RANGE = (1e-5, 1.0)
+LOG_LR_RANGE = (-5.0, 0.0)  # the slider's range, in log10 of the learning rate
+
+
+def round_significant(value: float, digits: int = 3) -> float:
+    """What a slider sets: 0.01, not 0.009999999776 (the float32 a slider works in)."""
+    return float(f"{value:.{digits - 1}e}")
 
 
 def shortcuts(app) -> None:
@@ -28,75 +34,90 @@ def shortcuts(app) -> None:
 
 def draw(app) -> None:
     if app.session.divergence is not None:
-        _divergence(app)
+        divergence.draw(app)
     _controls(app)
     imgui.separator()
     _hyperparameters(app)
     imgui.separator()
     _figures(app)
-    if app.error:
-        imgui.push_text_wrap_pos(0.0)
-        imgui.text_colored(BAD, app.error)
-        imgui.pop_text_wrap_pos()
 
 
 def _controls(app) -> None:
-    width = (imgui.get_content_region_avail().x - 2 * imgui.get_style().item_spacing.x) / 3
-    if imgui.button("Pause (Space)" if app.running else "Play (Space)", imgui.ImVec2(width * 2 + imgui.get_style().item_spacing.x, 0)):
+    spacing = imgui.get_style().item_spacing.x
+    third = (imgui.get_content_region_avail().x - 2 * spacing) / 3
+    if imgui.button("Pause (Space)" if app.running else "Play (Space)", imgui.ImVec2(2 * third + spacing, 0)):
         app.running = not app.running
     app.remember("pause")
     imgui.same_line()
     imgui.begin_disabled(app.running)
-    if imgui.button("Step (S)", imgui.ImVec2(width, 0)):
+    if imgui.button("Step (S)", imgui.ImVec2(third, 0)):
         app.step_once()
     imgui.end_disabled()
-    half = (imgui.get_content_region_avail().x - imgui.get_style().item_spacing.x) / 2
-    if imgui.button("Reset (R)", imgui.ImVec2(half, 0)):
+    if imgui.button("Reset (R)", imgui.ImVec2(third * 0.8, 0)):
         app.reset()
     if imgui.is_item_hovered():
         imgui.set_tooltip("fresh weights from the same seed")
     imgui.same_line()
-    if imgui.button("New seed", imgui.ImVec2(half, 0)):
+    if imgui.button("New seed", imgui.ImVec2(third * 0.8, 0)):
         app.reset(random.randrange(1, 2 ** 31))
-    _, app.vsync = imgui.checkbox("vsync", app.vsync)
+    imgui.same_line()
+    imgui.text_colored(MUTED, "seed")
+    imgui.same_line()
+    imgui.set_next_item_width(imgui.get_content_region_avail().x)
+    changed, seed = imgui.input_int("##seed", app.config.seed, 0, 0, imgui.InputTextFlags_.enter_returns_true)
+    app.remember("seed")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip("seed: type one and press Enter to start again from it")
+    if changed:
+        app.reset_with_seed(seed)
+    field_error(app, "seed")
 
 
 def _hyperparameters(app) -> None:
     c = app.config
     imgui.push_item_width(-em(7))
-    index = BATCH_SIZES.index(c.batch_size) if c.batch_size in BATCH_SIZES else -1
-    changed, index = imgui.slider_int("batch size", max(index, 0), 0, len(BATCH_SIZES) - 1, str(c.batch_size))
+    index = min(range(len(BATCH_SIZES)), key=lambda k: abs(math.log2(BATCH_SIZES[k] / c.batch_size)))
+    changed, index = imgui.slider_int("batch size", index, 0, len(BATCH_SIZES) - 1, f"{c.batch_size:,}")
+    app.remember("batch size", "batch size")
     if changed:
-        app.apply_hot(batch_size=BATCH_SIZES[index])
-    changed, lr = imgui.slider_float("learning rate", c.lr, *LR_RANGE, "%.2e", imgui.SliderFlags_.logarithmic)
+        app.apply_hot("batch size", batch_size=BATCH_SIZES[index])
+    # A slider over log10(lr) that shows the rate itself: ImGui's own logarithmic flag misreads
+    # a %e format (it set lr = 10 wherever it was clicked).
+    changed, log_lr = imgui.slider_float("learning rate", math.log10(c.lr), *LOG_LR_RANGE, f"{c.lr:.3g}",
+                                         imgui.SliderFlags_.always_clamp)
+    app.remember("learning rate", "learning rate")
     if changed:
-        app.apply_hot(lr=lr)
-    changed, lr = imgui.input_float("exact lr", c.lr, 0.0, 0.0, "%.6g", imgui.InputTextFlags_.enter_returns_true)
-    app.remember("exact lr")
+        app.apply_hot("learning rate", lr=round_significant(10.0 ** log_lr))
+    changed, lr = imgui.input_double("exact lr", c.lr, 0.0, 0.0, "%.6g", imgui.InputTextFlags_.enter_returns_true)
+    app.remember("exact lr", "exact lr")
     if changed:
-        app.apply_hot(lr=lr)
+        app.apply_hot("exact lr", lr=lr)
+    field_error(app, "exact lr")
     changed, index = imgui.combo("optimizer", OPTIMIZERS.index(c.optimizer), list(OPTIMIZERS))
     if changed:
-        app.apply_hot(optimizer=OPTIMIZERS[index])
-    flags = imgui.InputTextFlags_.enter_returns_true
+        app.apply_hot("optimizer", optimizer=OPTIMIZERS[index])
     if c.optimizer == "adam":
-        for name, label in (("beta1", "beta1"), ("beta2", "beta2"), ("epsilon", "epsilon")):
-            changed, value = imgui.input_float(label, getattr(c, name), 0.0, 0.0, "%.6g", flags)
+        flags = imgui.InputTextFlags_.enter_returns_true
+        for name in ("beta1", "beta2", "epsilon"):
+            changed, value = imgui.input_double(name, getattr(c, name), 0.0, 0.0, "%.6g", flags)
+            app.remember(name)
             if changed:
-                app.apply_hot(**{name: value})
+                app.apply_hot(name, **{name: value})
+            field_error(app, name)
     else:
-        changed, value = imgui.slider_float("momentum", c.beta1, 0.0, 0.99, "%.2f")
+        changed, value = imgui.slider_float("momentum", c.beta1, 0.0, 0.99, "%.2f", imgui.SliderFlags_.always_clamp)
+        app.remember("momentum", "momentum")
         if changed:
-            app.apply_hot(beta1=value)
+            app.apply_hot("momentum", beta1=round(value, 2))
     imgui.pop_item_width()
 
 
-def _row(label: str, value: str) -> None:
+def _row(label: str, value: str, colour=None) -> None:
     imgui.table_next_row()
     imgui.table_next_column()
     imgui.text_colored(MUTED, label)
     imgui.table_next_column()
-    imgui.text(value)
+    imgui.text_colored(colour, value) if colour is not None else imgui.text(value)
 
 
 def _figure(value: float, fmt: str) -> str:
@@ -106,43 +127,21 @@ def _figure(value: float, fmt: str) -> str:
 def _figures(app) -> None:
     s, session = app.stats, app.session
     t = session.trainer
-    if not imgui.begin_table("figures", 2, imgui.TableFlags_.sizing_stretch_prop):
+    if not imgui.begin_table("figures", 2, imgui.TableFlags_.sizing_fixed_fit):
         return
     _row("step", f"{t.step:,}")
     _row("samples seen", f"{t.samples_seen:,}")
     _row("train loss", _figure(session.train_loss, ".4g"))
     _row("eval loss", _figure(session.eval_loss, ".4g") + f"  ({session.grid}x{session.grid} grid)")
-    if not app.running:
-        _row("samples / s", "paused")
-    else:
+    if app.running:
         rate = session.samples_per_second()
         _row("samples / s", f"{rate / 1e6:.2f} M" if rate >= 1e4 else f"{rate:,.0f}")
         _row("training", s.training)
-    _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps)" if s.frame_ms > 0 else "-")
-    _row("frame work", f"{s.work_ms:.1f} ms")
-    for part in ("training", "heatmaps", "ui"):
-        if part in s.gpu_ms:  # only what the device's timestamp queries measured
-            _row(f"GPU {part}", f"{s.gpu_ms[part]:.2f} ms")
+    else:
+        _row("samples / s", "paused")
+    _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms > 0 else "-")
+    if s.gpu_ms:  # only what the device's timestamp queries measured
+        _row("GPU", f"train {s.gpu_ms['training']:.2f}, maps {s.gpu_ms['heatmaps']:.2f}, UI {s.gpu_ms['ui']:.2f} ms")
+    else:
+        _row("GPU", "no timestamp queries here", MUTED)
     imgui.end_table()
-    if not s.gpu_ms:
-        imgui.text_colored(MUTED, "GPU times: no timestamp queries on this device")
-
-
-def _divergence(app) -> None:
-    """Where the user looks first: what happened, what was kept, and the ways on."""
-    d = app.session.divergence
-    imgui.push_text_wrap_pos(0.0)
-    imgui.text_colored(BAD, f"The loss became non-finite at step {d.step:,} (learning rate {d.lr:.3g}).")
-    imgui.text_colored(MUTED, f"Training is paused on the last network with a finite loss (step {d.restored_step:,}).")
-    imgui.pop_text_wrap_pos()
-    full = imgui.ImVec2(imgui.get_content_region_avail().x, 0)
-    if imgui.button(f"Resume with lr {d.lr / 10:.3g} (optimizer state reset)", full):
-        app.resume(0.1)
-    app.remember("resume lr/10")
-    stable = app.session.stable_step
-    if stable is not None and stable < d.restored_step:
-        config = app.session.restorable_config()
-        if imgui.button(f"Back to step {stable:,} ({config.optimizer}, lr {config.lr:.3g})", full):
-            app.go_back_to_stable()
-        app.remember("back to stable")
-    imgui.separator()

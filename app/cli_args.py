@@ -1,0 +1,148 @@
+"""The command line's options: the parser (every option with a description and its default in
+--help), and the checks that turn any bad value into one line naming the problem, before a
+device is created or a file written."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from app import config as cfg
+from app.device import DEVICE_TYPES
+from app.errors import UserError
+
+WINDOW_MIN = (320, 240)
+WINDOW_MAX = 16384
+_DEFAULTS = cfg.Config()
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise UserError(message)
+
+
+def _widths(text: str) -> list[int]:
+    parts = text.split(",")
+    if not all(part.strip().isdigit() for part in parts):
+        raise argparse.ArgumentTypeError(f"takes comma-separated widths like 16,16 (got {text!r})")
+    return [int(part) for part in parts]
+
+
+def _text(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
+def _default(name: str) -> str:
+    value = getattr(_DEFAULTS, name)
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="visual-trainer", description="Train a small MLP with Slang autodiff on the GPU and watch it "
+                "fit. Without --headless it opens the window.")
+    mode = p.add_argument_group("mode")
+    mode.add_argument("--headless", action="store_true", help="train without a window and write the results")
+    mode.add_argument("--iterations", type=int, default=1000, metavar="N", help="optimizer steps of a headless run "
+                      "(default 1000)")
+    mode.add_argument("--out", type=_text, metavar="DIR", help="headless output folder (default runs/<timestamp>/)")
+    mode.add_argument("--eval-every", type=int, default=100, metavar="K",
+                      help="headless: evaluate on the grid every K steps (default 100)")
+    mode.add_argument("--screenshot", type=_text, metavar="PNG", help="headless: also render the full window after "
+                      "training into this PNG file")
+    mode.add_argument("--quiet", action="store_true", help="headless: no progress bar or loss lines")
+    mode.add_argument("--device", default="auto", choices=tuple(DEVICE_TYPES),
+                      help="GPU API (default auto; SLANGPY_DEVICE_TYPE_OVERRIDE wins where it is set)")
+    net = p.add_argument_group("network and training (each overrides --preset and --config)")
+    net.add_argument("--config", type=_text, metavar="FILE", help="a JSON config, or the summary.json of an "
+                     "earlier run")
+    net.add_argument("--preset", type=_text, metavar="NAME", help=f"start from a preset: {', '.join(cfg.preset_names())}")
+    net.add_argument("--hidden", type=_widths, metavar="W,W", help=f"hidden layer widths, 1-{cfg.MAX_HIDDEN_LAYERS} "
+                     f"layers of 1-{cfg.MAX_WIDTH} (default {_default('hidden')})")
+    for name, options in (("activation", cfg.ACTIVATIONS), ("output_activation", cfg.ACTIVATIONS),
+                          ("encoding", cfg.ENCODINGS), ("precision", cfg.PRECISIONS), ("optimizer", cfg.OPTIMIZERS)):
+        net.add_argument(f"--{name.replace('_', '-')}", choices=options,
+                         help=f"{name.replace('_', ' ')}: {', '.join(options)} (default {_default(name)})")
+    net.add_argument("--frequencies", type=int, metavar="K", help=f"Fourier encoding frequencies, 1-{cfg.MAX_FREQUENCIES}"
+                     f" (default {_default('frequencies')})")
+    net.add_argument("--lr", type=float, help=f"learning rate (default {_default('lr')})")
+    net.add_argument("--batch-size", type=int, metavar="B", help=f"samples a step (default {_default('batch_size')})")
+    net.add_argument("--seed", type=int, help=f"random seed: initial weights and samples (default {_default('seed')})")
+    net.add_argument("--eval-grid", type=int, metavar="G", help=f"evaluation grid side (default {_default('eval_grid')})")
+    win = p.add_argument_group("window")
+    win.add_argument("--width", type=int, default=1280, help="window width in pixels (default 1280)")
+    win.add_argument("--height", type=int, default=800, help="window height in pixels (default 800)")
+    win.add_argument("--no-vsync", action="store_true", help="don't wait for the display's refresh")
+    win.add_argument("--fresh", action="store_true", help="ignore the config and layout saved by the last session")
+    # For tests and scripted screenshots of the real window: after N frames, save the window's
+    # frame to --screenshot (or the F12 folder) and keep running.
+    win.add_argument("--screenshot-after", type=int, metavar="N", help=argparse.SUPPRESS)
+    return p
+
+
+def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -> cfg.Config:
+    config = base or cfg.Config()
+    if args.preset is not None:
+        config = cfg.load_preset(args.preset, config)
+    if args.config is not None:
+        config = cfg.load_file(args.config, config)
+    overrides = {name: getattr(args, name) for name in (
+        "hidden", "activation", "output_activation", "encoding", "frequencies", "precision",
+        "optimizer", "lr", "batch_size", "seed", "eval_grid") if getattr(args, name) is not None}
+    return cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
+
+
+def check_output_dir(path: Path, option: str = "--out") -> None:
+    """Fails early on a folder that can't be written, without creating anything."""
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise UserError(f"cannot write {option} {str(path)!r}: {str(probe)!r} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write {option} {str(path)!r}: no write permission in {str(probe)!r}")
+
+
+def check_png_path(text: str, option: str) -> None:
+    path = Path(text)
+    if path.suffix.lower() != ".png":
+        raise UserError(f"{option} must name a .png file (got {text!r})")
+    if path.is_dir():
+        raise UserError(f"{option} {text!r} is a folder, not a file")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UserError(f"cannot write {option} {text!r}: no write permission")
+    check_output_dir(path.parent if str(path.parent) else Path("."), option)
+
+
+def check_headless(args: argparse.Namespace) -> None:
+    if args.iterations < 0:
+        raise UserError(f"--iterations must be 0 or more (got {args.iterations})")
+    if args.eval_every < 1:
+        raise UserError(f"--eval-every must be at least 1 (got {args.eval_every})")
+    if args.out is not None:
+        check_output_dir(Path(args.out))
+    if args.screenshot is not None:
+        check_png_path(args.screenshot, "--screenshot")
+    _check_size(args)
+
+
+def check_window(args: argparse.Namespace) -> None:
+    _check_size(args)
+    if args.screenshot is not None:
+        check_png_path(args.screenshot, "--screenshot")
+    if args.screenshot_after is not None and args.screenshot_after < 0:
+        raise UserError(f"--screenshot-after must be 0 or more (got {args.screenshot_after})")
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise UserError("no display to open a window on (DISPLAY is not set); "
+                        "use --headless to train without a window")
+
+
+def _check_size(args: argparse.Namespace) -> None:
+    for name, value, low in (("--width", args.width, WINDOW_MIN[0]), ("--height", args.height, WINDOW_MIN[1])):
+        if not low <= value <= WINDOW_MAX:
+            raise UserError(f"{name} must be between {low} and {WINDOW_MAX} pixels (got {value})")

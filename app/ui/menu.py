@@ -1,0 +1,52 @@
+"""The main menu bar and the short notices shown at the bottom of the window."""
+
+from __future__ import annotations
+
+import time
+
+from imgui_bundle import imgui
+
+from app.ui.style import MUTED, em
+
+KEYS = (("Space", "play / pause"), ("S", "one step while paused"), ("R", "reset (same seed)"),
+        ("F12", "save a screenshot"))
+_OVERLAY = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.no_inputs | imgui.WindowFlags_.no_saved_settings
+            | imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_focus_on_appearing
+            | imgui.WindowFlags_.no_nav | imgui.WindowFlags_.no_docking)
+
+
+def draw(app) -> None:
+    if not imgui.begin_main_menu_bar():
+        return
+    opened = imgui.begin_menu("View")
+    app.remember("menu view")
+    if opened:
+        if imgui.menu_item("Reset layout", "", False)[0]:
+            app.layout_reset = True
+        app.remember("reset layout")
+        if imgui.menu_item("Save screenshot", "F12", False)[0]:
+            app.request_screenshot()
+        changed, app.vsync = imgui.menu_item("Vsync", "", app.vsync)
+        imgui.end_menu()
+    if imgui.begin_menu("Help"):
+        for key, action in KEYS:
+            imgui.text(key)
+            imgui.same_line(em(4))
+            imgui.text_colored(MUTED, action)
+        imgui.end_menu()
+    imgui.end_main_menu_bar()
+
+
+def notice(app) -> None:
+    """The latest notice (a saved screenshot, say), for a few seconds, bottom right."""
+    text, until = app.notice
+    if not text or time.monotonic() > until:
+        return
+    viewport = imgui.get_main_viewport()
+    corner = imgui.ImVec2(viewport.work_pos.x + viewport.work_size.x - em(1),
+                          viewport.work_pos.y + viewport.work_size.y - em(1))
+    imgui.set_next_window_pos(corner, imgui.Cond_.always, imgui.ImVec2(1.0, 1.0))
+    imgui.set_next_window_bg_alpha(0.9)
+    if imgui.begin("##notice", None, _OVERLAY)[0]:
+        imgui.text(text)
+    imgui.end()

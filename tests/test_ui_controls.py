@@ -1,0 +1,184 @@
+"""The window's controls as a new user meets them, driven with injected mouse and keyboard input
+in the offscreen UI: each checks the value the widget set, not only that it drew."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+imgui = pytest.importorskip("imgui_bundle").imgui
+
+from app.components import INVALID_COLOUR  # noqa: E402
+from app.ui.offscreen import OffscreenApp  # noqa: E402
+from app.ui.panels.training import BATCH_SIZES  # noqa: E402
+from test_ui_offscreen import _centre, _type  # noqa: E402
+
+
+@pytest.fixture
+def ui(make_session):
+    app = OffscreenApp(make_session(), 1280, 800)
+    app.frame(3)
+    yield app
+    app.close()
+
+
+def _click_at(ui, name: str, fraction: float) -> None:
+    x0, y0, x1, y1 = ui.app.rects[name]
+    ui.click(x0 + fraction * (x1 - x0), (y0 + y1) / 2)
+
+
+SLIDERS = {  # name: (the value it set, what a click at `fraction` of its width should set, tolerance)
+    "batch size": (lambda ui: math.log2(ui.session.config.batch_size), lambda f: 4 + 16 * f, 1.0),
+    "learning rate": (lambda ui: math.log10(ui.session.config.lr), lambda f: -5 + 5 * f, 0.25),
+    "layer 1 width": (lambda ui: ui.app.draft.hidden[0], lambda f: 1 + 255 * f, 8),
+    "heatmap size": (lambda ui: ui.app.layout.image_em, lambda f: 4 + 10 * f, 0.5),
+}
+
+
+@pytest.mark.parametrize("name", SLIDERS)
+def test_every_slider_sets_the_value_under_the_click(ui, name):
+    value, expected, tolerance = SLIDERS[name]
+    seen = []
+    for fraction in (0.1, 0.5, 0.9):
+        _click_at(ui, name, fraction)
+        seen.append(value(ui))
+        assert seen[-1] == pytest.approx(expected(fraction), abs=tolerance), (name, fraction, seen)
+    assert seen == sorted(seen), "further right is more"
+
+
+def test_momentum_slider_and_round_values(ui):
+    ui.click(*_centre(ui, "learning rate"))
+    lr = ui.session.config.lr
+    assert lr <= 1.0 and lr == float(f"{lr:.2e}"), f"the slider sets a round learning rate, not {lr!r}"
+    ui.app.apply_hot("optimizer", optimizer="sgd")
+    ui.frame()
+    _click_at(ui, "momentum", 0.75)
+    assert ui.session.config.beta1 == pytest.approx(0.99 * 0.75, abs=0.05)
+    assert ui.session.config.beta1 == round(ui.session.config.beta1, 2)
+    assert ui.session.config.batch_size in BATCH_SIZES
+
+
+def test_a_rejected_value_is_reported_by_its_field_and_cleared_when_fixed(ui):
+    ui.click(*_centre(ui, "exact lr"))
+    _type(ui, "-1")
+    assert "learning rate" in ui.app.field_errors["exact lr"]
+    assert ui.session.config.lr == pytest.approx(0.01), "the state is kept"
+    field, message = ui.app.rects["exact lr"], ui.app.rects["exact lr error"]
+    panel = ui.app.windows["Training"]
+    assert 0 <= message[1] - field[3] < 20, "the message is right under the field"
+    assert panel[0] <= message[0] and message[2] <= panel[2] and message[3] <= panel[3], "and in view"
+    ui.click(*_centre(ui, "exact lr"))
+    _type(ui, "0.02")
+    assert ui.session.config.lr == pytest.approx(0.02)
+    ui.frame()
+    assert ui.app.field_errors == {}
+
+
+def test_typing_a_seed_starts_again_from_it(ui):
+    ui.click(*_centre(ui, "seed"))
+    _type(ui, "7")
+    assert ui.session.config.seed == 7
+    assert ui.session.history.current.label.endswith("seed 7")
+    ui.click(*_centre(ui, "seed"))
+    _type(ui, "-3")
+    assert ui.session.config.seed == 7 and "seed" in ui.app.field_errors["seed"]
+
+
+def _inside(rect, width, height) -> bool:
+    x0, y0, x1, y1 = rect
+    return 0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height
+
+
+def _overlap(a, b) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+@pytest.mark.parametrize("size", [(600, 400), (1600, 1000), (2560, 1440)])
+def test_the_layout_follows_the_window_size(ui, size):
+    ui.resize(*size)
+    ui.frame(3)
+    windows = ui.app.windows
+    for name, rect in windows.items():
+        assert _inside(rect, *size), (name, rect)
+        assert rect[2] - rect[0] >= 0.1 * size[0] * 0.5 and rect[3] - rect[1] >= 40, (name, rect)
+    rects = list(windows.values())
+    assert all(_overlap(a, b) == 0 for i, a in enumerate(rects) for b in rects[i + 1:])
+    covered = sum((r[2] - r[0]) * (r[3] - r[1]) for r in rects)
+    assert covered > 0.95 * size[0] * (size[1] - imgui.get_frame_height())
+
+
+def test_reset_layout_undoes_a_dragged_splitter(ui):
+    default = dict(ui.app.windows)
+    training = default["Training"]
+    ui.move(training[2] + 1, (training[1] + training[3]) / 2)  # on the splitter
+    ui.renderer.make_current()
+    imgui.get_io().add_mouse_button_event(0, True)
+    ui.frame()
+    ui.move(training[2] + 120, (training[1] + training[3]) / 2)
+    ui.renderer.make_current()
+    imgui.get_io().add_mouse_button_event(0, False)
+    ui.frame(4)
+    assert ui.app.windows["Training"][2] > training[2] + 60, "the splitter moved"
+    ui.resize(1000, 700)
+    ui.frame(4)
+    assert ui.app.dock.ratios is not None, "the dragged layout is kept through a resize"
+    ui.resize(1280, 800)
+    ui.frame(3)
+    ui.click(*_centre(ui, "menu view"))
+    ui.click(*_centre(ui, "reset layout"))
+    ui.frame(4)
+    assert ui.app.dock.ratios is None
+    for name, rect in default.items():
+        assert np.allclose(ui.app.windows[name], rect, atol=2), name
+
+
+def test_non_finite_predictions_have_their_own_colour_and_legend(ui):
+    ui.click(*_centre(ui, "pause"))
+    trainer = ui.session.trainer
+    trainer.set_parameters(np.full(trainer.plan.param_count, np.nan, np.float32))
+    for _ in range(40):
+        ui.frame()
+        if ui.session.invalid_cells.all():
+            break
+    grid = ui.session.heatmaps.grid
+    assert np.all(ui.session.invalid_cells == grid * grid), "every cell is counted as not finite"
+    atlas = ui.session.heatmaps.atlas.to_numpy().astype(np.float32)[..., :3]
+    np.testing.assert_allclose(atlas[:, grid:2 * grid], np.broadcast_to(INVALID_COLOUR, atlas[:, grid:2 * grid].shape),
+                               atol=0.01)
+    assert np.all(np.isfinite(ui.session.error_max)), "colour bars keep a finite range"
+    truth = atlas[:, :grid]
+    assert not np.any(np.all(np.abs(truth - INVALID_COLOUR) < 0.01, axis=-1)), "the truth is finite"
+
+
+def test_samples_seen_is_cumulative_across_batch_changes(ui):
+    ui.frame(3)
+    first = ui.session.trainer.step
+    assert ui.session.trainer.samples_seen == first * 4096
+    ui.app.apply_hot("batch size", batch_size=256)
+    ui.frame(3)
+    later = ui.session.trainer.step - first
+    assert later > 0 and ui.session.trainer.samples_seen == first * 4096 + later * 256
+
+
+def test_unchecked_checkboxes_stand_out_from_the_background(ui):
+    ui.click(*_centre(ui, "show f1"))
+    assert ui.app.layout.outputs == [1, 2, 3]
+    ui.frame()
+    x0, y0, x1, y1 = (int(v) for v in ui.app.rects["show f1"])
+    pixels = ui.target.to_numpy()[..., :3].astype(int)
+    box = pixels[y0:y1, x0:x0 + (y1 - y0)]  # the square part of the widget
+    background = pixels[y0 + (y1 - y0) // 2, x0 - 3]
+    assert np.abs(box - background).max() > 40, "the empty box's frame is visible"
+
+
+def test_diagram_titles_never_overlap(make_session):
+    ui = OffscreenApp(make_session(hidden=[8] * 8), 1280, 800)
+    try:
+        ui.frame(3)
+        titles = sorted(ui.app.diagram_titles)
+        assert len(titles) == 10
+        assert all(a[1] < b[0] for a, b in zip(titles, titles[1:])), titles
+    finally:
+        ui.close()
