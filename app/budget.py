@@ -18,8 +18,8 @@ FRAME_SECONDS = 1 / 60
 HEADROOM = 0.9             # of a frame: room for jitter so that a frame does not miss its vsync
 MIN_COMPUTE_SECONDS = 0.002
 # Where the UI alone takes a frame or more (a CPU driver), training and evaluation still get
-# this share of the UI's time: ~1.5x the UI-only frame time, instead of no progress at all.
-SLOW_DEVICE_SHARE = 0.5
+# this share of the UI's time: ~1.25x the UI-only frame time, instead of no progress at all.
+SLOW_DEVICE_SHARE = 0.25
 EVAL_SHARE = 0.25          # of the compute budget, for an evaluation pass that does not fit whole
 GROWTH = 2.0
 # Before anything is measured, costs are guessed from the network's size at these speeds, well
@@ -68,7 +68,7 @@ class FrameBudget:
     def __init__(self, frame_seconds: float = FRAME_SECONDS):
         self.frame_seconds = frame_seconds
         self.rates = {"steps": Rate(), "learn": Rate(), "adjust": Rate(), "cells": Rate()}
-        self.other_seconds: float | None = None  # the frame's work besides training and evaluation
+        self._other = Rate()  # seconds of a frame's work besides training and evaluation
         self._last = {"steps": 0, "learn": 0, "adjust": 0, "cells": 0}  # last nonzero units planned
 
     def forget_network(self, param_count: int, software: bool) -> None:
@@ -132,5 +132,8 @@ class FrameBudget:
             self.rates[training.kind].observe(training_seconds, training.amount)
         if cells:
             self.rates["cells"].observe(eval_seconds, cells)
-        other = max(other_seconds, 0.0)
-        self.other_seconds = other if self.other_seconds is None else self.other_seconds + 0.2 * (other - self.other_seconds)
+        self._other.observe(max(other_seconds, 1e-6), 1)
+
+    @property
+    def other_seconds(self) -> float | None:
+        return self._other.value

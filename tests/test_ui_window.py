@@ -134,3 +134,16 @@ def test_window_destroyed_from_outside_ends_cleanly(display, tmp_path):
     assert code == 0, err[-2000:]
     assert "Traceback" not in err and "closed from outside" in err
     assert (window.cache / "slang-visual-trainer" / "settings.json").is_file(), "settings saved"
+
+
+def test_rapid_resizing_keeps_the_window_alive(display, tmp_path):
+    """A resize between the swapchain's configure and present leaves it out of date; the window
+    makes it again and goes on (it had ended the app with a traceback)."""
+    window = RunningWindow(display, tmp_path)
+    for width, height in ((640, 420), (1500, 950), (700, 500), (1280, 800), (500, 300), (1400, 900)) * 2:
+        window.xdotool("windowsize", str(width), str(height))
+        time.sleep(0.15)
+    time.sleep(1.5)
+    assert window.process.poll() is None, "the app is still running"
+    code, _, err = window.stop()
+    assert code == 0 and "Traceback" not in err, err[-2000:]

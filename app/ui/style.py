@@ -37,6 +37,18 @@ WARN = imgui.ImVec4(1.0, 0.70, 0.30, 1.0)
 BAD = imgui.ImVec4(1.0, 0.40, 0.40, 1.0)
 
 
+def too_small(width_em: float, height_em: float, what: str) -> bool:
+    """True, with a note in the panel, when it is too small to draw `what` legibly."""
+    avail = imgui.get_content_region_avail()
+    if avail.x >= em(width_em) and avail.y >= em(height_em):
+        return False
+    imgui.push_text_wrap_pos(0.0)
+    imgui.text_colored(MUTED, f"Too small to show {what}: widen or heighten this panel (drag its edge), "
+                              "or View > Reset layout.")
+    imgui.pop_text_wrap_pos()
+    return True
+
+
 def field_error(app, field: str) -> None:
     """The message for `field`'s last rejected value, right under it, wrapped; gone once the
     field takes a valid value."""

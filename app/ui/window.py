@@ -22,6 +22,7 @@ from app.ui.renderer import UiRenderer, create_target, save_png
 from app.ui.state import AppState
 
 MINIMISED_SLEEP_S = 0.05
+LOST_AFTER_FAILURES = 5
 HEATMAP_GRID = 64  # the window's evaluation grid: keeps the frame rate on a CPU driver
 
 
@@ -43,6 +44,7 @@ class _Window:
         self.size = (0, 0)
         self.vsync = app.vsync
         self.lost = False  # destroyed from outside: nothing of it may be touched again
+        self.failures = 0  # frames in a row that could not be presented
         self.window.on_mouse_event = self._mouse
         self.window.on_keyboard_event = self._keyboard
 
@@ -93,10 +95,17 @@ class _Window:
                 return
             frame(self.app, image, delta_time)
             self.surface.present()
-        except RuntimeError as error:
-            if "acquireNextImage" not in str(error) and "present" not in str(error):
-                raise
-            self.lost = True  # the window was destroyed from outside
+            self.failures = 0
+        except RuntimeError:
+            # A resize between configure() and present() leaves the swapchain out of date: make
+            # it again and skip the frame. A window destroyed from outside fails every time.
+            self.failures += 1
+            self.size = (0, 0)
+            try:
+                self.configure()
+            except RuntimeError:
+                self.failures = LOST_AFTER_FAILURES
+            self.lost = self.failures >= LOST_AFTER_FAILURES
 
 
 def run_window(gpu: Gpu, config: Config, options: WindowOptions, saved: dict) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
-from app.ui.style import MUTED, em
+from app.ui.style import MUTED, em, too_small
 
 NEGATIVE = (0.96, 0.58, 0.13)   # Playground's orange
 POSITIVE = (0.03, 0.47, 0.74)   # Playground's blue
@@ -65,8 +65,11 @@ def _titles(app, sizes: list[int], xs: list[float], top: float) -> None:
 
 
 def draw(app) -> None:
-    plan, params = app.session.trainer.plan, app.diagram_weights()
+    plan = app.session.trainer.plan
     sizes = list(plan.sizes)
+    if too_small(3.5 * len(sizes) + 6, 12, "the network"):
+        return
+    params = app.diagram_weights()
     scale = max(float(np.max(np.abs(params))) if params.size else 1.0, 1e-6)
     _legend(scale)
     origin, avail = imgui.get_cursor_screen_pos(), imgui.get_content_region_avail()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui, implot
 
-from app.ui.style import MUTED
+from app.ui.style import MUTED, too_small
 
 MAX_POINTS = 4000  # plotted per curve; long runs are strided so a frame stays cheap
 TRAIN = imgui.ImVec4(0.30, 0.65, 1.00, 1.0)
@@ -48,6 +48,8 @@ def draw(app) -> None:
     imgui.text_colored(MUTED, f"{history.current.label}" + ("; earlier runs faded" if history.earlier else ""))
     if history.current.train.count == 0:
         imgui.text_colored(MUTED, "no steps yet")
+        return
+    if too_small(16, 8, "the loss plot"):
         return
     size = imgui.get_content_region_avail()
     if not implot.begin_plot("##loss", imgui.ImVec2(size.x, size.y)):

@@ -65,7 +65,9 @@ def _apply_row(app) -> None:
     job = app.session.rebuild
     if job is not None:
         imgui.progress_bar(job.fraction, imgui.ImVec2(-1, 0), f"{job.label}... {job.seconds:.1f} s")
+        imgui.push_text_wrap_pos(0.0)
         imgui.text_colored(MUTED, f"{plan_for(job.config).title}: the current network trains on until it is ready")
+        imgui.pop_text_wrap_pos()
         return
     imgui.begin_disabled(not pending)
     if imgui.button("Apply (rebuild)", imgui.ImVec2(em(9), 0)):

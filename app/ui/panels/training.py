@@ -141,7 +141,7 @@ def _figures(app) -> None:
         _row("samples / s", "paused")
     _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms > 0 else "-")
     if s.gpu_ms:  # only what the device's timestamp queries measured
-        _row("GPU", f"train {s.gpu_ms['training']:.2f}, maps {s.gpu_ms['heatmaps']:.2f}, UI {s.gpu_ms['ui']:.2f} ms")
+        _row("GPU ms", f"train {s.gpu_ms['training']:.3g}, maps {s.gpu_ms['heatmaps']:.3g}, UI {s.gpu_ms['ui']:.3g}")
     else:
         _row("GPU", "no timestamp queries here", MUTED)
     imgui.end_table()
