@@ -66,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                           ("encoding", cfg.ENCODINGS), ("precision", cfg.PRECISIONS), ("optimizer", cfg.OPTIMIZERS)):
         net.add_argument(f"--{name.replace('_', '-')}", choices=options,
                          help=f"{name.replace('_', ' ')}: {', '.join(options)} (default {_default(name)})")
+    net.add_argument("--matmul", choices=cfg.MATMULS, help="auto: half-precision layers multiply on tensor cores "
+                     "where the device has them (Vulkan); simt: always on the shader cores (default auto)")
     net.add_argument("--frequencies", type=int, metavar="K", help=f"Fourier encoding frequencies, 1-{cfg.MAX_FREQUENCIES}"
                      f" (default {_default('frequencies')})")
     net.add_argument("--lr", type=float, help=f"learning rate (default {_default('lr')})")
@@ -91,7 +93,7 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         config = cfg.load_file(args.config, config)
     overrides = {name: getattr(args, name) for name in (
         "hidden", "activation", "output_activation", "encoding", "frequencies", "precision",
-        "optimizer", "lr", "batch_size", "seed", "eval_grid") if getattr(args, name) is not None}
+        "optimizer", "lr", "batch_size", "seed", "eval_grid", "matmul") if getattr(args, name) is not None}
     return cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from app.targets import TUTORIAL_TARGETS, parse_target
 ACTIVATIONS = tuple(components.ACTIVATIONS)
 ENCODINGS = tuple(components.ENCODINGS)
 PRECISIONS = ("float", "half")
+MATMULS = ("auto", "simt")  # auto: tensor cores where the device and the network allow
 OPTIMIZERS = tuple(components.OPTIMIZERS)
 MAX_WIDTH = 256
 MAX_HIDDEN_LAYERS = 8
@@ -27,7 +29,7 @@ MAX_TARGETS = 8
 PRESET_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
 
 STRUCTURAL_FIELDS = ("hidden", "activation", "output_activation", "encoding", "frequencies",
-                     "precision", "targets")
+                     "precision", "targets", "matmul")
 
 
 @dataclass
@@ -38,6 +40,7 @@ class Config:
     encoding: str = "poly2"
     frequencies: int = 4
     precision: str = "float"
+    matmul: str = "auto"
     targets: list[str] = field(default_factory=lambda: list(TUTORIAL_TARGETS))
     domain: list[float] = field(default_factory=lambda: [-1.0, 1.0, -1.0, 1.0])  # x0, x1, y0, y1
     optimizer: str = "adam"
@@ -102,6 +105,7 @@ def validate(config: Config) -> Config:
     _choice("encoding", config.encoding, ENCODINGS)
     _integer("frequencies", config.frequencies, 1, MAX_FREQUENCIES)
     _choice("precision", config.precision, PRECISIONS)
+    _choice("matmul", config.matmul, MATMULS)
     if not isinstance(config.targets, list) or not 1 <= len(config.targets) <= MAX_TARGETS:
         raise UserError(f"targets must list 1 to {MAX_TARGETS} expressions")
     for target in config.targets:
@@ -144,6 +148,20 @@ def _copy(value: Any) -> Any:
 
 
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few hundred bytes; don't read a huge or endless file
+MAX_CONFIG_NESTING = 16  # a config nests two levels; json's own limit differs between Python versions
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _nesting_depth(text: str) -> int:
+    """Deepest bracket nesting outside strings, without recursing (json.loads may crash or hang on it)."""
+    depth = deepest = 0
+    for char in _JSON_STRING.sub("", text):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def load_file(path: str | Path, base: Config | None = None) -> Config:
@@ -155,9 +173,13 @@ def load_file(path: str | Path, base: Config | None = None) -> Config:
     if len(raw) > MAX_CONFIG_BYTES:
         raise UserError(f"config file {str(path)!r} is larger than {MAX_CONFIG_BYTES} bytes")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise UserError(f"config file {str(path)!r} is not UTF-8 text (byte {error.start})") from None
+    if _nesting_depth(text) > MAX_CONFIG_NESTING:
+        raise UserError(f"config file {str(path)!r} is nested too deeply")
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as error:
         raise UserError(f"config file {str(path)!r} is not valid JSON (line {error.lineno}: {error.msg})") from None
     except RecursionError:

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 from typing import Iterator
 
 import numpy as np
 import slangpy as spy
 
+from app.config import Config
 from app.device import SHADER_DIR, create_device
 from app.kernels import KernelCache
+from app.plan import NetworkPlan, plan_for
 
 STORAGE = (spy.BufferUsage.unordered_access | spy.BufferUsage.shader_resource
            | spy.BufferUsage.copy_source | spy.BufferUsage.copy_destination)
@@ -41,6 +44,20 @@ class Gpu:
     def __init__(self, device: spy.Device):
         self.device = device
         self.kernels = KernelCache(device)
+
+    @functools.cached_property
+    def tensor_cores(self) -> bool:
+        """Cooperative matrices (fp16 tensor cores) for half-precision workgroup tiles: where
+        Vulkan reports them. SlangPy's CUDA backend reports none, yet runs them through WMMA;
+        VISUAL_TRAINER_TENSOR_CORES=1 or 0 decides there (and overrides elsewhere)."""
+        forced = os.environ.get("VISUAL_TRAINER_TENSOR_CORES")
+        if forced in ("0", "1"):
+            return forced == "1"
+        return self.device.has_feature(spy.Feature.cooperative_matrix)
+
+    def plan(self, config: Config) -> NetworkPlan:
+        """`config`'s plan on this device."""
+        return plan_for(config, self.tensor_cores)
 
     @property
     def software(self) -> bool:

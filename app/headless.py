@@ -63,6 +63,8 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "wall_seconds": result.wall_seconds,
         "samples_per_second": session.trainer.samples_seen / result.wall_seconds if result.wall_seconds > 0 else None,
         "device": describe(session.gpu.device),
+        "matmul": session.trainer.plan.matmul,            # "tensor-core" or "simt"
+        "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group" or "tiles"
         "diverged_at_step": result.diverged_at,
         "config": config.to_dict(),
     }

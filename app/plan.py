@@ -34,6 +34,18 @@ MIN_SAMPLES_PER_THREAD = 4
 MAX_TRAIN_THREADS = 32768
 SLOT_MEMORY_BYTES = 256 << 20
 
+# Workgroup tiles (shaders/tiles.slang), for networks past the thread accumulators when they fit:
+# shared memory for a tile's activations, registers for the weight-gradient accumulators.
+TILED_THREADS = 256
+TILE_SHARED_BUDGET = 48 << 10        # bytes: Vulkan on an H200 takes 48 KiB (64 lost the device)
+MAX_MMA_TILES_PER_WARP = 12          # fp32 accumulator tiles a warp holds (8 registers a lane each)
+MMA_SUBGROUP = 32                    # cooperative matrices work per 32-lane subgroup (NVIDIA)
+# adjustParameters: a workgroup sums the slots of ADJUST_PARAMS parameters, ADJUST_PARTS threads
+# a parameter (32 x 8: a slot row is one 128-byte line; a thread walks 1/8 of the slots)
+ADJUST_PARAMS, ADJUST_PARTS = 32, 8
+ADJUST_THREADS = ADJUST_PARAMS * ADJUST_PARTS
+MAX_TILE_GROUPS = 512  # about what an H200 runs at once (132 SMs x 4); fewer slots to sum
+
 
 @dataclass(frozen=True)
 class LayerPlan:
@@ -65,7 +77,7 @@ class LaunchShape:
     group_count: int          # learnGradient workgroups; a step may be split by ranges of them
     waves_per_group: int
     gradient_slot_count: int  # one per wave (thread accumulators) or per group (tiles)
-    loss_slot_count: int      # one per wave
+    loss_slot_count: int      # one per wave (per group for workgroup tiles)
 
 
 @dataclass(frozen=True)
@@ -76,8 +88,29 @@ class NetworkPlan:
     frequencies: int
     precision: str
     targets: tuple[str, ...]
-    thread_accumulators: bool
+    gradient_path: str            # "thread" (registers), "group" (group tiles), "tiles" (workgroup tiles)
     group_size: int
+    mma: tuple[bool, ...] = ()    # per layer: products on tensor cores (workgroup tiles only)
+    tile_samples: int = 0         # workgroup tiles: samples a tile
+    tile_pad: int = 0             # ...and the row padding that keeps shared-memory banks apart
+
+    @property
+    def thread_accumulators(self) -> bool:
+        return self.gradient_path == "thread"
+
+    @property
+    def matmul(self) -> str:
+        """What summary.json and the window report: tensor cores, or SIMT arithmetic."""
+        return "tensor-core" if any(self.mma) else "simt"
+
+    @property
+    def tile_rows(self) -> tuple[int, ...]:
+        """Workgroup tiles: the first shared-memory row of each layer's input, then the output's."""
+        rows, row = [], 0
+        for size in self.sizes:
+            rows.append(row)
+            row += _tile_height(size, any(self.mma))
+        return (*rows, row)
 
     @property
     def param_count(self) -> int:
@@ -99,16 +132,18 @@ class NetworkPlan:
 
     @property
     def tile_inputs(self) -> int:
-        return 1 if self.thread_accumulators else max(self.sizes[:-1])
+        """Group tiles' shared-memory rows (shaders/gradients.slang); 1 where they are unused."""
+        return max(self.sizes[:-1]) if self.gradient_path == "group" else 1
 
     @property
     def tile_outputs(self) -> int:
-        return 1 if self.thread_accumulators else max(self.sizes[1:])
+        return max(self.sizes[1:]) if self.gradient_path == "group" else 1
 
     @property
     def module_name(self) -> str:
         key = (self.sizes, tuple(l.activation.name for l in self.layers), self.encoding.name,
-               self.frequencies, self.precision, self.targets)
+               self.frequencies, self.precision, self.targets, self.gradient_path, self.mma, self.tile_samples,
+               self.tile_pad)
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 
     @property
@@ -116,9 +151,14 @@ class NetworkPlan:
         return " -> ".join(map(str, self.sizes))
 
     def launch(self, batch_size: int, wave_width: int) -> LaunchShape:
-        """One gradient slot per wave (thread accumulators) or per group (group tiles), capped by
-        memory; one loss slot per wave."""
+        """One gradient slot per wave (thread accumulators) or per group (group and workgroup
+        tiles), capped by memory; one loss slot per wave (per group for workgroup tiles)."""
         group = self.group_size
+        if self.gradient_path == "tiles":
+            tiles = -(-batch_size // self.tile_samples)
+            groups = max(1, min(tiles, MAX_TILE_GROUPS, SLOT_MEMORY_BYTES // (4 * self.param_count)))
+            return LaunchShape(thread_count=groups * group, group_count=groups, waves_per_group=1,
+                               gradient_slot_count=groups, loss_slot_count=groups)
         waves_per_group = -(-group // wave_width)
         slots_per_group = waves_per_group if self.thread_accumulators else 1
         max_groups = max(1, SLOT_MEMORY_BYTES // (4 * self.param_count * slots_per_group))
@@ -149,9 +189,41 @@ def _group_size(sizes: tuple[int, ...], thread_accumulators: bool) -> int:
     return samples
 
 
+def _tile_height(size: int, mma: bool) -> int:
+    return -(-size // 16) * 16 if mma else size
+
+
+def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tensor_cores: bool):
+    """(samples a tile, row pad, per-layer tensor-core flags) for workgroup tiles, or None where
+    they don't apply: sin (tiles keep outputs and derive gradients from them, and sin is not
+    one-to-one), or no tile that fits in shared memory. On tensor cores every layer is a product:
+    the hidden widths must be multiples of 16, and the narrow first and last layers are padded
+    to 16 (their weights staged in shared memory); past MAX_MMA_TILES_PER_WARP accumulator
+    tiles a warp, SIMT tiles instead."""
+    if any(layer.activation.name == "sin" for layer in layers):
+        return None
+    mma = tensor_cores and precision == "half" and all(w % 16 == 0 for w in sizes[1:-1])
+    warps = TILED_THREADS // MMA_SUBGROUP
+    padded = [_tile_height(size, mma) for size in sizes]
+    if mma and sum(-(-(o // 16) * (i // 16) // warps) for i, o in zip(padded[:-1], padded[1:])) > MAX_MMA_TILES_PER_WARP:
+        return _tiles(sizes, layers, precision, False)
+    element = 2 if precision == "half" else 4
+    # Tensor cores load 16-byte aligned rows. Without a pad (stride 64 bytes) shared-memory bank
+    # conflicts made 2-64-64-64-4 30% slower on an H200 than with a pad of 8 halves.
+    pad = 8 if mma else (2 if element == 2 else 1)
+    fixed = TILED_THREADS * 4  # the loss partials
+    if mma:  # each warp's fp32 stage, the padded narrow weights
+        fixed += warps * 256 * 4 + (padded[1] * padded[0] + padded[-1] * padded[-2]) * 2
+    for samples in (64, 32, 16):
+        shared = (sum(padded) + 2 * max(padded[1:])) * (samples + pad) * element + (sizes[-1] + 1) * samples * 4 + fixed
+        if shared <= TILE_SHARED_BUDGET:
+            return samples, pad, tuple(mma for _ in layers)
+    return None
+
+
 @functools.lru_cache(maxsize=64)
-def _plan(key: tuple) -> NetworkPlan:
-    hidden, activation, output_activation, encoding, frequencies, precision, targets = key
+def _plan(key: tuple, tensor_cores: bool) -> NetworkPlan:
+    hidden, activation, output_activation, encoding, frequencies, precision, targets, matmul = key
     enc = ENCODINGS[encoding]
     sizes = (enc.dim(frequencies), *hidden, len(targets))
     layers, offset, z_offset = [], 0, 0
@@ -160,12 +232,19 @@ def _plan(key: tuple) -> NetworkPlan:
         layers.append(LayerPlan(fan_in, fan_out, act, offset, z_offset))
         offset += fan_in * fan_out + fan_out
         z_offset += fan_out
-    accumulate = offset <= MAX_THREAD_ACCUMULATORS
-    return NetworkPlan(sizes=sizes, layers=tuple(layers), encoding=enc, frequencies=frequencies,
-                       precision=precision, targets=tuple(targets), thread_accumulators=accumulate,
-                       group_size=_group_size(sizes, accumulate))
+    common = dict(sizes=sizes, layers=tuple(layers), encoding=enc, frequencies=frequencies, precision=precision,
+                  targets=tuple(targets))
+    if offset <= MAX_THREAD_ACCUMULATORS:
+        return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))
+    tiles = _tiles(sizes, layers, precision, tensor_cores and matmul == "auto")
+    if tiles is not None:
+        samples, pad, mma = tiles
+        return NetworkPlan(**common, gradient_path="tiles", group_size=TILED_THREADS, mma=mma,
+                           tile_samples=samples, tile_pad=pad)
+    return NetworkPlan(**common, gradient_path="group", group_size=_group_size(sizes, False))
 
 
-def plan_for(config: Config) -> NetworkPlan:
-    """The plan of `config`'s structure (cached: configs that differ only in hot fields share it)."""
-    return _plan(config.structure_key())
+def plan_for(config: Config, tensor_cores: bool = False) -> NetworkPlan:
+    """The plan of `config`'s structure on a device with or without cooperative matrices (cached:
+    configs that differ only in hot fields share it)."""
+    return _plan(config.structure_key(), tensor_cores)

@@ -22,7 +22,6 @@ from app.config import Config
 from app.evaluation import GridEvaluator
 from app.gpu import Gpu
 from app.heatmaps import HeatmapImages
-from app.plan import plan_for
 from app.trainer import Trainer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +36,7 @@ class Rebuild:
         self.heatmaps: Optional[HeatmapImages] = None
         self.error: Optional[Exception] = None
         self.process: Optional[subprocess.Popen] = None
-        plan = plan_for(config)
+        plan = gpu.plan(config)
         self._stages: list[tuple[str, Callable[[], bool]]] = [
             ("compiling Slang", lambda: bool(gpu.kernels.get(plan))),
             ("building training pipelines", self._first_steps),

@@ -32,10 +32,12 @@ from app.rebuild import Rebuild
 from app.targets import check_finite
 from app.timing import GpuTimer
 from app.loss_ring import LOSS_HISTORY
+from app.plan import ADJUST_PARAMS
 from app.trainer import Trainer
 
 EVAL_INTERVAL_S = 0.5      # the window plots an eval point at most this often
-CHUNK_SECONDS = 0.25       # headless: whole steps per submit, enough to hide launch cost
+CHUNK_SECONDS = 0.25       # headless: whole steps between loss reads, enough to hide launch cost
+SUBMIT_STEPS = 64          # headless: whole steps per command buffer
 STABLE_STEPS = 50          # finite steps with unchanged settings: a network worth going back to
 THROUGHPUT_WINDOW_S = 1.0
 
@@ -185,13 +187,21 @@ class Session:
         """Runs `count` whole steps now; returns the losses of those that count (on a divergence,
         the finite ones before it), and evaluates when an eval_every boundary is reached. After a
         divergence nothing runs until `resume`."""
-        if self.divergence is not None:
+        if self.divergence is not None or count <= 0:
             return np.zeros(0, np.float32)
         start = time.perf_counter()
-        with self.gpu.submit() as encoder:
-            self.guard.record_snapshot(encoder)
-            steps = self.trainer.record_steps(encoder, count)
-            self.trainer.losses.record_readback(encoder, steps)
+        first = self.trainer.step
+        # Several command buffers, the GPU running one while the CPU records the next: at small
+        # batches recording a step costs about half what running it does.
+        for chunk_start in range(0, count, SUBMIT_STEPS):
+            last = chunk_start + SUBMIT_STEPS >= count
+            with self.gpu.submit(wait=last) as encoder:
+                if chunk_start == 0:
+                    self.guard.record_snapshot(encoder)
+                self.trainer.record_steps(encoder, min(SUBMIT_STEPS, count - chunk_start))
+                if last:
+                    steps = range(first, self.trainer.step)
+                    self.trainer.losses.record_readback(encoder, steps)
         self._step_rate.observe(time.perf_counter() - start, count)
         losses = self._take_losses(steps, self.trainer.losses.read())
         if self.divergence is None and self.trainer.step % self.eval_every == 0:
@@ -259,7 +269,7 @@ class Session:
     def _step_shape(self) -> StepShape:
         t = self.trainer
         return StepShape(t.config.batch_size, t.learn_units, t.learn_unit_samples, t.adjust_units,
-                         t.launch.gradient_slot_count)
+                         t.launch.gradient_slot_count * ADJUST_PARAMS)
 
     def finish_frame(self, work: FrameWork, gpu_seconds: dict, wait_seconds: float, frame_work_seconds: float) -> None:
         """After the frame's encoder has run: losses, guard, evaluation, what the budget learns."""

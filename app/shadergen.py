@@ -5,7 +5,8 @@ activations, encoding and targets. Everything else is in shaders/."""
 from __future__ import annotations
 
 from app.components import slang_constants
-from app.plan import NetworkPlan
+from app.plan import ADJUST_PARAMS, ADJUST_PARTS, NetworkPlan
+from app.shadergen_tiles import tile_constants, tiles_kernel
 from app.targets import target_to_slang
 
 
@@ -44,6 +45,14 @@ Network makeNetwork(NFloat* params, float* grads)
 }}"""
 
 
+def _learn_gradient(plan: NetworkPlan) -> str:
+    """learnGradient: the per-thread kernel (shaders/train.slang), or workgroup tiles."""
+    if plan.gradient_path != "tiles":
+        return '#include "train.slang"'
+    mma = '#include "tiles_mma.slang"\n' if any(plan.mma) else ""
+    return f'{tile_constants(plan)}\n#include "tiles.slang"\n{mma}\n{tiles_kernel(plan)}'
+
+
 def network_source(plan: NetworkPlan) -> str:
     truths = ",\n        ".join(target_to_slang(t) for t in plan.targets)
     accumulate = plan.thread_accumulators
@@ -62,6 +71,8 @@ static const uint TRAIN_GROUP_SIZE = {plan.group_size};
 static const bool UNROLL_MATVEC = {_flag(plan.unroll_matvec)};
 static const int TILE_INPUTS = {plan.tile_inputs};
 static const int TILE_OUTPUTS = {plan.tile_outputs};
+static const uint ADJUST_PARAMS = {ADJUST_PARAMS};
+static const uint ADJUST_PARTS = {ADJUST_PARTS};
 
 #include "mlvec.slang"
 #include "gradients.slang"
@@ -90,6 +101,8 @@ float[OUTPUT_DIM] groundTruth(float2 p)
 
 #include "loss.slang"
 #include "optimizers.slang"
-#include "train.slang"
+#include "step_args.slang"
+#include "adjust.slang"
+{_learn_gradient(plan)}
 #include "visualize.slang"
 """

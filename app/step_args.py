@@ -74,7 +74,7 @@ def step_records(trainer, count: int) -> np.ndarray:
     r["step_number"] = trainer.optimizer_steps + 1 + ahead  # 1-based: Adam's bias correction
     r["sample_end"] = trainer.samples_per_thread
     r["gradient_slot_count"], r["loss_slot_count"] = launch.gradient_slot_count, launch.loss_slot_count
-    r["groups_per_row"], r["param_end"] = REDUCE_GROUPS_PER_ROW, trainer.adjust_units
+    r["groups_per_row"], r["param_end"] = REDUCE_GROUPS_PER_ROW, trainer.plan.param_count + 1
     r["optimizer"], r["learning_rate"] = OPTIMIZERS[c.optimizer].id, c.lr
     r["beta1"], r["beta2"], r["epsilon"] = c.beta1, c.beta2, c.epsilon
     return r

@@ -13,10 +13,9 @@ from app.config import Config, STRUCTURAL_FIELDS
 from app.gpu import Gpu
 from app.kernels import NetworkKernels
 from app.loss_ring import LOSS_HISTORY, LossRing
-from app.plan import LaunchShape, NetworkPlan, plan_for
+from app.plan import ADJUST_PARAMS, ADJUST_THREADS, LaunchShape, NetworkPlan
 from app.step_args import REDUCE_GROUPS_PER_ROW, STEP_ARGS, StepArgsRing, learn_ranges, step_records
 
-REDUCE_GROUP_SIZE = 64         # adjustParameters' threads per parameter (shaders/train.slang)
 
 
 @dataclass
@@ -46,7 +45,7 @@ class StepProgress:
 class Trainer:
     def __init__(self, gpu: Gpu, config: Config):
         self.gpu, self.config = gpu, config
-        self.plan: NetworkPlan = plan_for(config)
+        self.plan: NetworkPlan = gpu.plan(config)
         self.kernels: NetworkKernels = gpu.kernels.get(self.plan)
         p = self.plan.param_count
         self.master = gpu.buffer(p * 4)
@@ -129,8 +128,9 @@ class Trainer:
     @property
     def _sample_slices(self) -> int:
         """Ways each thread's sample loop may be cut: group tiles add into the gradient slot once
-        per sample; thread accumulators hold their sums in registers to the loop's end."""
-        return 1 if self.plan.thread_accumulators else self.samples_per_thread
+        per sample; thread accumulators and workgroup tiles hold their sums in registers to the
+        loop's end."""
+        return self.samples_per_thread if self.plan.gradient_path == "group" else 1
 
     @property
     def learn_units(self) -> int:
@@ -139,11 +139,15 @@ class Trainer:
 
     @property
     def learn_unit_samples(self) -> int:
+        if self.plan.gradient_path == "tiles":  # a workgroup walks every group_count-th tile
+            tiles = -(-self.config.batch_size // self.plan.tile_samples)
+            return -(-tiles // self.launch.group_count) * self.plan.tile_samples
         return self.plan.group_size * (self.samples_per_thread // self._sample_slices)
 
     @property
     def adjust_units(self) -> int:
-        return self.plan.param_count + 1  # one group per parameter, one for the loss
+        """adjustParameters' workgroups: ADJUST_PARAMS parameters each; the loss counts as one."""
+        return -(-(self.plan.param_count + 1) // ADJUST_PARAMS)
 
     def _build_pipelines(self) -> None:
         """The driver compiles a kernel at its first dispatch: these dispatches change nothing
@@ -154,7 +158,7 @@ class Trainer:
         with self.gpu.submit() as encoder:
             address = self._args.upload(encoder, records)
             self._dispatch(encoder, self.kernels.learn_gradient, self.plan.group_size, address)
-            self._dispatch(encoder, self.kernels.adjust_parameters, REDUCE_GROUP_SIZE, address)
+            self._dispatch(encoder, self.kernels.adjust_parameters, ADJUST_THREADS, address)
 
     def _dispatch(self, encoder: spy.CommandEncoder, kernel: spy.ComputeKernel, threads: int, address: int,
                   rows: int = 1) -> None:
@@ -170,7 +174,7 @@ class Trainer:
     def _adjust_dispatch(self, encoder: spy.CommandEncoder, count: int, address: int) -> None:
         rows = max(1, -(-count // REDUCE_GROUPS_PER_ROW))
         self._dispatch(encoder, self.kernels.adjust_parameters,
-                       max(1, min(count, REDUCE_GROUPS_PER_ROW)) * REDUCE_GROUP_SIZE, address, rows)
+                       max(1, min(count, REDUCE_GROUPS_PER_ROW)) * ADJUST_THREADS, address, rows)
 
     def _complete_step(self) -> None:
         self.version += 1
@@ -214,7 +218,8 @@ class Trainer:
                                base + i * STEP_ARGS.itemsize)
         else:
             records = step_records(self, 1)
-            records["param_offset"], records["param_end"] = position, position + count
+            records["param_offset"] = position * ADJUST_PARAMS
+            records["param_end"] = min((position + count) * ADJUST_PARAMS, self.plan.param_count + 1)
             self._adjust_dispatch(encoder, count, self._args.upload(encoder, records))
         position += count
         if position < total:

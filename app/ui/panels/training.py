@@ -137,6 +137,8 @@ def _figures(app) -> None:
         rate = session.samples_per_second()
         _row("samples / s", f"{rate / 1e6:.2f} M" if rate >= 1e4 else f"{rate:,.0f}")
         _row("training", s.training)
+        plan = session.trainer.plan
+        _row("kernels", f"{plan.matmul}, {'workgroup' if plan.gradient_path == 'tiles' else plan.gradient_path} gradient sums")
     else:
         _row("samples / s", "paused")
     _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms > 0 else "-")

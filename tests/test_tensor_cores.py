@@ -1,0 +1,60 @@
+"""The half-precision path on tensor cores (cooperative matrices), where the device has them; CI's
+lavapipe has none, so these run on the GPU machine. fp16 products with fp32 accumulation: the
+gradients follow a float64 reference to ~3 significant digits, as the half SIMT path's do."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.config import Config, validate
+from app.session import Session
+from app.trainer import Trainer
+from helpers import gpu_loss_and_gradient
+from reference import loss_and_gradient, sample_points, truth_values
+
+WIDE = dict(encoding="raw", hidden=[64, 64, 64], activation="leaky_relu")
+
+
+@pytest.fixture
+def tensor_gpu(gpu):
+    if not gpu.tensor_cores:
+        pytest.skip("no cooperative matrices on this device")
+    return gpu
+
+
+@pytest.mark.parametrize("activation", ["leaky_relu", "tanh", "sigmoid", "relu"])
+def test_tensor_core_gradients_match_float64(tensor_gpu, activation):
+    trainer = Trainer(tensor_gpu, validate(Config(**dict(WIDE, activation=activation), precision="half",
+                                                  batch_size=4096, seed=3)))
+    assert trainer.plan.matmul == "tensor-core" and any(trainer.plan.mma)
+    loss, gradient = gpu_loss_and_gradient(trainer)
+    c = trainer.config
+    params = trainer.parameters().astype(np.float16).astype(np.float32)
+    x, y = sample_points(c.seed, 0, c.batch_size, c.domain)
+    ref_loss, ref_gradient = loss_and_gradient(c, params, x, y, truth_values(c, x, y))
+    assert abs(loss - ref_loss) / ref_loss < 2e-2
+    scale = np.max(np.abs(ref_gradient))
+    assert np.max(np.abs(gradient - ref_gradient)) / scale < 3e-2
+    arrives = ref_gradient != 0  # ReLU's dead units have exactly zero gradients
+    assert np.count_nonzero(gradient[arrives]) > 0.9 * np.count_nonzero(arrives), "every layer's gradient arrives"
+
+
+def test_tensor_cores_are_bit_reproducible(tensor_gpu):
+    config = validate(Config(**WIDE, precision="half", batch_size=100_000, seed=42))
+    first, second = Trainer(tensor_gpu, config), Trainer(tensor_gpu, config)
+    first.train(20)
+    second.train(7)
+    second.train(13)
+    assert np.array_equal(first.parameters(), second.parameters())
+
+
+def test_half_on_tensor_cores_fits_as_well_as_float(tensor_gpu):
+    losses = {}
+    for precision in ("float", "half"):
+        session = Session(tensor_gpu, validate(Config(**WIDE, precision=precision, batch_size=16384, seed=1)))
+        session.eval_every = 1 << 30
+        while session.trainer.step < 1500:
+            session.advance(session.chunk_size(1500))
+        losses[precision] = session.evaluate()
+    assert losses["half"] < max(2 * losses["float"], losses["float"] + 2e-3), losses
