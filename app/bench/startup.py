@@ -1,5 +1,6 @@
 """Start-up costs, each timed in a child process so that imports, device creation and shader
-compilation all count: the first trained step, an architecture rebuild, the first window frame."""
+compilation all count: the first trained step (broken down by stage), an architecture rebuild,
+and the first window frame."""
 from __future__ import annotations
 
 import os
@@ -8,19 +9,30 @@ import sys
 import tempfile
 import time
 
+STAGES = ("imports", "device", "compile", "first_step")
+
 
 def _child(mode: str) -> None:
+    """Prints a wall-clock stamp after each stage; the parent knows when the process started.
+    It starts as the app does (app/__main__.py), without PyTorch."""
+    from app.fast_start import skip_torch
+
+    skip_torch()
     from app.config import Config
     from app.gpu import create_gpu
     from app.trainer import Trainer
 
+    print(f"imports {time.time():.6f}", flush=True)
     gpu = create_gpu(os.environ.get("VISUAL_TRAINER_BENCH_DEVICE", "auto"))
-    Trainer(gpu, Config()).train(1)
-    print(f"FIRST_STEP {time.time():.6f}", flush=True)
+    print(f"device {time.time():.6f}", flush=True)
+    gpu.kernels.get(gpu.plan(Config()))  # Slang: load (or the module cache), link
+    print(f"compile {time.time():.6f}", flush=True)
+    Trainer(gpu, Config()).train(1)  # the driver's pipelines, buffers, one step
+    print(f"first_step {time.time():.6f}", flush=True)
     if mode == "rebuild":  # a second architecture, built and stepped once: what "Apply" waits for
         start = time.perf_counter()
         Trainer(gpu, Config(hidden=[24, 12])).train(1)
-        print(f"REBUILD {time.perf_counter() - start:.6f}", flush=True)
+        print(f"rebuild {time.perf_counter() - start:.6f}", flush=True)
 
 
 def _run_child(cache_dir: str, mode: str) -> dict[str, float]:
@@ -28,10 +40,14 @@ def _run_child(cache_dir: str, mode: str) -> dict[str, float]:
     start = time.time()
     result = subprocess.run([sys.executable, "-m", "app.bench.startup", mode], env=env, capture_output=True,
                             text=True, check=True)
-    stamps = dict(line.split() for line in result.stdout.splitlines() if line.startswith(("FIRST_STEP", "REBUILD")))
-    times = {"first_step": float(stamps["FIRST_STEP"]) - start}
-    if "REBUILD" in stamps:
-        times["rebuild"] = float(stamps["REBUILD"])
+    stamps = dict(line.split() for line in result.stdout.splitlines() if line.split()[0] in (*STAGES, "rebuild"))
+    times, previous = {}, start
+    for stage in STAGES:  # seconds each stage took, and the total to the first step
+        times[stage] = float(stamps[stage]) - previous
+        previous = float(stamps[stage])
+    times["first_step_total"] = previous - start
+    if "rebuild" in stamps:
+        times["rebuild"] = float(stamps["rebuild"])
     return times
 
 
@@ -55,14 +71,13 @@ def time_to_first_window_frame(cache_dir: str) -> float | None:
 
 
 def cold_and_warm() -> dict[str, float]:
-    """First trained step, an architecture rebuild and the first window frame, each with empty
-    shader caches, then again with the caches the first run left."""
+    """First trained step (by stage), an architecture rebuild and the first window frame, each
+    with empty shader caches, then again with the caches the first run left."""
     results = {}
     with tempfile.TemporaryDirectory() as cache:
         for label in ("cold", "warm"):
-            times = _run_child(cache, "rebuild")
-            results[f"first_step_seconds_{label}"] = times["first_step"]
-            results[f"rebuild_seconds_{label}_cache"] = times["rebuild"]
+            for name, seconds in _run_child(cache, "rebuild").items():
+                results[f"startup_{label}_{name}_seconds"] = seconds
     with tempfile.TemporaryDirectory() as cache:
         for label in ("cold", "warm"):
             seconds = time_to_first_window_frame(cache)
@@ -73,4 +88,8 @@ def cold_and_warm() -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    _child(sys.argv[1] if len(sys.argv) > 1 else "first-step")
+    if len(sys.argv) > 1 and sys.argv[1] == "report":
+        for key, value in cold_and_warm().items():
+            print(f"{key}: {value:.3f}")
+    else:
+        _child(sys.argv[1] if len(sys.argv) > 1 else "first-step")
