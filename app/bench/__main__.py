@@ -1,5 +1,10 @@
-"""python -m app.bench [--quick] [--json PATH]: training speed of the app's trainer beside the
-tutorial's atomic design and PyTorch eager, in one run on one device."""
+"""python -m app.bench [--quick] [--only NET] [--batch B] [--json PATH] [--device auto|vulkan|cuda] [--no-compile]
+
+Training speed of the app beside the tutorial's atomic design and PyTorch, in one run on one
+device. Where torch imports with CUDA, the PyTorch rows are eager and the strongest: the loss
+compiled with torch.compile(mode="max-autotune-no-cudagraphs") and the whole step captured in
+one CUDA graph, each in fp32 and with fp16 autocast. Every app row is reported as a ratio to the
+best PyTorch row of the same network and batch."""
 
 from __future__ import annotations
 
@@ -8,107 +13,104 @@ import json
 import os
 import sys
 
-import time
-
-from app.bench.runners import AtomicReference, time_app, time_torch, torch_available
+from app.bench import torch_reference
+from app.bench.runners import AtomicReference, time_app
 from app.bench.startup import cold_and_warm
 from app.config import Config, validate
 from app.device import describe
 from app.gpu import create_gpu
-from app.trainer import Trainer
 
-FULL_SIZES = [1 << 12, 1 << 16, 1 << 20, 1 << 24]
-QUICK_SIZES = [1 << 10, 1 << 12]
-WIDE = dict(encoding="raw", hidden=[64, 64, 64])  # 2 -> 64 -> 64 -> 64 -> 4
+NETWORKS = {  # name: (config fields, PyTorch layer sizes)
+    "4-16-4": (dict(), [4, 16, 4]),
+    "2-64-64-64-4": (dict(encoding="raw", hidden=[64, 64, 64]), [2, 64, 64, 64, 4]),
+    "2-128-128-4": (dict(encoding="raw", hidden=[128, 128]), [2, 128, 128, 4]),
+}
+FULL = {"4-16-4": [1 << 12, 1 << 16, 1 << 20, 1 << 24], "2-64-64-64-4": [1 << 16, 1 << 20], "2-128-128-4": [1 << 20]}
+QUICK = {"4-16-4": [1 << 10, 1 << 12], "2-64-64-64-4": [1 << 12], "2-128-128-4": [1 << 10]}
+SOFTWARE_MAX_BATCH = 1 << 20  # a CPU driver takes over a minute a step beyond
 
 
-def _steps_for(seconds_per_step: float, budget: float, cap: int) -> int:
-    return max(2, min(cap, int(budget / max(seconds_per_step, 1e-6))))
-
-
-def _measure(name: str, batch: int, precision: str, run, budget: float, cap: int) -> dict:
-    """Runs twice: a 2-step probe sizes the timed run to about `budget` seconds."""
+def _measure(run, batch: int, budget: float, cap: int) -> dict:
+    """A 2-step probe sizes the timed run to about `budget` seconds."""
     probe = run(2) / 2
-    steps = _steps_for(probe, budget, cap)
+    steps = max(2, min(cap, int(budget / max(probe, 1e-6))))
     seconds = run(steps)
-    return {"trainer": name, "batch": batch, "precision": precision,
-            "samples_per_second": batch * steps / seconds, "steps_per_second": steps / seconds}
+    return {"samples_per_second": batch * steps / seconds, "steps_per_second": steps / seconds}
 
 
-def _app_runner(gpu, config, gpu_bytes: list[int]):
-    """A runner for _measure that also notes the trainer's GPU memory in `gpu_bytes`."""
-    def run(steps: int) -> float:
-        seconds, used = time_app(gpu, config, steps)
-        gpu_bytes.append(used)
-        return seconds
-    return run
-
-
-def run_benchmarks(quick: bool, device_kind: str = "auto") -> dict:
-    gpu = create_gpu(device_kind)
-    info = describe(gpu.device)
-    software = gpu.software
-    sizes = QUICK_SIZES if quick else FULL_SIZES
-    budget = 0.3 if quick else 2.0
-    cap = 50 if quick else 4000
-    results, gpu_bytes = [], []
-    atomic = AtomicReference(gpu)
-    use_torch = torch_available()
-    for batch in sizes:
-        if software and batch > (1 << 20):
-            print(f"skip batch {batch}: over a minute a step on a software driver", file=sys.stderr)
-            continue
-        for precision in ("float", "half"):
-            config = validate(Config(batch_size=batch, precision=precision))
-            results.append(_measure("app", batch, precision, _app_runner(gpu, config, gpu_bytes), budget, cap))
-        results.append(_measure("atomic-reference", batch, "float", lambda n: atomic.time(batch, n), budget, cap))
-        if use_torch:
-            results.append(_measure("torch", batch, "float", lambda n: time_torch([4, 16, 4], batch, n), budget, cap))
-            results.append(_measure("torch", batch, "half", lambda n: time_torch([4, 16, 4], batch, n, True), budget, cap))
-        _print_rows(results[-5 if use_torch else -3:])
-    wide_batch = QUICK_SIZES[-1] if quick else (1 << 16 if software else 1 << 20)
-    wide = validate(Config(batch_size=wide_batch, **WIDE))
-    results.append(dict(_measure("app", wide_batch, "float", _app_runner(gpu, wide, gpu_bytes), budget, cap), network="2-64-64-64-4"))
+def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list[dict]:
+    fields, sizes = NETWORKS[name]
+    budget, cap = (0.3, 50) if args.quick else (2.0, 4000)
+    rows = []
+    for precision in ("float", "half"):
+        config = validate(Config(batch_size=batch, precision=precision, **fields))
+        plan = gpu.plan(config)
+        rows.append(dict(trainer="app", network=name, batch=batch, precision=precision, matmul=plan.matmul,
+                         gradient_sums=plan.gradient_path,
+                         **_measure(lambda n: time_app(gpu, config, n)[0], batch, budget, cap)))
+    if atomic is not None and name == "4-16-4":
+        rows.append(dict(trainer="atomic-reference", network=name, batch=batch, precision="float",
+                         **_measure(lambda n: atomic.time(batch, n), batch, budget, cap)))
     if use_torch:
-        results.append(dict(_measure("torch", wide_batch, "float", lambda n: time_torch([2, 64, 64, 64, 4], wide_batch, n), budget, cap),
-                            network="2-64-64-64-4"))
-    extras = _extras(gpu, quick, device_kind)
-    extras["peak_trainer_gpu_bytes"] = max(gpu_bytes)
-    return {"device": info, "results": results, "extras": extras}
+        for half in (False, True):
+            label = "fp16" if half else "fp32"
+            rows.append(dict(trainer=f"torch-eager-{label}", network=name, batch=batch, precision=label,
+                             **_measure(lambda n: torch_reference.time_eager(sizes, batch, n, half), batch, budget, cap)))
+            if not args.no_compile:
+                graph = torch_reference.CompiledGraph(sizes, batch, half)
+                rows.append(dict(trainer=f"torch-compiled-graph-{label}", network=name, batch=batch, precision=label,
+                                 build_seconds=graph.build_seconds,
+                                 **_measure(graph.time, batch, budget, cap * 10)))
+    best = max((r["samples_per_second"] for r in rows if r["trainer"].startswith("torch")), default=None)
+    for row in rows:
+        if row["trainer"] == "app" and best:
+            row["vs_best_torch"] = row["samples_per_second"] / best
+    return rows
 
 
-def _extras(gpu, quick: bool, device_kind: str) -> dict:
-    extras: dict = {}
-    if not quick:  # (the window's first frame is measured only where there is a display)
-        os.environ["VISUAL_TRAINER_BENCH_DEVICE"] = device_kind
-        extras.update(cold_and_warm())
-    base = validate(Config())
-    Trainer(gpu, base).train(1)
-    Trainer(gpu, base.replace(hidden=[24, 12])).train(1)
-    start = time.perf_counter()
-    Trainer(gpu, base).train(1)  # back to an architecture this process compiled
-    extras["rebuild_seconds_compiled_architecture"] = time.perf_counter() - start
-    return extras
+def _print(row: dict) -> None:
+    ratio = f"  x{row['vs_best_torch']:.2f} best PyTorch" if "vs_best_torch" in row else ""
+    kernel = f" [{row['matmul']}, {row['gradient_sums']}]" if "matmul" in row else ""
+    build = f" (compile+capture {row['build_seconds']:.0f} s)" if "build_seconds" in row else ""
+    print(f"{row['trainer']:>28} {row['network']:>13} {row['precision']:>5} batch {row['batch']:>9}: "
+          f"{row['samples_per_second']:10.3g} samples/s {row['steps_per_second']:10.1f} steps/s{ratio}{kernel}{build}",
+          flush=True)
 
 
-def _print_rows(rows: list[dict]) -> None:
-    reference = {r["batch"]: r["samples_per_second"] for r in rows if r["trainer"] == "atomic-reference"}
-    for r in rows:
-        ratio = r["samples_per_second"] / reference[r["batch"]] if r["batch"] in reference else float("nan")
-        print(f"{r['trainer']:>17} {r.get('network', '4-16-4'):>13} {r['precision']:>5} batch {r['batch']:>9}: "
-              f"{r['samples_per_second']:12.4g} samples/s {r['steps_per_second']:10.1f} steps/s  "
-              f"x{ratio:8.1f} vs atomic", flush=True)
+def run_benchmarks(args) -> dict:
+    gpu = create_gpu(args.device)
+    sizes = QUICK if args.quick else FULL
+    use_torch = torch_reference.available()
+    atomic = AtomicReference(gpu) if (args.only in (None, "4-16-4")) else None
+    results = []
+    for name, batches in sizes.items():
+        if args.only and name != args.only:
+            continue
+        for batch in batches:
+            if args.batch and batch not in args.batch:
+                continue
+            if gpu.software and batch > SOFTWARE_MAX_BATCH:
+                print(f"skip {name} batch {batch}: over a minute a step on a software driver", file=sys.stderr)
+                continue
+            for row in _rows_for(gpu, name, batch, args, use_torch, atomic):
+                _print(row)
+                results.append(row)
+    extras = {} if args.quick or args.only or args.batch else cold_and_warm()
+    return {"device": describe(gpu.device), "tensor_cores": gpu.tensor_cores, "results": results, "extras": extras}
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m app.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, few steps (under a minute)")
+    parser.add_argument("--only", choices=tuple(NETWORKS), help="one network's rows")
+    parser.add_argument("--batch", type=int, action="append", help="only this batch size (repeatable)")
+    parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes a while per shape)")
     parser.add_argument("--json", help="write the results to this file")
     parser.add_argument("--device", default="auto", choices=("auto", "vulkan", "cuda", "d3d12", "metal"))
     args = parser.parse_args(argv)
-    report = run_benchmarks(args.quick, args.device)
-    print(f"device: {report['device']['type']} {report['device']['adapter']}")
-    _print_rows(report["results"][-2:] if report["results"][-1].get("network") else [])
+    os.environ["VISUAL_TRAINER_BENCH_DEVICE"] = args.device  # the start-up children's device
+    report = run_benchmarks(args)
+    print(f"device: {report['device']['type']} {report['device']['adapter']}, tensor cores: {report['tensor_cores']}")
     for key, value in report["extras"].items():
         print(f"{key}: {value:.4g}")
     if args.json:

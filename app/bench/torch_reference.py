@@ -1,0 +1,117 @@
+"""PyTorch references for the benchmark: the same network, encoding, targets, loss (the mean
+over samples of the squared error summed over outputs) and Adam as the app.
+
+Two variants:
+- eager: plain PyTorch, one Python call chain per step;
+- best: the loss compiled with torch.compile(mode="max-autotune-no-cudagraphs") and the whole
+  step (sampling, forward, backward, fused Adam) captured in one CUDA graph, replayed per step.
+Each runs in fp32, or with fp16 autocast for the matmuls (the loss stays fp32)."""
+
+from __future__ import annotations
+
+import time
+
+
+def available() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+def _model(sizes: list[int], device):
+    import torch
+
+    layers = []
+    for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        layers.append(torch.nn.Linear(fan_in, fan_out))
+        if k < len(sizes) - 2:
+            layers.append(torch.nn.LeakyReLU(0.01))
+    return torch.nn.Sequential(*layers).to(device)
+
+
+def _loss_function(model, sizes: list[int], half: bool):
+    import torch
+
+    def loss(points):
+        x, y = points[:, 0], points[:, 1]
+        features = torch.stack([x, y, x * x, y * y], 1) if sizes[0] == 4 else points
+        truth = torch.stack([(x + y) / (1 + y * y), 2 * x + y, 0.5 * x * x + 1.2 * y, x + 0.5 * y * y], 1)
+        with torch.autocast("cuda", dtype=torch.float16, enabled=half):
+            prediction = model(features)
+        return ((prediction.float() - truth) ** 2).sum(1).mean()
+
+    return loss
+
+
+def time_eager(sizes: list[int], batch: int, steps: int, half: bool = False) -> float:
+    """Seconds for `steps` eager steps (after 3 warm-up steps)."""
+    import torch
+
+    device = torch.device("cuda")
+    model = _model(sizes, device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01, betas=(0.9, 0.999), eps=1e-7)
+    loss = _loss_function(model, sizes, half)
+
+    def step() -> None:
+        value = loss(torch.rand(batch, 2, device=device) * 2 - 1)
+        optimizer.zero_grad(set_to_none=True)
+        value.backward()
+        optimizer.step()
+
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    torch.cuda.synchronize()
+    return time.perf_counter() - start
+
+
+class CompiledGraph:
+    """One compiled, graph-captured training step of a network and batch; build once, time often
+    (compiling with max-autotune takes tens of seconds per shape)."""
+
+    def __init__(self, sizes: list[int], batch: int, half: bool = False):
+        import torch
+
+        device = torch.device("cuda")
+        self.model = _model(sizes, device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=0.01, betas=(0.9, 0.999), eps=1e-7,
+                                          fused=True, capturable=True)
+        loss = torch.compile(_loss_function(self.model, sizes, half), mode="max-autotune-no-cudagraphs")
+        self.points = torch.empty(batch, 2, device=device)
+
+        def step() -> None:
+            self.points.uniform_(-1.0, 1.0)  # in the graph: fresh samples every replay
+            value = loss(self.points)
+            self.optimizer.zero_grad(set_to_none=False)
+            value.backward()
+            self.optimizer.step()
+
+        start = time.perf_counter()
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):  # warm up (and compile) outside the capture
+            for _ in range(3):
+                step()
+        torch.cuda.current_stream().wait_stream(stream)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            step()
+        torch.cuda.synchronize()
+        self.build_seconds = time.perf_counter() - start
+
+    def time(self, steps: int) -> float:
+        import torch
+
+        self.graph.replay()
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(steps):
+            self.graph.replay()
+        torch.cuda.synchronize()
+        return time.perf_counter() - start
