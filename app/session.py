@@ -38,6 +38,7 @@ from app.trainer import Trainer
 EVAL_INTERVAL_S = 0.5      # the window plots an eval point at most this often
 CHUNK_SECONDS = 0.25       # headless: whole steps between loss reads, enough to hide launch cost
 SUBMIT_STEPS = 64          # headless: whole steps per command buffer
+FRAME_SUBMIT_STEPS = 32    # the window: whole steps per command buffer before the frame's own
 STABLE_STEPS = 50          # finite steps with unchanged settings: a network worth going back to
 THROUGHPUT_WINDOW_S = 1.0
 
@@ -50,6 +51,14 @@ class FrameWork:
     cells: int
     eval_complete: bool
     record_seconds: float
+    overlapped: bool = False  # steps ran on the GPU while the CPU recorded the rest
+
+    def training_seconds(self, gpu_seconds: float) -> float:
+        """What the training cost the frame: recording then running, or the longer of the two
+        where they overlapped."""
+        if self.overlapped:
+            return max(self.record_seconds, gpu_seconds)
+        return self.record_seconds + gpu_seconds
 
 
 class Session:
@@ -233,7 +242,6 @@ class Session:
     def record_frame(self, encoder: spy.CommandEncoder, timer: GpuTimer, running: bool) -> FrameWork:
         """Records this frame's training and evaluation, as much as the budget allows."""
         start = time.perf_counter()
-        timer.mark(encoder, 0)
         t = self.trainer
         train = self.divergence is None and (running or self.pending_steps > 0)
         cells = 0
@@ -242,19 +250,14 @@ class Session:
                                                         self.evaluator.cells)
         else:
             eval_seconds = 0.0
-        work, steps = TrainingWork("", 0, 0), range(0)
+        work = TrainingWork("", 0, 0)
         if train:
             work = self.budget.plan_training(max(self.budget.compute_seconds() - eval_seconds, 1e-4),
                                              self._step_shape(), t.progress.phase, t.progress.started)
-            if not t.progress.started:
-                self.guard.record_snapshot(encoder)
-            if work.kind == "steps":
-                if not running:  # single steps asked for while paused
-                    work = TrainingWork("steps", min(work.units, self.pending_steps),
-                                        min(work.units, self.pending_steps) * t.config.batch_size)
-                steps = t.record_steps(encoder, work.units)
-            else:
-                steps = t.record_piece(encoder, work.units)
+            if work.kind == "steps" and not running:  # single steps asked for while paused
+                units = min(work.units, self.pending_steps)
+                work = TrainingWork("steps", units, units * t.config.batch_size)
+        steps, overlapped = self._record_training(encoder, timer, work)
         record_seconds = time.perf_counter() - start
         timer.mark(encoder, 1)
         complete = self.evaluator.record(encoder, cells) if cells else False
@@ -264,7 +267,32 @@ class Session:
             self.evaluator.record_summary(encoder)
         t.losses.record_readback(encoder, steps)
         timer.mark(encoder, 2)
-        return FrameWork(work, steps, cells, complete, record_seconds)
+        return FrameWork(work, steps, cells, complete, record_seconds, overlapped)
+
+    def _record_training(self, encoder: spy.CommandEncoder, timer: GpuTimer, work: TrainingWork) -> tuple[range, bool]:
+        """Marks the frame's start and records its training. Whole steps beyond FRAME_SUBMIT_STEPS
+        go in command buffers of their own, submitted at once, so that the GPU runs them while the
+        CPU records the rest and the UI; the last ones go in the frame's encoder."""
+        t = self.trainer
+        if work.kind != "steps" or work.units <= FRAME_SUBMIT_STEPS:
+            timer.mark(encoder, 0)
+            if not work.kind:
+                return range(0), False
+            if not t.progress.started:
+                self.guard.record_snapshot(encoder)
+            return (t.record_steps if work.kind == "steps" else t.record_piece)(encoder, work.units), False
+        first, remaining = t.step, work.units
+        lead = self.gpu.device.create_command_encoder()
+        timer.mark(lead, 0)
+        self.guard.record_snapshot(lead)
+        while remaining > FRAME_SUBMIT_STEPS:
+            t.record_steps(lead, FRAME_SUBMIT_STEPS)
+            remaining -= FRAME_SUBMIT_STEPS
+            self.gpu.device.submit_command_buffer(lead.finish())
+            if remaining > FRAME_SUBMIT_STEPS:
+                lead = self.gpu.device.create_command_encoder()
+        t.record_steps(encoder, remaining)
+        return range(first, t.step), True
 
     def _step_shape(self) -> StepShape:
         t = self.trainer
@@ -284,8 +312,9 @@ class Session:
         # Without timestamp queries, charge the whole GPU wait to each part: cautious, not exact.
         train_gpu = gpu_seconds.get("training", wait_seconds) if work.training.kind else 0.0
         eval_gpu = gpu_seconds.get("heatmaps", wait_seconds) if work.cells else 0.0
-        other = frame_work_seconds - work.record_seconds - train_gpu - eval_gpu
-        self.budget.observe(work.training, work.record_seconds + train_gpu, work.cells, eval_gpu, other)
+        training_seconds = work.training_seconds(train_gpu)
+        other = frame_work_seconds - training_seconds - eval_gpu
+        self.budget.observe(work.training, training_seconds, work.cells, eval_gpu, other)
         now = time.perf_counter()
         self._throughput.append((now, self.trainer.samples_seen))
         while now - self._throughput[0][0] > THROUGHPUT_WINDOW_S and len(self._throughput) > 2:
