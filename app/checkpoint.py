@@ -43,6 +43,7 @@ APP = "slang-visual-trainer"
 _PREFIX = struct.Struct("<8sIIQ32s")
 MAX_HEADER_BYTES = 1 << 20
 MAX_FILE_BYTES = 1 << 31
+MAX_STEP = (1 << 32) - 1  # the kernels' step index is a uint (app/step_args.py)
 
 
 class CheckpointError(UserError):
@@ -176,6 +177,8 @@ def _from_parts(header, payload: memoryview, fail) -> Checkpoint:
     except UserError as error:
         raise fail(f"holds an invalid config: {error}") from None
     counts = [_count(header, key, fail) for key in ("step", "optimizer_steps", "samples_seen", "parameters")]
+    if not counts[1] <= counts[0] <= MAX_STEP or counts[2] >= 1 << 63:
+        raise fail(f"has impossible step counters ({counts[0]}, {counts[1]}, {counts[2]})")
     params = plan_for(config).param_count
     if counts[3] != params:
         raise fail(f"holds {counts[3]} parameters, but its network has {params}")

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from app import config as cfg
 from app.atomic import Staging, temporary_beside
-from app.cli_args import MORE_STEPS, build_parser, check_headless, check_window, resolve_start
+from app.cli_args import build_parser, check_headless, check_window, iterations_for, resolve_start
 from app.errors import UserError
 
 EXIT_USAGE = 2
@@ -26,10 +26,7 @@ def _headless(args: argparse.Namespace) -> int:
 
     check_headless(args)
     start = resolve_start(args)
-    iterations = args.iterations if args.iterations is not None else start.step + MORE_STEPS
-    if iterations < start.step:
-        raise UserError(f"--iterations {iterations} is below the checkpoint's step {start.step}: it is the step "
-                        "to train to, counted from the start")
+    iterations = iterations_for(args, start)
     out = Path(args.out) if args.out else Path("runs") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     gpu = create_gpu(args.device)
     session = Session(gpu, start.config, heatmaps=True)

@@ -125,6 +125,16 @@ def resolve_start(args: argparse.Namespace, base: cfg.Config | None = None) -> S
     return Start(config)
 
 
+def iterations_for(args: argparse.Namespace, start: Start) -> int:
+    """The step a headless run trains to: --iterations, counted from the start, or MORE_STEPS
+    past where it starts."""
+    iterations = args.iterations if args.iterations is not None else start.step + MORE_STEPS
+    if iterations < start.step:
+        raise UserError(f"--iterations {iterations} is below the checkpoint's step {start.step}: it is the step "
+                        "to train to, counted from the start")
+    return iterations
+
+
 def check_output_dir(path: Path, option: str = "--out") -> None:
     """Fails early on a folder that can't be written, without creating anything."""
     probe = path

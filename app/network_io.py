@@ -73,11 +73,12 @@ def _structure(network: dict, base: Config) -> Config:
     layers, encoding = network.get("layers"), network.get("encoding")
     if not isinstance(layers, list) or not 2 <= len(layers) or not all(isinstance(l, dict) for l in layers):
         raise UserError("layers must list at least two layers")
-    if not isinstance(encoding, dict) or encoding.get("kind") not in ENCODINGS:
+    if not isinstance(encoding, dict) or not isinstance(encoding.get("kind"), str) or encoding["kind"] not in ENCODINGS:
         raise UserError(f"encoding must be one of {', '.join(ENCODINGS)}")
     for k, layer in enumerate(layers):
         extras = set(layer) - {"weights", "biases", "activation"}
-        act = ACTIVATIONS.get(layer.get("activation"))
+        name = layer.get("activation")
+        act = ACTIVATIONS.get(name) if isinstance(name, str) else None
         if act is None or extras != set(act.params) or any(layer[p] != v for p, v in act.params.items()):
             raise UserError(f"layer {k + 1}: the activation must be one of {', '.join(ACTIVATIONS)}, "
                             f"with {ACTIVATIONS['leaky_relu'].params} for leaky_relu")
