@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Sequence
 
 from app import config as cfg
-from app.cli_args import build_parser, check_headless, check_window, config_from_args
+from app.atomic import Staging, temporary_beside
+from app.cli_args import build_parser, check_headless, check_window, iterations_for, resolve_start
 from app.errors import UserError
 
 EXIT_USAGE = 2
@@ -24,28 +25,15 @@ def _headless(args: argparse.Namespace) -> int:
     from app.session import Session
 
     check_headless(args)
-    config = config_from_args(args)
+    start = resolve_start(args)
+    iterations = iterations_for(args, start)
     out = Path(args.out) if args.out else Path("runs") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     gpu = create_gpu(args.device)
-    session = Session(gpu, config, heatmaps=True)
+    session = Session(gpu, start.config, heatmaps=True)
+    start.apply(session)
     session.eval_every = args.eval_every
-    result = headless.train(session, args.iterations, args.quiet)
-
-    def heatmaps_png(folder: Path) -> None:
-        from app.ui.report import write_run_heatmaps  # imgui only when a picture is wanted
-
-        write_run_heatmaps(session, folder)
-
-    shot = _render_screenshot(session, args) if args.screenshot else None
-    try:
-        headless.write_outputs(session, result, out, heatmaps_png)
-    except OSError as error:
-        if shot is not None:
-            shot.unlink(missing_ok=True)
-        raise UserError(f"cannot write --out {str(out)!r}: {error.strerror or error}; nothing was written") from None
-    if shot is not None:
-        os.replace(shot, args.screenshot)
-        print(f"screenshot: {args.screenshot}")
+    result = headless.train(session, iterations, args.quiet)
+    _write_headless(session, result, args, out)
     if result.diverged_at is not None:
         print(f"error: loss became non-finite at step {result.diverged_at}; "
               f"network.json holds the last finite network (step {result.steps})", file=sys.stderr)
@@ -55,13 +43,47 @@ def _headless(args: argparse.Namespace) -> int:
     return 0
 
 
+def _write_headless(session, result, args: argparse.Namespace, out: Path) -> None:
+    """--out, and beside it the checkpoint, Slang export and screenshot asked for: each written
+    under a temporary name first and renamed into place only once all are written."""
+    from app import checkpoint, headless
+    from app.export_slang import trainer_source
+
+    def heatmaps_png(folder: Path) -> None:
+        from app.ui.report import write_run_heatmaps  # imgui only when a picture is wanted
+
+        write_run_heatmaps(session, folder)
+
+    staging = Staging()
+    files = [("--save-checkpoint", args.save_checkpoint, lambda: checkpoint.encode(checkpoint.capture(session))),
+             ("--export-slang", args.export_slang, lambda: trainer_source(session.trainer).encode())]
+    option, path = "--out", out
+    try:
+        if args.screenshot:
+            staging.add_written(_render_screenshot(session, args), args.screenshot)
+        for option, path, contents in files:
+            if path:
+                staging.add(path, contents())
+        option, path = "--out", out
+        headless.write_outputs(session, result, out, heatmaps_png)
+        staging.commit()
+    except OSError as error:
+        staging.discard()
+        raise UserError(f"cannot write {option} {str(path)!r}: {error.strerror or error}; nothing was written") from None
+    except BaseException:
+        staging.discard()
+        raise
+    for label, path in (("screenshot", args.screenshot), ("checkpoint", args.save_checkpoint),
+                        ("slang", args.export_slang)):
+        if path:
+            print(f"{label}: {path}")
+
+
 def _render_screenshot(session, args: argparse.Namespace) -> Path:
-    """The window after training, rendered into a temporary file beside --screenshot: it is
-    renamed into place only once the run's other files are written."""
+    """The window after training, rendered into a temporary file beside --screenshot."""
     from app.ui.offscreen import render_screenshot
 
-    target = Path(args.screenshot)
-    temporary = target.with_name(f".{target.stem}.partial-{os.getpid()}.png")
+    temporary = temporary_beside(Path(args.screenshot))
     try:
         render_screenshot(session, str(temporary), args.width, args.height)
     except Exception as error:  # sgl reports a failed write as a plain RuntimeError
@@ -78,10 +100,10 @@ def _window(args: argparse.Namespace) -> int:
 
     check_window(args)
     settings = {} if args.fresh else saved.load()
-    config = config_from_args(args, (None if args.fresh else saved.saved_config(settings)) or cfg.Config())
+    start = resolve_start(args, (None if args.fresh else saved.saved_config(settings)) or cfg.Config())
     options = WindowOptions(width=args.width, height=args.height, vsync=False if args.no_vsync else None,
                             screenshot=args.screenshot, screenshot_after=args.screenshot_after)
-    return run_window(create_gpu(args.device), config, options, settings)
+    return run_window(create_gpu(args.device), start, options, settings)
 
 
 def _first_line(error: BaseException) -> str:

@@ -9,11 +9,16 @@ import os
 import sys
 from pathlib import Path
 
+from app import checkpoint as ckpt
 from app import config as cfg
 from app.device import DEVICE_TYPES
 from app.errors import UserError
+from app.network_io import load_network
+from app.start import Start
 
 WINDOW_MIN = (320, 240)
+MORE_STEPS = 1000  # a headless run trains this many steps unless --iterations says otherwise
+HOT_OPTIONS = ("optimizer", "lr", "batch_size", "seed", "eval_grid")  # --resume may change these
 WINDOW_MAX = 16384
 _DEFAULTS = cfg.Config()
 
@@ -46,8 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "fit. Without --headless it opens the window.")
     mode = p.add_argument_group("mode")
     mode.add_argument("--headless", action="store_true", help="train without a window and write the results")
-    mode.add_argument("--iterations", type=int, default=1000, metavar="N", help="optimizer steps of a headless run "
-                      "(default 1000)")
+    mode.add_argument("--iterations", type=int, metavar="N", help="headless: train until step N, counted from the "
+                      f"start; after --resume, {MORE_STEPS} steps past its step unless given (default {MORE_STEPS})")
     mode.add_argument("--out", type=_text, metavar="DIR", help="headless output folder (default runs/<timestamp>/)")
     mode.add_argument("--eval-every", type=int, default=100, metavar="K",
                       help="headless: evaluate on the grid every K steps (default 100)")
@@ -74,6 +79,16 @@ def build_parser() -> argparse.ArgumentParser:
     net.add_argument("--batch-size", type=int, metavar="B", help=f"samples a step (default {_default('batch_size')})")
     net.add_argument("--seed", type=int, help=f"random seed: initial weights and samples (default {_default('seed')})")
     net.add_argument("--eval-grid", type=int, metavar="G", help=f"evaluation grid side (default {_default('eval_grid')})")
+    files = p.add_argument_group("checkpoints and export")
+    files.add_argument("--resume", type=_text, metavar="CKPT", help="continue from a checkpoint: its network, optimizer "
+                       "state, step, config and loss history; --lr, --optimizer, --batch-size, --seed and --eval-grid "
+                       "may change its config")
+    files.add_argument("--save-checkpoint", type=_text, metavar="PATH", help="headless: save the whole training state "
+                       "at the end, for --resume")
+    files.add_argument("--export-slang", type=_text, metavar="PATH", help="headless: write the trained network as one "
+                       "standalone .slang file defining trained_network(xy, outputs)")
+    files.add_argument("--load-network", type=_text, metavar="JSON", help="start training from a network.json written "
+                       "earlier: its structure and weights, fresh optimizer state")
     win = p.add_argument_group("window")
     win.add_argument("--width", type=int, default=1280, help="window width in pixels (default 1280)")
     win.add_argument("--height", type=int, default=800, help="window height in pixels (default 800)")
@@ -97,6 +112,31 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
     return cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
 
 
+def resolve_start(args: argparse.Namespace, base: cfg.Config | None = None) -> Start:
+    """The start the options describe (cli_args has refused contradicting ones). `base` is what
+    the options build on without --resume: the defaults, or the window's saved config."""
+    if args.resume is not None:
+        checkpoint = ckpt.load(args.resume)
+        overrides = {name: getattr(args, name) for name in HOT_OPTIONS if getattr(args, name) is not None}
+        config = cfg.from_dict(overrides, checkpoint.config, source="options") if overrides else checkpoint.config
+        return Start(config, checkpoint=checkpoint)
+    config = config_from_args(args, base)
+    if args.load_network is not None:
+        config, parameters = load_network(args.load_network, config)
+        return Start(config, parameters=parameters)
+    return Start(config)
+
+
+def iterations_for(args: argparse.Namespace, start: Start) -> int:
+    """The step a headless run trains to: --iterations, counted from the start, or MORE_STEPS
+    past where it starts."""
+    iterations = args.iterations if args.iterations is not None else start.step + MORE_STEPS
+    if iterations < start.step:
+        raise UserError(f"--iterations {iterations} is below the checkpoint's step {start.step}: it is the step "
+                        "to train to, counted from the start")
+    return iterations
+
+
 def check_output_dir(path: Path, option: str = "--out") -> None:
     """Fails early on a folder that can't be written, without creating anything."""
     probe = path
@@ -110,38 +150,69 @@ def check_output_dir(path: Path, option: str = "--out") -> None:
         raise UserError(f"cannot write {option} {str(path)!r}: no write permission in {str(probe)!r}")
 
 
-def check_png_path(text: str, option: str) -> None:
+def check_file_path(text: str, option: str, suffix: str | None = None) -> None:
+    """A file that can be written (created or replaced), with `suffix` when one is given."""
     path = Path(text)
-    if path.suffix.lower() != ".png":
-        raise UserError(f"{option} must name a .png file (got {text!r})")
+    if suffix is not None and path.suffix.lower() != suffix:
+        raise UserError(f"{option} must name a {suffix} file (got {text!r})")
     if path.is_dir():
         raise UserError(f"{option} {text!r} is a folder, not a file")
     if path.exists() and not os.access(path, os.W_OK):
         raise UserError(f"cannot write {option} {text!r}: no write permission")
-    check_output_dir(path.parent if str(path.parent) else Path("."), option)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise UserError(f"cannot write {option} {text!r}: the folder {str(folder)!r} does not exist")
+    check_output_dir(folder, option)
 
 
 def check_headless(args: argparse.Namespace) -> None:
-    if args.iterations < 0:
+    if args.iterations is not None and args.iterations < 0:
         raise UserError(f"--iterations must be 0 or more (got {args.iterations})")
     if args.eval_every < 1:
         raise UserError(f"--eval-every must be at least 1 (got {args.eval_every})")
     if args.out is not None:
         check_output_dir(Path(args.out))
-    if args.screenshot is not None:
-        check_png_path(args.screenshot, "--screenshot")
+    for option, suffix in (("--screenshot", ".png"), ("--save-checkpoint", None), ("--export-slang", ".slang")):
+        value = getattr(args, option[2:].replace("-", "_"))
+        if value is not None:
+            check_file_path(value, option, suffix)
     _check_size(args)
+    _check_start(args)
 
 
 def check_window(args: argparse.Namespace) -> None:
     _check_size(args)
+    for option in ("--save-checkpoint", "--export-slang"):
+        if getattr(args, option[2:].replace("-", "_")) is not None:
+            raise UserError(f"{option} is for --headless runs; in the window use the File menu")
     if args.screenshot is not None:
-        check_png_path(args.screenshot, "--screenshot")
+        check_file_path(args.screenshot, "--screenshot", ".png")
+    _check_start(args)
     if args.screenshot_after is not None and args.screenshot_after < 0:
         raise UserError(f"--screenshot-after must be 0 or more (got {args.screenshot_after})")
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise UserError("no display to open a window on (DISPLAY is not set); "
                         "use --headless to train without a window")
+
+
+STRUCTURE_OPTIONS = ("hidden", "activation", "output_activation", "encoding", "frequencies", "precision")
+
+
+def _check_start(args: argparse.Namespace) -> None:
+    """--resume takes the network and config from the checkpoint, --load-network the network
+    from its file: options that would contradict them are refused rather than ignored."""
+    if args.resume is not None:
+        taken = ["--load-network"] if args.load_network is not None else []
+        taken += [f"--{name}" for name in ("preset", "config") if getattr(args, name) is not None]
+        taken += [f"--{name.replace('_', '-')}" for name in STRUCTURE_OPTIONS if getattr(args, name) is not None]
+        if taken:
+            raise UserError(f"{taken[0]} cannot be combined with --resume, which continues the checkpoint's network "
+                            "and config")
+    if args.load_network is not None:
+        taken = [f"--{name.replace('_', '-')}" for name in STRUCTURE_OPTIONS[:-1] if getattr(args, name) is not None]
+        if taken:
+            raise UserError(f"{taken[0]} cannot be combined with --load-network, which takes the network's "
+                            "structure from its file")
 
 
 def _check_size(args: argparse.Namespace) -> None:

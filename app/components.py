@@ -21,11 +21,17 @@ class Activation:
     name: str
     slang: str                                     # the IActivation struct
     numpy: Callable[..., np.ndarray]               # numpy(z, **params)
+    # The same function as a differentiable Slang expression of `z`, with params filled in, for
+    # the standalone export (app/export_slang.py), which cannot include shaders/.
+    expression: str
     relu_like: bool = False                        # He initialisation instead of Glorot
     params: dict = field(default_factory=dict)     # extra network.json fields, e.g. the slope
 
     def schema(self) -> dict:
         return {"activation": self.name, **self.params}
+
+    def slang_of(self, z: str) -> str:
+        return self.expression.format(z=z, **self.params)
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -36,12 +42,13 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 ACTIVATIONS: dict[str, Activation] = {a.name: a for a in (
     Activation("leaky_relu", "LeakyReLU",
                lambda z, negative_slope=LEAKY_RELU_SLOPE: np.where(z > 0, z, negative_slope * z),
-               relu_like=True, params={"negative_slope": LEAKY_RELU_SLOPE}),
-    Activation("relu", "ReLU", lambda z: np.maximum(z, 0), relu_like=True),
-    Activation("tanh", "Tanh", np.tanh),
-    Activation("sigmoid", "Sigmoid", _sigmoid),
-    Activation("sin", "Sine", np.sin),
-    Activation("identity", "Identity", lambda z: z),
+               "{z} > 0.0 ? {z} : {negative_slope!r} * {z}", relu_like=True,
+               params={"negative_slope": LEAKY_RELU_SLOPE}),
+    Activation("relu", "ReLU", lambda z: np.maximum(z, 0), "max({z}, 0.0)", relu_like=True),
+    Activation("tanh", "Tanh", np.tanh, "tanh({z})"),
+    Activation("sigmoid", "Sigmoid", _sigmoid, "1.0 / (1.0 + exp(-{z}))"),
+    Activation("sin", "Sine", np.sin, "sin({z})"),
+    Activation("identity", "Identity", lambda z: z, "{z}"),
 )}
 
 
@@ -54,6 +61,8 @@ class Encoding:
     dim: Callable[[int], int]                               # input width for K frequencies
     names: Callable[[int], list[str]]                       # one label per input (diagram)
     numpy: Callable[[np.ndarray, np.ndarray, int], np.ndarray]  # (N,) x, y -> (N, dim)
+    # Each input as a standalone Slang expression of `xy` (app/export_slang.py)
+    expressions: Callable[[int], list[str]]
 
     def schema(self, frequencies: int) -> dict:
         return {"kind": self.name, "frequencies": frequencies} if self.name == "fourier" else {"kind": self.name}
@@ -67,6 +76,18 @@ def _fourier_numpy(x: np.ndarray, y: np.ndarray, frequencies: int) -> np.ndarray
     return np.stack(columns, axis=1)
 
 
+# shaders/encodings.slang's PI, in float32: the shader scales by float(1 << k) * PI
+FOURIER_PI = np.float32(3.14159265358979)
+
+
+def _fourier_expressions(frequencies: int) -> list[str]:
+    terms = ["xy.x", "xy.y"]
+    for k in range(frequencies):
+        scale = repr(float(np.float32(2.0 ** k) * FOURIER_PI))  # exact: a power of two times a float
+        terms += [f"sin({scale} * xy.x)", f"cos({scale} * xy.x)", f"sin({scale} * xy.y)", f"cos({scale} * xy.y)"]
+    return terms
+
+
 def _fourier_names(frequencies: int) -> list[str]:
     names = ["x", "y"]
     for k in range(frequencies):
@@ -76,10 +97,12 @@ def _fourier_names(frequencies: int) -> list[str]:
 
 ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
     Encoding("poly2", "encodePoly2(p)", lambda k: 4, lambda k: ["x", "y", "x²", "y²"],
-             lambda x, y, k: np.stack([x, y, x * x, y * y], axis=1)),
+             lambda x, y, k: np.stack([x, y, x * x, y * y], axis=1),
+             lambda k: ["xy.x", "xy.y", "xy.x * xy.x", "xy.y * xy.y"]),
     Encoding("raw", "encodeRaw(p)", lambda k: 2, lambda k: ["x", "y"],
-             lambda x, y, k: np.stack([x, y], axis=1)),
-    Encoding("fourier", "encodeFourier<INPUT_DIM>(p)", lambda k: 2 + 4 * k, _fourier_names, _fourier_numpy),
+             lambda x, y, k: np.stack([x, y], axis=1), lambda k: ["xy.x", "xy.y"]),
+    Encoding("fourier", "encodeFourier<INPUT_DIM>(p)", lambda k: 2 + 4 * k, _fourier_names, _fourier_numpy,
+             _fourier_expressions),
 )}
 
 

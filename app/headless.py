@@ -31,12 +31,14 @@ class HeadlessResult:
     eval_loss: float
     wall_seconds: float
     diverged_at: Optional[int]  # 1-based step whose loss was not finite
+    samples: int = 0            # samples this run trained (a resumed run started with some)
 
 
 def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessResult:
     """Trains until step `iterations` or a divergence, evaluating every session.eval_every steps."""
-    bar = tqdm(total=iterations, unit="step", disable=quiet or None, file=sys.stderr, dynamic_ncols=True)
-    start = time.perf_counter()
+    bar = tqdm(total=iterations, initial=session.trainer.step, unit="step", disable=quiet or None, file=sys.stderr,
+               dynamic_ncols=True)
+    start, samples = time.perf_counter(), session.trainer.samples_seen
     evals = session.history.current.eval
     while session.trainer.step < iterations and session.divergence is None:
         before = evals.count
@@ -50,7 +52,7 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
         session.evaluate()
     divergence = session.divergence
     return HeadlessResult(session.trainer.step, session.train_loss, session.eval_loss, wall,
-                          divergence.step if divergence else None)
+                          divergence.step if divergence else None, session.trainer.samples_seen - samples)
 
 
 def _summary(session: Session, result: HeadlessResult) -> dict:
@@ -61,7 +63,7 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "eval_loss": result.eval_loss,
         "eval_grid": session.grid,
         "wall_seconds": result.wall_seconds,
-        "samples_per_second": session.trainer.samples_seen / result.wall_seconds if result.wall_seconds > 0 else None,
+        "samples_per_second": result.samples / result.wall_seconds if result.wall_seconds > 0 else None,
         "device": describe(session.gpu.device),
         "matmul": session.trainer.plan.matmul,            # "tensor-core" or "simt"
         "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group" or "tiles"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections
 import time
 from dataclasses import dataclass
+from typing import Callable, Optional
 
 import numpy as np
 import slangpy as spy
@@ -27,7 +28,7 @@ from app.evaluation import GridEvaluator
 from app.gpu import Gpu
 from app.guard import Divergence, DivergenceGuard
 from app.heatmaps import HeatmapImages
-from app.history import RunHistory
+from app.history import Run, RunHistory
 from app.rebuild import Rebuild
 from app.targets import check_finite
 from app.timing import GpuTimer
@@ -70,6 +71,7 @@ class Session:
         self.history = RunHistory()
         self.budget = FrameBudget()
         self.rebuild: Rebuild | None = None
+        self._after_rebuild: Optional[Callable[[Session], None]] = None
         self.rebuild_error: str | None = None
         self.divergence: Divergence | None = None
         self.pending_steps = 0        # single steps asked for while paused
@@ -120,6 +122,15 @@ class Session:
     def reset(self, seed: int | None = None) -> None:
         """Fresh weights (from `seed`, or the config's), a new run on the loss plot."""
         self.trainer.reset(seed)
+        self._restart()
+
+    def continue_history(self, runs: list[Run]) -> None:
+        """After the trainer's whole state was replaced (a checkpoint): the saved loss history,
+        whose last run goes on, a fresh guard and no earlier network to go back to."""
+        self._restart()
+        self.history.runs = runs
+
+    def _restart(self) -> None:
         self.guard = DivergenceGuard(self.trainer)
         self._stable.config = None
         self._start_run()
@@ -156,13 +167,15 @@ class Session:
         return self.divergence is None and config is self.config and self.trainer.step - since >= STABLE_STEPS
 
     # ---- rebuilds -----------------------------------------------------------------------
-    def start_rebuild(self, config: Config) -> None:
+    def start_rebuild(self, config: Config, then: Optional[Callable[["Session"], None]] = None) -> None:
         """Starts building `config`'s network; a target that is not finite on the grid is a
-        UserError, and the current network goes on."""
+        UserError, and the current network goes on. `then(session)` runs once the new network
+        is in (a checkpoint of another architecture puts its state in)."""
         check_finite(config.targets, config.domain, self.grid)
         self.cancel_rebuild()
         self.rebuild_error = None
         self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps)
+        self._after_rebuild = then
 
     def poll_rebuild(self) -> bool:
         """Advances a rebuild by one stage; swaps the new network in once it is ready."""
@@ -176,12 +189,29 @@ class Session:
             text = str(error).strip()
             self.rebuild_error = f"rebuild failed: {text.splitlines()[0] if text else type(error).__name__}"
             return False
+        then, self._after_rebuild = self._after_rebuild, None
+        if then is not None:
+            then(self)
         return True
 
     def cancel_rebuild(self) -> None:
         if self.rebuild is not None:
             self.rebuild.cancel()
             self.rebuild = None
+        self._after_rebuild = None
+
+    def complete_step(self) -> None:
+        """Finishes now a step the window was recording in pieces, so that the state is at a
+        step boundary (a checkpoint is taken only there); its loss is taken as usual."""
+        t = self.trainer
+        if not t.progress.started:
+            return
+        with self.gpu.submit() as encoder:
+            steps = range(0)
+            while not steps:
+                steps = t.record_piece(encoder, t.learn_units + t.adjust_units)
+            t.losses.record_readback(encoder, steps)
+        self._take_losses(steps, t.losses.read())
 
     # ---- headless: whole steps now ------------------------------------------------------
     def chunk_size(self, until: int) -> int:

@@ -98,6 +98,18 @@ class Trainer:
         if self.weights is not self.master:
             self.gpu.write(self.weights, params.astype(np.float16))
 
+    def load(self, master: np.ndarray, weights: np.ndarray | None, moments: np.ndarray, step: int,
+             optimizer_steps: int, samples_seen: int) -> None:
+        """Puts back a saved state (a checkpoint). The half copy is written as it was saved rather
+        than rounded again here, so that a resumed run is bit-identical to one never stopped."""
+        self.set_parameters(master)
+        if weights is not None and self.weights is not self.master:
+            self.gpu.write(self.weights, np.asarray(weights, np.float16))
+        self.gpu.write(self.moments, np.asarray(moments, np.float32))
+        self.step, self.optimizer_steps, self.samples_seen = step, optimizer_steps, samples_seen
+        if self.progress.started:
+            self._abandon_step()
+
     def parameters(self) -> np.ndarray:
         """The fp32 master parameters, flat in the plan's layout."""
         return self.gpu.read(self.master, self.plan.param_count)

@@ -102,6 +102,35 @@ def loss_and_gradient(config, params: np.ndarray, x: np.ndarray, y: np.ndarray, 
     return loss, np.concatenate(list(reversed(grad_parts)))
 
 
+def encoding_jacobian(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """d(encoded input)/d(x, y): (N, inputs, 2), from the derivative of each encoding term."""
+    one, zero = np.ones_like(x), np.zeros_like(x)
+    rows = [(one, zero), (zero, one)]
+    if config.encoding == "poly2":
+        rows += [(2 * x, zero), (zero, 2 * y)]
+    elif config.encoding == "fourier":
+        for k in range(config.frequencies):
+            w = np.pi * 2.0 ** k
+            rows += [(w * np.cos(w * x), zero), (-w * np.sin(w * x), zero),
+                     (zero, w * np.cos(w * y)), (zero, -w * np.sin(w * y))]
+    return np.stack([np.stack(row, axis=1) for row in rows], axis=1)
+
+
+def forward_with_input_gradients(config, params: np.ndarray, x: np.ndarray, y: np.ndarray):
+    """Outputs (N, outputs), their gradients with respect to (x, y) (N, outputs, 2), and the
+    smallest |pre-activation| of each point (a kink of (leaky) ReLU makes its gradient
+    ambiguous there). Forward-mode chain rule in float64."""
+    x, y = x.astype(np.float64), y.astype(np.float64)
+    h, jacobian = encode(config, x, y), encoding_jacobian(config, x, y)
+    nearest_kink = np.full(len(x), np.inf)
+    for w, b, act in unpack(config, params):
+        z = h @ w.T + b
+        nearest_kink = np.minimum(nearest_kink, np.min(np.abs(z), axis=1))
+        jacobian = activation_derivative(act, z)[:, :, None] * np.einsum("oi,nij->noj", w, jacobian)
+        h = activate(act, z)
+    return h, jacobian, nearest_kink
+
+
 def truth_values(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     from app.targets import target_to_numpy
 

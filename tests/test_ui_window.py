@@ -1,6 +1,7 @@
 """The real window under Xvfb, driven with xdotool as a user would: it renders, F12 saves a
 screenshot and says so, resizing keeps every panel in view, Ctrl+C (SIGINT) exits with code 0
-and saves the session's settings, and a window destroyed from outside ends the app cleanly."""
+and saves the session's settings, a window destroyed from outside ends the app cleanly, it
+survives minimise and restore, and closing it while a new architecture compiles ends cleanly."""
 
 from __future__ import annotations
 
@@ -147,3 +148,89 @@ def test_rapid_resizing_keeps_the_window_alive(display, tmp_path):
     assert window.process.poll() is None, "the app is still running"
     code, _, err = window.stop()
     assert code == 0 and "Traceback" not in err, err[-2000:]
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of the processes whose parent is `pid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append((int(entry.name), cmdline))
+    return found
+
+
+def test_minimise_and_restore_keeps_rendering(display, tmp_path):
+    """Minimise (iconify where a window manager acts on it), unmap and map again as a restore:
+    the loop goes on and the next screenshot shows the UI at the window's size."""
+    window = RunningWindow(display, tmp_path)
+    try:
+        window.xdotool("windowminimize")
+        window.xdotool("windowunmap")
+        time.sleep(1.0)
+        assert window.process.poll() is None, "alive while hidden"
+        window.xdotool("windowmap")
+        window.xdotool("windowraise")
+        time.sleep(1.0)
+        before = len(window.screenshots())
+        window.xdotool("key", "F12")
+        assert _wait_for(lambda: len(window.screenshots()) > before, 20, window.process), "no frame after restore"
+        time.sleep(0.3)
+        shot = _bitmap(window.screenshots()[-1])
+        assert shot.shape[:2] == (700, 1000) and shot.std() > 10
+    finally:
+        code, _, err = window.stop()
+    assert code == 0 and "Traceback" not in err, err[-2000:]
+
+
+def _rebuild_clicks(gpu, size) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Where "+ layer" and then "Apply (rebuild)" are in a fresh window of `size`: the same frame
+    code lays out the offscreen UI identically."""
+    from app.config import Config
+    from app.session import Session
+    from app.ui.offscreen import OffscreenApp
+
+    ui = OffscreenApp(Session(gpu, Config(), grid=64, heatmaps=True), *size)
+    try:
+        ui.app.running = False
+        ui.frame(3)
+        x0, y0, x1, y1 = ui.app.rects["add layer"]
+        add = ((x0 + x1) / 2, (y0 + y1) / 2)
+        ui.click(*add)
+        ui.frame(2)
+        x0, y0, x1, y1 = ui.app.rects["apply"]
+        assert ui.app.draft.hidden == [16, 16] and y1 < size[1]
+        return add, ((x0 + x1) / 2, (y0 + y1) / 2)
+    finally:
+        ui.close()
+
+
+@pytest.mark.parametrize("closing", ["windowclose", "sigint"])
+def test_closing_during_a_rebuild_ends_cleanly(display, tmp_path, gpu, closing):
+    """Apply a new architecture, close while its shaders compile (in a child process on a CPU
+    driver, caches empty): exit code 0, no traceback, and the compile process is gone."""
+    size = (1000, 800)
+    add, apply = _rebuild_clicks(gpu, size)
+    window = RunningWindow(display, tmp_path, size)
+    for x, y in (add, apply):
+        found = subprocess.run(["xdotool", "search", "--name", TITLE], env=window.env, capture_output=True,
+                               text=True, timeout=10).stdout.split()
+        subprocess.run(["xdotool", "mousemove", "--window", found[0], str(int(x)), str(int(y)), "click", "1"],
+                       env=window.env, check=True, timeout=10)
+        time.sleep(0.5)
+    compiling: list = []
+    assert _wait_for(lambda: compiling.extend(c for c in _children(window.process.pid) if "app.rebuild" in c[1])
+                     or compiling, 30, window.process), "Apply started a rebuild"
+    if closing == "windowclose":
+        window.xdotool("windowclose")
+        assert _wait_for(lambda: window.process.poll() is not None, 30, window.process), "the app ended"
+    code, _, err = window.stop()
+    assert code == 0 and "Traceback" not in err, err[-2000:]
+    # Stopped and reaped by the app before it exited; an orphan would still be compiling now.
+    assert not Path(f"/proc/{compiling[0][0]}").exists(), f"the compile process {compiling[0]} outlived the app"

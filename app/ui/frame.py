@@ -39,6 +39,7 @@ def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
     """Builds the UI, records the session's work and the UI into one encoder, submits, waits and
     hands the results back to the session."""
     start = time.perf_counter()
+    app.files.poll()
     if app.session.poll_rebuild():
         app.on_new_network()
     app.renderer.begin_frame(target.width, target.height, delta_time)

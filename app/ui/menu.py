@@ -15,9 +15,20 @@ _OVERLAY = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.no_inputs | im
             | imgui.WindowFlags_.no_nav | imgui.WindowFlags_.no_docking)
 
 
+FILE_ITEMS = (("Save checkpoint...", "save"), ("Load checkpoint...", "load"), ("Export Slang...", "export"))
+
+
 def draw(app) -> None:
     if not imgui.begin_main_menu_bar():
         return
+    opened = imgui.begin_menu("File")
+    app.remember("menu file")
+    if opened:
+        for label, action in FILE_ITEMS:
+            if imgui.menu_item(label, "", False, app.files.pending is None)[0]:
+                app.files.request(action)
+            app.remember(f"file {action}")
+        imgui.end_menu()
     opened = imgui.begin_menu("View")
     app.remember("menu view")
     if opened:

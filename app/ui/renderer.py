@@ -54,6 +54,10 @@ class UiRenderer:
     def destroy(self) -> None:
         implot.destroy_context(self.plot_context)
         imgui.destroy_context(self.context)
+        # sgl's ui.Context owns an ImGui context of sgl's own; destroying it resets sgl's current
+        # one. Left to the garbage collector (an AppState in a reference cycle), that happened in
+        # the middle of another renderer's frame and crashed its draw: destroy it now.
+        self.sgl_context = None
 
 
 def _load_font() -> None:

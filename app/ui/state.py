@@ -18,6 +18,7 @@ from app.errors import UserError
 from app.evaluation import Evaluation
 from app.session import FrameWork, Session
 from app.timing import GpuTimer
+from app.ui.files import FileActions
 from app.ui.heatmap_view import HeatmapLayout
 from app.ui.layout import Layout
 from app.ui.renderer import UiRenderer
@@ -53,6 +54,7 @@ class AppState:
         self.rects: dict[str, tuple[float, float, float, float]] = {}  # named widgets' screen rects
         self._diagram: tuple[float, object, Optional[np.ndarray]] = (-1.0, None, None)
         self._evaluation: tuple[int, Optional[Evaluation]] = (-1, None)
+        self.files = FileActions(self)     # File menu: checkpoints and Slang export
         self.on_new_network()
 
     @property

@@ -13,9 +13,9 @@ from typing import Optional
 import slangpy as spy
 from slangpy.ui import imgui_bundle as spy_imgui
 
-from app.config import Config
 from app.gpu import Gpu
 from app.session import Session
+from app.start import Start
 from app.ui import settings
 from app.ui.frame import frame
 from app.ui.renderer import UiRenderer, create_target, save_png
@@ -108,9 +108,10 @@ class _Window:
             self.lost = self.failures >= LOST_AFTER_FAILURES
 
 
-def run_window(gpu: Gpu, config: Config, options: WindowOptions, saved: dict) -> int:
-    """Opens the window on `gpu` training `config`; `saved` is the last session's settings."""
-    session = Session(gpu, config, grid=HEATMAP_GRID, heatmaps=True)
+def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> int:
+    """Opens the window on `gpu` training from `start`; `saved` is the last session's settings."""
+    session = Session(gpu, start.config, grid=HEATMAP_GRID, heatmaps=True)
+    start.apply(session)
     renderer = UiRenderer(gpu.device, options.width, options.height)
     app = AppState(session, renderer)
     settings.restore_view(app, saved)

@@ -40,6 +40,7 @@ def draw(app) -> None:
     imgui.begin_disabled(len(hidden) >= MAX_HIDDEN_LAYERS)
     if imgui.button("+ layer", imgui.ImVec2(half, 0)):
         _edit(app, hidden=hidden + [hidden[-1]])
+    app.remember("add layer")
     imgui.end_disabled()
     imgui.same_line()
     imgui.begin_disabled(len(hidden) <= 1)

@@ -1,0 +1,209 @@
+"""Checkpoints: the whole training state in one file, so that a run can stop anywhere and go on
+later bit for bit. The format (also in the README):
+
+    offset  size  field
+    0       8     magic b"SVTCKPT\\0"
+    8       4     format version, uint32 little-endian (VERSION)
+    12      4     header length H, uint32 LE
+    16      8     payload length D, uint64 LE
+    24      32    SHA-256 of the H + D bytes that follow
+    56      H     header: UTF-8 JSON (config, counters, array lengths, loss-history runs)
+    56 + H  D     payload: little-endian arrays, back to back, in this order:
+                  master parameters  float32[P]
+                  half weights       float16[P]   (only when "half_weights" is true)
+                  optimizer moments  float32[2P]  (Adam's m then v; SGD's velocity then unused)
+                  for each run: train steps, train losses, eval steps, eval losses  float64[n]
+
+Anything else (another magic, version or length, a checksum mismatch, a header that does not
+describe a network this app can build) is refused with one line naming the problem."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from app import config as cfg
+from app.atomic import write_atomic
+from app.errors import UserError
+from app.history import EARLIER_RUNS_KEPT, Run
+from app.plan import plan_for
+
+if TYPE_CHECKING:
+    from app.session import Session
+
+MAGIC = b"SVTCKPT\0"
+VERSION = 1
+APP = "slang-visual-trainer"
+_PREFIX = struct.Struct("<8sIIQ32s")
+MAX_HEADER_BYTES = 1 << 20
+MAX_FILE_BYTES = 1 << 31
+MAX_STEP = (1 << 32) - 1  # the kernels' step index is a uint (app/step_args.py)
+
+
+class CheckpointError(UserError):
+    """A file that is not a checkpoint this app can load; the message is one line."""
+
+
+@dataclass
+class Checkpoint:
+    config: cfg.Config
+    step: int
+    optimizer_steps: int
+    samples_seen: int
+    master: np.ndarray            # float32[P]
+    weights: np.ndarray | None    # float16[P]: the half copy the kernels use, exactly as it was
+    moments: np.ndarray           # float32[2P]
+    runs: list[Run]               # the loss history; the last run is the one that goes on
+
+
+# ---- taking and putting back a session's state --------------------------------------------
+def capture(session: "Session") -> Checkpoint:
+    """The session's state now; a step recorded in pieces is finished first."""
+    session.complete_step()
+    t, count = session.trainer, session.trainer.plan.param_count
+    weights = t.gpu.read(t.weights, count, np.float16) if t.weights is not t.master else None
+    runs = [_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y) for r in session.history.runs]
+    return Checkpoint(t.config, t.step, t.optimizer_steps, t.samples_seen, t.parameters(), weights,
+                      t.gpu.read(t.moments, 2 * count), runs)
+
+
+def restore(session: "Session", checkpoint: Checkpoint, config: cfg.Config | None = None) -> None:
+    """Puts `checkpoint` into a session whose network has its structure (else rebuild first).
+    `config` may change hot fields from there on (e.g. --lr); a new optimizer starts afresh."""
+    trainer = session.trainer
+    if trainer.config.structure_key() != checkpoint.config.structure_key():
+        raise ValueError("the session's network differs from the checkpoint's: rebuild it first")
+    trainer.apply(checkpoint.config)
+    trainer.load(checkpoint.master, checkpoint.weights, checkpoint.moments, checkpoint.step,
+                 checkpoint.optimizer_steps, checkpoint.samples_seen)
+    if config is not None:
+        trainer.apply(config)
+    session.continue_history([_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y) for r in checkpoint.runs])
+
+
+def _run(label: str, train_x, train_y, eval_x, eval_y) -> Run:
+    run = Run(label)
+    run.train.extend(np.array(train_x, np.float64), np.array(train_y, np.float64))
+    run.eval.extend(np.array(eval_x, np.float64), np.array(eval_y, np.float64))
+    return run
+
+
+# ---- bytes --------------------------------------------------------------------------------
+def encode(checkpoint: Checkpoint) -> bytes:
+    arrays = [checkpoint.master.astype("<f4")]
+    if checkpoint.weights is not None:
+        arrays.append(checkpoint.weights.astype("<f2"))
+    arrays.append(checkpoint.moments.astype("<f4"))
+    for run in checkpoint.runs:
+        arrays += [a.astype("<f8") for a in (run.train.x, run.train.y, run.eval.x, run.eval.y)]
+    header = json.dumps({
+        "app": APP, "config": checkpoint.config.to_dict(), "step": checkpoint.step,
+        "optimizer_steps": checkpoint.optimizer_steps, "samples_seen": checkpoint.samples_seen,
+        "parameters": int(checkpoint.master.size), "half_weights": checkpoint.weights is not None,
+        "runs": [{"label": r.label, "train": r.train.count, "eval": r.eval.count} for r in checkpoint.runs],
+    }).encode()
+    payload = b"".join(a.tobytes() for a in arrays)
+    digest = hashlib.sha256(header + payload).digest()
+    return _PREFIX.pack(MAGIC, VERSION, len(header), len(payload), digest) + header + payload
+
+
+def save(path: str | Path, checkpoint: Checkpoint) -> None:
+    """Writes atomically: the previous file, if any, stays until the new one is complete."""
+    write_atomic(path, encode(checkpoint))
+
+
+def load(path: str | Path) -> Checkpoint:
+    name = str(path)
+    try:
+        size = Path(path).stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise CheckpointError(f"checkpoint {name!r} is larger than {MAX_FILE_BYTES} bytes")
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise CheckpointError(f"cannot read checkpoint {name!r}: {error.strerror or error}") from None
+    return decode(data, name)
+
+
+def decode(data: bytes, name: str = "checkpoint") -> Checkpoint:
+    """The checkpoint in `data`, or a CheckpointError naming the first problem."""
+    def fail(problem: str) -> CheckpointError:
+        return CheckpointError(f"checkpoint {name!r} {problem}")
+
+    if data[:len(MAGIC)] != MAGIC:
+        if len(data) < len(MAGIC) and MAGIC.startswith(data) and data:
+            raise fail(f"is truncated ({len(data)} bytes)")
+        raise fail("is not a Slang Visual Trainer checkpoint")
+    if len(data) < _PREFIX.size:
+        raise fail(f"is truncated ({len(data)} of at least {_PREFIX.size} bytes)")
+    _, version, header_size, payload_size, digest = _PREFIX.unpack_from(data)
+    if version != VERSION:
+        raise fail(f"has format version {version}; this app reads version {VERSION}")
+    if header_size > MAX_HEADER_BYTES:
+        raise fail(f"is corrupted (a header of {header_size} bytes)")
+    end = _PREFIX.size + header_size + payload_size
+    if len(data) < end:
+        raise fail(f"is truncated ({len(data)} of {end} bytes)")
+    if len(data) > end:
+        raise fail(f"is corrupted ({len(data) - end} bytes after its end)")
+    body = memoryview(data)[_PREFIX.size:]
+    if hashlib.sha256(body).digest() != digest:
+        raise fail("is corrupted (checksum mismatch)")
+    try:
+        header = json.loads(bytes(body[:header_size]).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise fail("has a header that is not JSON") from None
+    return _from_parts(header, body[header_size:], fail)
+
+
+def _count(header: dict, key: str, fail) -> int:
+    value = header.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise fail(f"has no valid {key!r} (got {value!r})")
+    return value
+
+
+def _from_parts(header, payload: memoryview, fail) -> Checkpoint:
+    """Checks the header against what this app can build and cuts the payload into arrays."""
+    if not isinstance(header, dict) or header.get("app") != APP:
+        raise fail("was not written by Slang Visual Trainer")
+    try:
+        config = cfg.from_dict(header.get("config"), source="its config")
+    except UserError as error:
+        raise fail(f"holds an invalid config: {error}") from None
+    counts = [_count(header, key, fail) for key in ("step", "optimizer_steps", "samples_seen", "parameters")]
+    if not counts[1] <= counts[0] <= MAX_STEP or counts[2] >= 1 << 63:
+        raise fail(f"has impossible step counters ({counts[0]}, {counts[1]}, {counts[2]})")
+    params = plan_for(config).param_count
+    if counts[3] != params:
+        raise fail(f"holds {counts[3]} parameters, but its network has {params}")
+    half = header.get("half_weights")
+    if half is not (config.precision == "half"):
+        raise fail(f"does not match its precision ({config.precision}, half_weights {half!r})")
+    runs = header.get("runs")
+    if (not isinstance(runs, list) or not 1 <= len(runs) <= EARLIER_RUNS_KEPT + 1
+            or not all(isinstance(r, dict) and isinstance(r.get("label"), str) for r in runs)):
+        raise fail("has no valid list of runs")
+    lengths = [params, params, 2 * params] if half else [params, 2 * params]
+    for run in runs:
+        n, m = _count(run, "train", fail), _count(run, "eval", fail)
+        lengths += [n, n, m, m]
+    sizes = ([4, 2, 4] if half else [4, 4]) + [8] * 4 * len(runs)
+    expected = sum(n * s for n, s in zip(lengths, sizes))
+    if expected != len(payload):
+        raise fail(f"has {len(payload)} bytes of arrays where its header describes {expected}")
+    arrays, offset = [], 0
+    for n, s in zip(lengths, sizes):
+        arrays.append(np.frombuffer(payload, dtype=f"<f{s}", count=n, offset=offset).astype(f"=f{s}"))
+        offset += n * s
+    master, weights, moments = arrays[0], (arrays[1] if half else None), arrays[2 if half else 1]
+    if not all(np.all(np.isfinite(a)) for a in (master, moments) + ((weights,) if half else ())):
+        raise fail("holds parameters or optimizer moments that are not finite")
+    history = arrays[3 if half else 2:]
+    saved_runs = [_run(r["label"], *history[4 * k:4 * k + 4]) for k, r in enumerate(runs)]
+    return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, moments, saved_runs)

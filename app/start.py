@@ -1,0 +1,34 @@
+"""What a run starts from, for the window and headless runs alike: a config; or a checkpoint
+(--resume) with the config to go on with; or the weights of a network.json (--load-network).
+The command line builds it (app.cli_args.resolve_start) before a device exists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+import numpy as np
+
+from app import checkpoint as ckpt
+from app import config as cfg
+
+if TYPE_CHECKING:
+    from app.session import Session
+
+
+@dataclass
+class Start:
+    config: cfg.Config
+    checkpoint: Optional[ckpt.Checkpoint] = None
+    parameters: Optional[np.ndarray] = None  # from --load-network
+
+    @property
+    def step(self) -> int:
+        return self.checkpoint.step if self.checkpoint is not None else 0
+
+    def apply(self, session: "Session") -> None:
+        """Puts the starting state into a session just made with `config`."""
+        if self.checkpoint is not None:
+            ckpt.restore(session, self.checkpoint, self.config)
+        elif self.parameters is not None:
+            session.trainer.set_parameters(self.parameters)

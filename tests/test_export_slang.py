@@ -1,0 +1,143 @@
+"""The standalone Slang export, compiled on its own in a separate SlangPy device whose include path
+does not reach the app's shaders: its outputs against a float64 numpy forward pass and the app's
+own predictions, and its bwd_diff and fwd_diff input gradients against an analytic numpy
+chain rule."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import slangpy as spy
+
+from app.config import Config, validate
+from app.evaluation import GridEvaluator
+from app.export_slang import evaluated_parameters, trainer_source
+from app.network_io import export_network, forward
+from app.trainer import Trainer
+from reference import forward_with_input_gradients
+
+CONFIGS = {
+    "float, tutorial network": dict(),
+    "half, tutorial network": dict(precision="half"),
+    "fourier, tanh, sigmoid output": dict(encoding="fourier", frequencies=2, hidden=[12, 8], activation="tanh",
+                                          output_activation="sigmoid"),
+    "raw, sin, three layers": dict(encoding="raw", activation="sin", hidden=[8, 8, 8]),
+    "relu, two targets, other domain": dict(activation="relu", hidden=[24], targets=["x*y", "sin(3*x) + y"],
+                                            domain=[0.0, 2.0, -0.5, 0.5]),
+}
+HARNESS = """
+import {module};
+
+float output_k(float2 xy, int k) {{ float o[TRAINED_OUTPUTS]; trained_network(xy, o); return o[k]; }}
+
+[Differentiable]
+float chosen(float2 xy, no_diff int k) {{ float o[TRAINED_OUTPUTS]; trained_network(xy, o); return o[k]; }}
+
+float2 bwd_k(float2 xy, int k) {{ var p = diffPair(xy); bwd_diff(chosen)(p, k, 1.0); return p.d; }}
+
+float2 fwd_k(float2 xy, int k)
+{{
+    return float2(fwd_diff(chosen)(diffPair(xy, float2(1.0, 0.0)), k).d,
+                  fwd_diff(chosen)(diffPair(xy, float2(0.0, 1.0)), k).d);
+}}
+
+// A differentiable loop over the outputs, through the returning form the export recommends.
+[Differentiable]
+float looped(float2 xy, no_diff int k)
+{{
+    let o = trained_network_outputs(xy);
+    float sum = 0.0;
+    for (int j = 0; j < TRAINED_OUTPUTS; j++)
+        sum += (j == k ? 1.0 : 0.0) * o[j];
+    return sum;
+}}
+
+float2 looped_bwd_k(float2 xy, int k) {{ var p = diffPair(xy); bwd_diff(looped)(p, k, 1.0); return p.d; }}
+"""
+_names = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def separate_device(gpu):
+    """A second device with SlangPy's own include path only: the export must need nothing else."""
+    return spy.create_device(type=gpu.device.info.type, enable_hot_reload=False)
+
+
+def _compile(device, source: str) -> spy.Module:
+    name = f"exported_network_{next(_names)}"
+    device.load_module_from_source(name, source)  # the file alone
+    return spy.Module(device.load_module_from_source(f"{name}_harness", HARNESS.format(module=name)))
+
+
+def _per_output(function, xy: np.ndarray, outputs: int) -> np.ndarray:
+    return np.stack([function(xy, k, _result="numpy") for k in range(outputs)], axis=1)
+
+
+@pytest.fixture(scope="module", params=list(CONFIGS))
+def exported(request, gpu, separate_device):
+    trainer = Trainer(gpu, validate(Config(seed=4, batch_size=512, **CONFIGS[request.param])))
+    trainer.train(30)
+    source = trainer_source(trainer)
+    return trainer, source, _compile(separate_device, source)
+
+
+def _points(config: Config, count: int = 256) -> np.ndarray:
+    x0, x1, y0, y1 = config.domain
+    rng = np.random.default_rng(11)
+    return np.stack([rng.uniform(x0, x1, count), rng.uniform(y0, y1, count)], axis=1).astype(np.float32)
+
+
+def test_source_is_standalone_with_the_promised_signature(exported):
+    trainer, source, _ = exported
+    assert "#include" not in source and "\nimport " not in source
+    assert f"static const int TRAINED_OUTPUTS = {trainer.plan.output_dim};" in source
+    assert "[Differentiable]\nvoid trained_network(float2 xy, out float outputs[TRAINED_OUTPUTS])" in source
+
+
+def test_outputs_match_numpy_to_float_precision(exported):
+    """The export bakes in the weights the app evaluates with (the half copy for half networks);
+    numpy evaluates the same weights in float64. Float32 arithmetic through a few layers of
+    O(1) values stays within ~1e-6; 2e-5 leaves room and still fails on one wrong weight."""
+    trainer, _, module = exported
+    xy = _points(trainer.config)
+    network = export_network(trainer.plan, trainer.config, evaluated_parameters(trainer))
+    reference = forward(network, xy[:, 0], xy[:, 1])
+    outputs = _per_output(module.output_k, xy, trainer.plan.output_dim)
+    assert np.max(np.abs(outputs - reference)) <= 2e-5 * max(1.0, np.max(np.abs(reference)))
+
+
+def test_outputs_match_the_apps_own_predictions(exported):
+    """At the grid's cell centres, against the app's evaluation kernel. Float: the same sums in
+    the same order, so float precision. Half: the app computes in half arithmetic (11-bit
+    significands) and the export in float, so they differ by half rounding: 2% of the output
+    range bounds what a few half-precision layers accumulate."""
+    trainer, _, module = exported
+    grid = 16
+    evaluation = GridEvaluator(trainer, grid).evaluate()
+    x0, x1, y0, y1 = trainer.config.domain
+    xs = x0 + (np.arange(grid) + 0.5) * (x1 - x0) / grid
+    ys = y0 + (np.arange(grid) + 0.5) * (y1 - y0) / grid
+    gx, gy = np.meshgrid(xs, ys)  # [j, i], j along y, as the evaluator stores them
+    xy = np.stack([gx.ravel(), gy.ravel()], axis=1).astype(np.float32)
+    app = evaluation.predictions.reshape(-1, trainer.plan.output_dim)
+    outputs = _per_output(module.output_k, xy, trainer.plan.output_dim)
+    scale = max(1.0, np.max(np.abs(app)))
+    tolerance = 2e-2 if trainer.config.precision == "half" else 2e-5
+    assert np.max(np.abs(outputs - app)) <= tolerance * scale
+
+
+@pytest.mark.parametrize("mode", ["bwd_k", "fwd_k", "looped_bwd_k"])
+def test_input_gradients_match_the_chain_rule(exported, mode):
+    """d outputs / d (x, y) from bwd_diff, fwd_diff, and bwd_diff through a loop over
+    trained_network_outputs, against float64 numpy. Points within 1e-4 of a (leaky) ReLU kink
+    are left out: there float32 and float64 may fall on different sides."""
+    trainer, _, module = exported
+    xy = _points(trainer.config)
+    _, jacobian, kink = forward_with_input_gradients(trainer.config, evaluated_parameters(trainer), xy[:, 0], xy[:, 1])
+    gradients = _per_output(getattr(module, mode), xy, trainer.plan.output_dim)
+    keep = kink > 1e-4 if any(layer.activation.relu_like for layer in trainer.plan.layers) else slice(None)
+    assert np.count_nonzero(keep) > 200 if not isinstance(keep, slice) else True
+    scale = max(1.0, np.max(np.abs(jacobian)))
+    assert np.max(np.abs(gradients[keep] - jacobian[keep])) <= 1e-4 * scale

@@ -1,0 +1,154 @@
+"""File > Save checkpoint, Load checkpoint and Export Slang in the offscreen UI, clicked as a user
+would, with the native dialog replaced by a fake that answers with a path: what is saved is
+the session's state, what is loaded replaces it exactly (rebuilding another architecture
+first), and a bad file changes nothing and says why."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("imgui_bundle")
+
+from app import checkpoint as ckpt  # noqa: E402
+from app.config import Config, validate  # noqa: E402
+from app.export_slang import trainer_source  # noqa: E402
+from app.session import Session  # noqa: E402
+from app.ui import files  # noqa: E402
+from app.ui.offscreen import OffscreenApp  # noqa: E402
+from test_ui_offscreen import _centre  # noqa: E402
+
+
+class FakeDialog:
+    """portable_file_dialogs' dialog: not ready for a frame or two, then the user's answer."""
+
+    def __init__(self, answer, frames: int = 2):
+        self.answer, self.frames = answer, frames
+
+    def ready(self, timeout: int = 20) -> bool:
+        self.frames -= 1
+        return self.frames < 0
+
+    def result(self):
+        return self.answer
+
+
+class FakePfd:
+    def __init__(self):
+        self.answers: list = []
+        self.opened: list[str] = []
+
+    def save_file(self, title, default_path="", filters=None):
+        self.opened.append(title)
+        return FakeDialog(self.answers.pop(0))
+
+    def open_file(self, title, default_path="", filters=None):
+        self.opened.append(title)
+        return FakeDialog([self.answers.pop(0)] if self.answers[0] else [])
+
+
+@pytest.fixture
+def dialogs(monkeypatch):
+    fake = FakePfd()
+    monkeypatch.setattr(files, "pfd", fake)
+    monkeypatch.setattr(files, "dialogs_available", lambda: True)
+    return fake
+
+
+@pytest.fixture
+def ui(make_session):
+    app = OffscreenApp(make_session(seed=2), 1280, 800)
+    app.frame(3)
+    yield app
+    app.close()
+
+
+def _choose(ui, action: str, frames: int = 4) -> None:
+    """File > the item for `action`, then a few frames for the dialog to answer."""
+    ui.click(*_centre(ui, "menu file"))
+    ui.click(*_centre(ui, f"file {action}"))
+    ui.frame(frames)
+
+
+def _state(session: Session):
+    t = session.trainer
+    return t.parameters(), t.gpu.read(t.moments, 2 * t.plan.param_count), t.step, t.config
+
+
+def test_save_writes_the_sessions_state(ui, dialogs, tmp_path):
+    dialogs.answers.append(str(tmp_path / "run"))  # typed without an extension
+    ui.app.running = False
+    _choose(ui, "save")
+    saved = ckpt.load(tmp_path / "run.ckpt")
+    params, moments, step, config = _state(ui.session)
+    assert dialogs.opened == ["Save checkpoint"]
+    assert step > 0 and saved.step == step and saved.config == config
+    assert np.array_equal(saved.master, params) and np.array_equal(saved.moments, moments)
+    assert "checkpoint saved" in ui.app.notice[0]
+
+
+def test_export_writes_the_current_network(ui, dialogs, tmp_path):
+    dialogs.answers.append(str(tmp_path / "net.slang"))
+    ui.app.running = False
+    _choose(ui, "export")
+    assert (tmp_path / "net.slang").read_text() == trainer_source(ui.session.trainer)
+    assert "Slang exported" in ui.app.notice[0]
+
+
+def test_cancel_does_nothing(ui, dialogs, tmp_path):
+    dialogs.answers += ["", ""]
+    _choose(ui, "save")
+    _choose(ui, "load")
+    assert list(tmp_path.iterdir()) == [] and ui.app.files.pending is None
+
+
+@pytest.mark.parametrize("hidden", [[16], [6, 5]], ids=["same architecture", "another architecture"])
+def test_load_puts_the_checkpoint_in(ui, dialogs, gpu, tmp_path, hidden):
+    source = Session(gpu, validate(Config(hidden=hidden, seed=9, lr=0.02, optimizer="adam")), grid=64)
+    source.advance(12)
+    ckpt.save(tmp_path / "other.ckpt", ckpt.capture(source))
+    expected = _state(source)
+    dialogs.answers.append(str(tmp_path / "other.ckpt"))
+    ui.app.running = False
+    _choose(ui, "load")
+    for _ in range(400):  # another architecture is built in stages first, a frame each
+        if ui.session.rebuild is None and ui.session.trainer.step == 12:
+            break
+        ui.frame()
+    params, moments, step, config = _state(ui.session)
+    assert step == 12 and config == expected[3]
+    assert np.array_equal(params, expected[0]) and np.array_equal(moments, expected[1])
+    assert np.array_equal(ui.session.history.current.train.y, source.history.current.train.y)
+    assert ui.app.draft == config, "the network panel follows the loaded network"
+    assert "checkpoint loaded: step 12" in ui.app.notice[0]
+    ui.app.running = True
+    ui.frame(3)
+    assert ui.session.trainer.step > 12, "training goes on from it"
+
+
+def test_bad_file_changes_nothing_and_says_why(ui, dialogs, tmp_path):
+    good = tmp_path / "good.ckpt"
+    ckpt.save(good, ckpt.capture(ui.session))
+    data = bytearray(good.read_bytes())
+    data[-1] ^= 0xFF
+    (tmp_path / "bad.ckpt").write_bytes(bytes(data))
+    ui.app.running = False
+    ui.frame()
+    before = _state(ui.session)
+    dialogs.answers.append(str(tmp_path / "bad.ckpt"))
+    _choose(ui, "load")
+    after = _state(ui.session)
+    assert np.array_equal(before[0], after[0]) and before[2:] == after[2:]
+    assert ui.session.rebuild is None
+    assert "not loaded" in ui.app.notice[0] and "checksum" in ui.app.notice[0]
+
+
+def test_without_a_dialog_program(ui, monkeypatch, tmp_path):
+    monkeypatch.setattr(files, "dialogs_available", lambda: False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    _choose(ui, "load")
+    assert "--resume" in ui.app.notice[0] and "zenity" in ui.app.notice[0]
+    _choose(ui, "save")
+    saved = list((tmp_path / "slang-visual-trainer" / "checkpoints").glob("*.ckpt"))
+    assert len(saved) == 1 and ckpt.load(saved[0]).step > 0
+    assert str(saved[0]) in ui.app.notice[0]
