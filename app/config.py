@@ -10,7 +10,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from app import components
 from app.errors import UserError
@@ -26,8 +26,11 @@ MAX_FREQUENCIES = 16
 MAX_TARGETS = 8
 PRESET_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
 
+# Characters of a Slang target file: ample for a few functions, and small enough for the config
+# to travel as one command-line argument (at most 128 KiB on Linux) to app/rebuild.py's child.
+MAX_TARGET_SOURCE = 16 * 1024
 STRUCTURAL_FIELDS = ("hidden", "activation", "output_activation", "encoding", "frequencies",
-                     "precision", "targets")
+                     "precision", "targets", "slang_target")
 
 
 @dataclass
@@ -39,6 +42,10 @@ class Config:
     frequencies: int = 4
     precision: str = "float"
     targets: list[str] = field(default_factory=lambda: list(TUTORIAL_TARGETS))
+    # The ground truth from a user's Slang file instead of `targets` (kept for going back):
+    # {"file": path, "source": its text, "count": its TARGET_COUNT}, read and compiled by
+    # app/slang_target.py. The text itself is kept, so a summary.json reproduces the run.
+    slang_target: Optional[dict] = None
     domain: list[float] = field(default_factory=lambda: [-1.0, 1.0, -1.0, 1.0])  # x0, x1, y0, y1
     optimizer: str = "adam"
     lr: float = 0.01
@@ -52,7 +59,13 @@ class Config:
     # Shapes and the parameter layout are derived once, in app.plan.plan_for(config).
     @property
     def output_dim(self) -> int:
-        return len(self.targets)
+        return self.slang_target["count"] if self.slang_target else len(self.targets)
+
+    def target_labels(self) -> list[str]:
+        """What each output learns, as the UI and reports name it."""
+        if self.slang_target:
+            return [f"target(p, {k})" for k in range(self.slang_target["count"])]
+        return list(self.targets)
 
     def structure_key(self) -> tuple:
         return tuple(_freeze(getattr(self, f)) for f in STRUCTURAL_FIELDS)
@@ -65,6 +78,8 @@ class Config:
 
 
 def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted(value.items()))
     return tuple(value) if isinstance(value, list) else value
 
 
@@ -106,6 +121,7 @@ def validate(config: Config) -> Config:
         raise UserError(f"targets must list 1 to {MAX_TARGETS} expressions")
     for target in config.targets:
         parse_target(target)
+    _check_slang_target(config.slang_target)
     domain = config.domain
     if (not isinstance(domain, list) or len(domain) != 4
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in domain)
@@ -125,6 +141,18 @@ def validate(config: Config) -> Config:
     return config
 
 
+def _check_slang_target(value: Any) -> None:
+    if value is None:
+        return
+    if not isinstance(value, dict) or set(value) != {"file", "source", "count"}:
+        raise UserError('slang_target must be null or {"file": ..., "source": ..., "count": ...}')
+    if not isinstance(value["file"], str) or not isinstance(value["source"], str):
+        raise UserError("slang_target's file and source must be text")
+    if len(value["source"]) > MAX_TARGET_SOURCE:
+        raise UserError(f"a Slang target file must be at most {MAX_TARGET_SOURCE} characters")
+    _integer("TARGET_COUNT", value["count"], 1, MAX_TARGETS)
+
+
 def from_dict(data: Any, base: Config | None = None, source: str = "config") -> Config:
     """Overlays the keys of `data` on `base` (defaults if None). Unknown keys are errors."""
     if not isinstance(data, dict):
@@ -140,6 +168,8 @@ def from_dict(data: Any, base: Config | None = None, source: str = "config") -> 
 
 
 def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return dict(value)
     return list(value) if isinstance(value, list) else value
 
 

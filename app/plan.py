@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -60,6 +61,14 @@ class LayerPlan:
 
 
 @dataclass(frozen=True)
+class SlangTruth:
+    """A ground truth from a user's Slang file (Config.slang_target): its text and target count."""
+    file: str
+    source: str
+    count: int
+
+
+@dataclass(frozen=True)
 class LaunchShape:
     thread_count: int
     group_count: int          # learnGradient workgroups; a step may be split by ranges of them
@@ -75,7 +84,8 @@ class NetworkPlan:
     encoding: Encoding
     frequencies: int
     precision: str
-    targets: tuple[str, ...]
+    targets: tuple[str, ...]            # expressions, when slang_truth is None
+    slang_truth: Optional[SlangTruth]
     thread_accumulators: bool
     group_size: int
 
@@ -90,6 +100,15 @@ class NetworkPlan:
     @property
     def output_dim(self) -> int:
         return self.sizes[-1]
+
+    @property
+    def neuron_count(self) -> int:
+        """Every neuron of the neuron views: the encoded inputs, the hidden layers, the outputs."""
+        return sum(self.sizes)
+
+    def neuron_offset(self, column: int) -> int:
+        """The first neuron of column `column` (0: the inputs) in the neuron views' order."""
+        return sum(self.sizes[:column])
 
     @property
     def unroll_matvec(self) -> bool:
@@ -108,7 +127,7 @@ class NetworkPlan:
     @property
     def module_name(self) -> str:
         key = (self.sizes, tuple(l.activation.name for l in self.layers), self.encoding.name,
-               self.frequencies, self.precision, self.targets)
+               self.frequencies, self.precision, self.targets, self.slang_truth)
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 
     @property
@@ -151,9 +170,10 @@ def _group_size(sizes: tuple[int, ...], thread_accumulators: bool) -> int:
 
 @functools.lru_cache(maxsize=64)
 def _plan(key: tuple) -> NetworkPlan:
-    hidden, activation, output_activation, encoding, frequencies, precision, targets = key
+    hidden, activation, output_activation, encoding, frequencies, precision, targets, slang_target = key
     enc = ENCODINGS[encoding]
-    sizes = (enc.dim(frequencies), *hidden, len(targets))
+    slang_truth = SlangTruth(**dict(slang_target)) if slang_target else None
+    sizes = (enc.dim(frequencies), *hidden, slang_truth.count if slang_truth else len(targets))
     layers, offset, z_offset = [], 0, 0
     for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         act = ACTIVATIONS[output_activation if k == len(sizes) - 2 else activation]
@@ -162,7 +182,8 @@ def _plan(key: tuple) -> NetworkPlan:
         z_offset += fan_out
     accumulate = offset <= MAX_THREAD_ACCUMULATORS
     return NetworkPlan(sizes=sizes, layers=tuple(layers), encoding=enc, frequencies=frequencies,
-                       precision=precision, targets=tuple(targets), thread_accumulators=accumulate,
+                       precision=precision, targets=() if slang_truth else tuple(targets), slang_truth=slang_truth,
+                       thread_accumulators=accumulate,
                        group_size=_group_size(sizes, accumulate))
 
 
