@@ -16,6 +16,35 @@ from app.cli_args import build_parser, check_headless, check_window, config_from
 from app.errors import UserError
 
 EXIT_USAGE = 2
+EXIT_GRAD_CHECK = 4  # the gradient check found the training kernels' gradients wrong
+
+
+def _with_target_file(config: cfg.Config, args: argparse.Namespace, gpu) -> cfg.Config:
+    """The config with --target-file's Slang file as its truth (read and compiled: a bad file is
+    a UserError naming the compiler's first message and its line)."""
+    if args.target_file is None:
+        return config
+    from app import slang_target
+
+    return config.replace(slang_target=slang_target.load(gpu, args.target_file))
+
+
+def _report_grad_check(check) -> int:
+    print(check.line())
+    print(f"  {check.detail()}: {'passed' if check.passed else 'FAILED'}")
+    return 0 if check.passed else EXIT_GRAD_CHECK
+
+
+def _grad_check(args: argparse.Namespace) -> int:
+    """--grad-check without --headless: the configured network at its initial weights."""
+    from app import grad_check
+    from app.gpu import create_gpu
+    from app.trainer import Trainer
+
+    config = config_from_args(args)
+    gpu = create_gpu(args.device)
+    config = _with_target_file(config, args, gpu)
+    return _report_grad_check(grad_check.run(Trainer(gpu, config)))
 
 
 def _headless(args: argparse.Namespace) -> int:
@@ -27,9 +56,15 @@ def _headless(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     out = Path(args.out) if args.out else Path("runs") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     gpu = create_gpu(args.device)
-    session = Session(gpu, config, heatmaps=True)
+    session = Session(gpu, _with_target_file(config, args, gpu), heatmaps=True)
     session.eval_every = args.eval_every
     result = headless.train(session, args.iterations, args.quiet)
+    check = None
+    if args.grad_check:
+        from app import grad_check
+
+        check = grad_check.run(session.trainer)
+        result.grad_check = check.to_dict()
 
     def heatmaps_png(folder: Path) -> None:
         from app.ui.report import write_run_heatmaps  # imgui only when a picture is wanted
@@ -51,8 +86,8 @@ def _headless(args: argparse.Namespace) -> int:
               f"network.json holds the last finite network (step {result.steps})", file=sys.stderr)
         return headless.EXIT_DIVERGED
     print(f"done: {result.steps} steps in {result.wall_seconds:.2f} s, train loss {result.train_loss:.6g}, "
-          f"eval loss {result.eval_loss:.6g} -> {out}")
-    return 0
+          f"eval loss {result.eval_loss:.6g}, eval grad loss {result.eval_grad_loss:.6g} -> {out}")
+    return _report_grad_check(check) if check is not None else 0
 
 
 def _render_screenshot(session, args: argparse.Namespace) -> Path:
@@ -81,7 +116,8 @@ def _window(args: argparse.Namespace) -> int:
     config = config_from_args(args, (None if args.fresh else saved.saved_config(settings)) or cfg.Config())
     options = WindowOptions(width=args.width, height=args.height, vsync=False if args.no_vsync else None,
                             screenshot=args.screenshot, screenshot_after=args.screenshot_after)
-    return run_window(create_gpu(args.device), config, options, settings)
+    gpu = create_gpu(args.device)
+    return run_window(gpu, _with_target_file(config, args, gpu), options, settings)
 
 
 def _first_line(error: BaseException) -> str:
@@ -92,7 +128,9 @@ def _first_line(error: BaseException) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return _headless(args) if args.headless else _window(args)
+        if args.headless:
+            return _headless(args)
+        return _grad_check(args) if args.grad_check else _window(args)
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
