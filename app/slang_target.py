@@ -39,10 +39,12 @@ void probeTarget(uniform int* count, uniform float* derivative)
     derivative[0] = fwd_diff({TARGET_NAMESPACE}::target)(diffPair(float2(0.0, 0.0), float2(1.0, 0.0)), 0).d;
 }}
 """
-# One diagnostic of Slang's: "error[E30015]: title", " --> file:line:column", the source line
-# and a caret line with the message.
-_DIAGNOSTIC = re.compile(r"^(error|warning|note)\[\w+\]: (?P<title>.*)\n --> (?P<file>.*?):(?P<line>\d+):(?P<column>\d+)"
-                         r"(?:\n.*?\^+ (?P<message>[^\n]*))?", re.MULTILINE | re.DOTALL)
+# One diagnostic of Slang's: "error[E30015]: title", "  --> file:line:column", the source line
+# and a caret line with the message; diagnostics start at column 0.
+_DIAGNOSTIC_START = re.compile(r"^(?=(?:error|warning|note)\[\w+\]: )", re.MULTILINE)
+_HEAD = re.compile(r"^(?P<kind>error|warning|note)\[\w+\]: (?P<title>[^\n]*)\n\s*--> (?P<file>[^\n]*?):(?P<line>\d+):"
+                   r"(?P<column>\d+)")
+_CARET = re.compile(r"^\s*\|\s*\^+ (?P<message>[^\n]*)$", re.MULTILINE)
 
 
 class SlangTargetError(UserError):
@@ -77,12 +79,14 @@ def compiler_messages(report: str, name: str) -> list[str]:
     """The errors in a Slang compile report, as 'name:line:column: message' lines; errors in the
     probe's own lines mean the file lacks what it must define."""
     messages = []
-    for match in _DIAGNOSTIC.finditer(report):
-        if match.group(1) != "error":
+    for block in _DIAGNOSTIC_START.split(report):
+        head = _HEAD.match(block)
+        if head is None or head.group("kind") != "error":
             continue
-        text = (match.group("message") or match.group("title")).strip()
-        if match.group("file") == TARGET_SOURCE_NAME:
-            messages.append(f"{name}:{match.group('line')}:{match.group('column')}: {text}")
+        caret = _CARET.search(block)
+        text = (caret.group("message") if caret else head.group("title")).strip()
+        if head.group("file") == TARGET_SOURCE_NAME:
+            messages.append(f"{name}:{head.group('line')}:{head.group('column')}: {text}")
         else:
             messages.append(f"{name} must define {REQUIREMENT}: {text}")
     if not messages:  # a report in a shape this parser does not know: its first line that says something

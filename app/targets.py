@@ -71,7 +71,10 @@ def _check(node: ast.AST, text: str, lead: int) -> None:
         return _check(node.right, text, lead)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         return _check(node.operand, text, lead)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+    if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name):
+        raise _fail(text, node.func.col_offset + 1 + lead,
+                    f"{_describe(node.func)} is not allowed (only the listed functions can be called)")
+    if isinstance(node, ast.Call) and not node.keywords:
         name = node.func.id
         arity = 1 if name in _FUNCTIONS_1 else 2 if name in _FUNCTIONS_2 else None
         if arity is None:
@@ -117,6 +120,14 @@ def _bracket_depth_column(text: str) -> Optional[int]:
     return None
 
 
+def _syntax_column(text: str, error: SyntaxError) -> int:
+    """The 1-based column in `text` of a SyntaxError (its line and offset; no offset: the end)."""
+    if not error.offset or error.offset < 1 or not error.lineno:
+        return len(text) + 1
+    lines = text.split("\n")
+    return sum(len(line) + 1 for line in lines[:error.lineno - 1]) + error.offset
+
+
 def parse_target(text: str) -> ast.Expression:
     """The checked tree of `text`; a TargetError names the problem and its column."""
     if not isinstance(text, str) or not text.strip():
@@ -130,9 +141,9 @@ def parse_target(text: str) -> ast.Expression:
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as error:
-        offset = error.offset if error.offset and error.offset > 0 else len(text.strip()) + 1
-        problem = "it contains a NUL character" if "null bytes" in (error.msg or "") else (error.msg or "invalid syntax")
-        raise _fail(text, None if "null bytes" in (error.msg or "") else offset + lead, problem) from None
+        if "null bytes" in (error.msg or ""):
+            raise _fail(text, None, "it contains a NUL character") from None
+        raise _fail(text, _syntax_column(text.strip(), error) + lead, error.msg or "invalid syntax") from None
     except ValueError:  # a NUL character, on some Python versions
         raise _fail(text, None, "it contains a NUL character") from None
     except (RecursionError, MemoryError):

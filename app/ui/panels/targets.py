@@ -36,6 +36,7 @@ def _menu(app, output: int) -> None:
             label += f"  (all {len(expressions)} outputs)"
         if imgui.selectable(label, False)[0]:
             edits.choose(output, expressions)
+        app.remember(f"preset {name}")
     if edits.mine:
         imgui.separator()
         imgui.text_colored(MUTED, "yours")
@@ -76,10 +77,11 @@ def row_title(app, width: float):
             imgui.set_tooltip("presets and your own expressions")
         _menu(app, output)
         imgui.same_line()
-        imgui.begin_disabled(len(config.targets) <= 1 or app.session.rebuild is not None)
+        imgui.begin_disabled(len(edits.texts) <= 1)
         if imgui.button("-", imgui.ImVec2(imgui.get_frame_height(), 0)):
             edits.remove(output)
         imgui.end_disabled()
+        app.remember(f"remove f{output + 1}")
         if imgui.is_item_hovered(imgui.HoveredFlags_.allow_when_disabled):
             imgui.set_tooltip(f"remove f{output + 1}")
         error = edits.errors.get(output)
