@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from app import components
-from app.errors import UserError
+from app.errors import UserError, read_user_text
 from app.targets import TUTORIAL_TARGETS, parse_target
 
 ACTIVATIONS = tuple(components.ACTIVATIONS)
@@ -177,17 +177,9 @@ MAX_CONFIG_BYTES = 1 << 20  # a config is a few hundred bytes; don't read a huge
 
 
 def load_file(path: str | Path, base: Config | None = None) -> Config:
+    text = read_user_text(path, "config file", MAX_CONFIG_BYTES)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-    except OSError as error:
-        raise UserError(f"cannot read config file {str(path)!r}: {error.strerror or error}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise UserError(f"config file {str(path)!r} is larger than {MAX_CONFIG_BYTES} bytes")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        raise UserError(f"config file {str(path)!r} is not UTF-8 text (byte {error.start})") from None
+        data = json.loads(text)
     except json.JSONDecodeError as error:
         raise UserError(f"config file {str(path)!r} is not valid JSON (line {error.lineno}: {error.msg})") from None
     except RecursionError:

@@ -13,17 +13,22 @@ independent path on the same fixed batch, and that path against central finite d
 - Central differences of that path's loss check it in turn, for each layer's weight and bias
   with the largest gradient (a forward pass per difference: all N would be too slow).
 
-Tolerances, from the unit roundoff u of each precision:
-- float (u = 6e-8): both gradients are float32 sums over 256 samples and fan-ins up to 256:
-  ~u * sqrt(terms) * depth ~ 1e-5 of the gradient's scale; 1e-3 leaves two orders of margin and
-  still catches any wrong term (a missing or doubled term moves a component by ~1/256 or more).
-- half (u = 4.9e-4): the network trains in half arithmetic (weights, activations and sums),
-  the reference computes in float32 with the same half weights: ~u * sqrt(fan-in) per layer,
-  ~1e-2 for three layers; 5e-2.
+Errors are relative to max(|reference|, 1e-2 * the largest |reference| component): a component
+far below the gradient's scale is compared at 1% of that scale, where float noise is meaningful.
+Tolerances, from the unit roundoff u of each precision and measured against a float64 numpy
+gradient of the same batch (tests/test_grad_check.py):
+- float (u = 6e-8): each component is a float32 mean of 256 per-sample terms. Untrained, both
+  paths are within ~2e-6 of float64; trained, the terms cancel (the residuals are small and of
+  either sign) and the error grows to ~1e-3 of a component in this measure (18-32-32-2 after
+  800 steps: training kernels 6.6e-4, the SlangPy path 8.7e-4). 1e-2 leaves ten times that;
+  a wrong derivative, layer or term moves components by far more.
+- half (u = 4.9e-4): the network runs in half (weights, sums, activations), the reference in
+  float32 with the same half weights and inputs: ~u * sqrt(fan-in) per layer, a few 1e-3 early
+  in training; 5e-2. Once a network fits to within a few half ulps of its outputs, half's own
+  rounding of the residuals dominates the training gradient (12% of its scale for the network
+  above) and the check says so: that gradient really is that far from the exact one.
 - finite differences (step h = 1e-3 * max(1, |w|), float32 losses summed in float64): truncation
-  ~h^2 and rounding ~u * loss / h, ~1e-4 of the gradient's scale; 1e-2.
-Errors are relative to max(|reference|, 1e-2 * the largest |reference| component): components
-far below the gradient's scale are compared at that scale, where float32 noise is meaningful."""
+  ~h^2 and rounding ~u * loss / h, ~1e-4 of the gradient's scale; 1e-2."""
 
 from __future__ import annotations
 
@@ -42,7 +47,7 @@ from app.trainer import Trainer
 
 CHECK_BATCH = 256
 PROBE_LR = float(2 ** 24)
-TOLERANCE = {"float": 1e-3, "half": 5e-2}
+TOLERANCE = {"float": 1e-2, "half": 5e-2}
 FD_TOLERANCE = 1e-2
 SCALE_FLOOR = 1e-2
 ACTIVATION_IDS = {name: k for k, name in enumerate(ACTIVATIONS)}
@@ -58,6 +63,7 @@ class GradCheck:
     tolerance: float
     loss: float           # the batch's mean loss, both paths agreeing
     step: int
+    precision: str
 
     @property
     def passed(self) -> bool:
@@ -67,9 +73,13 @@ class GradCheck:
         return f"grad-check: max relative error {self.error:.3g} over {self.parameters:,} parameters"
 
     def detail(self) -> str:
-        return (f"training kernels against SlangPy's bwds on {CHECK_BATCH} samples of step {self.step} "
+        text = (f"training kernels against SlangPy's bwds on {CHECK_BATCH} samples of step {self.step} "
                 f"(tolerance {self.tolerance:g}); central differences agree within {self.fd_error:.3g} "
                 f"on {self.fd_parameters} parameters (tolerance {FD_TOLERANCE:g})")
+        if self.precision == "half" and self.error > self.tolerance:
+            text += ("; in half precision, once the outputs are within a few half ulps of the truth, half's "
+                     "rounding of the residuals dominates the training gradient")
+        return text
 
     def to_dict(self) -> dict:
         return {"max_relative_error": self.error, "parameters": self.parameters, "tolerance": self.tolerance,
@@ -225,4 +235,4 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
     fd_error, fd_count = _finite_differences(path, params, reference, inputs, truths)
     return GradCheck(error=float(np.max(relative_errors(gradient, reference))), parameters=plan.param_count,
                      fd_error=fd_error, fd_parameters=fd_count, tolerance=TOLERANCE[plan.precision],
-                     loss=loss, step=step)
+                     loss=loss, step=step, precision=plan.precision)

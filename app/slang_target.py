@@ -20,7 +20,7 @@ from typing import Optional
 import numpy as np
 
 from app.config import MAX_TARGET_SOURCE, MAX_TARGETS
-from app.errors import UserError
+from app.errors import UserError, read_user_text
 from app.evaluation import Evaluation
 from app.gpu import Gpu
 from app.shadergen import TARGET_NAMESPACE, TARGET_SOURCE_NAME, slang_target_block
@@ -58,20 +58,9 @@ class SlangTargetError(UserError):
 
 def read_source(path: str | Path) -> str:
     """The file's text, or a UserError saying why not."""
-    name = str(path)
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_TARGET_SOURCE + 1)
-    except OSError as error:
-        raise UserError(f"cannot read target file {name!r}: {error.strerror or error}") from None
-    if len(raw) > MAX_TARGET_SOURCE:
-        raise UserError(f"target file {name!r} is larger than {MAX_TARGET_SOURCE} bytes")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise UserError(f"target file {name!r} is not UTF-8 text (byte {error.start})") from None
+    text = read_user_text(path, "target file", MAX_TARGET_SOURCE)
     if "\0" in text:
-        raise UserError(f"target file {name!r} contains a NUL character")
+        raise UserError(f"target file {str(path)!r} contains a NUL character")
     return text
 
 

@@ -9,8 +9,9 @@ import pytest
 
 from app.evaluation import GridEvaluator
 from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
-from app.network_io import export_network, forward
+from app.network_io import forward
 from app.targets import grid_centres, target_to_numpy
+from helpers import exported_network
 from reference import linear_to_srgb
 
 GRID = 20
@@ -26,12 +27,8 @@ def _evaluate(trainer, steps=25):
 
 def _network_differences(trainer, h):
     """Central differences of the exported network, in float64, at the grid's cell centres."""
-    c = trainer.config
-    params = trainer.parameters()
-    if c.precision == "half":
-        params = params.astype(np.float16).astype(np.float32)
-    network = export_network(trainer.plan, c, params)
-    x, y = (a.ravel().astype(np.float64) for a in grid_centres(c.domain, GRID))
+    network = exported_network(trainer)
+    x, y = (a.ravel().astype(np.float64) for a in grid_centres(trainer.config.domain, GRID))
     dx = (forward(network, x + h, y) - forward(network, x - h, y)) / (2 * h)
     dy = (forward(network, x, y + h) - forward(network, x, y - h)) / (2 * h)
     return dx.reshape(GRID, GRID, -1), dy.reshape(GRID, GRID, -1)

@@ -8,19 +8,16 @@ import pytest
 
 from app.evaluation import GridEvaluator, neuron_side, neuron_stride
 from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
-from app.network_io import encode, export_network
+from app.network_io import encode
 from app.neurons import from_ordered_bits, neuron_points
+from helpers import exported_network
 from reference import activate
 
 
 def _numpy_neurons(trainer, grid):
     """Every neuron's value at the neuron grid's points, in plan order: (neurons, N, N)."""
-    c = trainer.config
-    params = trainer.parameters()
-    if c.precision == "half":
-        params = params.astype(np.float16).astype(np.float32)
-    network = export_network(trainer.plan, c, params)
-    x, y = neuron_points(c.domain, grid)
+    network = exported_network(trainer)
+    x, y = neuron_points(trainer.config.domain, grid)
     h = encode(network["encoding"], x.ravel().astype(np.float64), y.ravel().astype(np.float64))
     columns = [h]
     for layer in network["layers"]:

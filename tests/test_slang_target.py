@@ -63,6 +63,11 @@ def test_a_file_that_compiles_is_the_truth(gpu, tmp_path):
                                rtol=1e-4, atol=2e-5)
 
 
+def test_the_example_file_compiles(gpu):
+    target = slang_target.load(gpu, str(ROOT / "assets" / "example-target.slang"))
+    assert target["count"] == 2
+
+
 BROKEN = {
     "syntax": (RIPPLE.replace("return 0.5 * p.x * p.y;", "return 0.5 * p.x * p.y"), ["broken.slang:11:1", "expected ';'"]),
     "unknown name": (RIPPLE.replace("length(p)", "lenght(p)"), ["broken.slang:7:15", "lenght"]),
@@ -113,6 +118,7 @@ def test_headless_run_with_a_target_file_fits(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["config"]["slang_target"]["source"] == RIPPLE, "the run keeps the code it fit"
     network = json.loads((out / "network.json").read_text())
+    assert network["targets"] == [] and network["slang_target"] == {"file": path, "count": 2}
     x, y = (a.ravel() for a in grid_centres([-1, 1, -1, 1], 32))
     loss = np.mean(np.sum((forward(network, x, y) - ripple(x, y)) ** 2, axis=1))
     untrained = np.mean(np.sum((ripple(x, y) - ripple(x, y).mean(axis=0)) ** 2, axis=1))

@@ -12,16 +12,8 @@ import pytest
 
 imgui = pytest.importorskip("imgui_bundle").imgui
 
-from app.ui.offscreen import OffscreenApp  # noqa: E402
+from test_ui_controls import ui  # noqa: E402,F401  (the same fixture: a window of the default session)
 from test_ui_offscreen import _centre, _type  # noqa: E402
-
-
-@pytest.fixture
-def ui(make_session):
-    app = OffscreenApp(make_session(), 1280, 800)
-    app.frame(3)
-    yield app
-    app.close()
 
 
 def _rebuilt(ui, seconds=120):

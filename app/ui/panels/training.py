@@ -45,7 +45,7 @@ def draw(app) -> None:
 
 
 def _grad_check(app) -> None:
-    """The button and, on the same line, the last result for this network (details on hover)."""
+    """The button, whether the last check of this network passed, and its figure (details on hover)."""
     if imgui.button("Checking..." if app.grad_check_wanted else "Gradient check"):
         app.request_grad_check()
     app.remember("gradient check")
@@ -59,11 +59,13 @@ def _grad_check(app) -> None:
         return
     imgui.text_colored(GOOD if check.passed else BAD, "passed" if check.passed else "FAILED")
     imgui.same_line()
-    imgui.text(f"{check.error:.2g} over {check.parameters:,} parameters")
+    imgui.text_colored(MUTED, f"(tolerance {check.tolerance:g})")
+    imgui.push_text_wrap_pos(0.0)
+    imgui.text(f"max relative error {check.error:.2g} over {check.parameters:,} parameters")
+    imgui.pop_text_wrap_pos()
     app.remember("gradient check result")
     if imgui.is_item_hovered():
-        imgui.set_tooltip(f"max relative error {check.error:.3g} over {check.parameters:,} parameters:\n"
-                          f"{check.detail().replace('; ', ';' + chr(10))}")
+        imgui.set_tooltip(check.detail().replace("; ", ";\n"))
 
 
 def _controls(app) -> None:
