@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -17,6 +16,38 @@ from app.cli_args import build_parser, check_headless, check_window, iterations_
 from app.errors import UserError
 
 EXIT_USAGE = 2
+EXIT_GRAD_CHECK = 4  # the gradient check found the training kernels' gradients wrong
+
+
+def _with_target_file(config: cfg.Config, args: argparse.Namespace, gpu) -> cfg.Config:
+    """The config with --target-file's Slang file as its truth (read and compiled: a bad file is
+    a UserError naming the compiler's first message and its line)."""
+    if args.target_file is None:
+        return config
+    from app import slang_target
+
+    return config.replace(slang_target=slang_target.load(gpu, args.target_file))
+
+
+def _report_grad_check(check) -> int:
+    print(check.line())
+    print(f"  {check.detail()}: {'passed' if check.passed else 'FAILED'}")
+    return 0 if check.passed else EXIT_GRAD_CHECK
+
+
+def _grad_check(args: argparse.Namespace) -> int:
+    """--grad-check without --headless: the network the options start from (its initial weights,
+    a --resume checkpoint or a --load-network file)."""
+    from app import grad_check
+    from app.gpu import create_gpu
+    from app.session import Session
+
+    start = resolve_start(args)
+    gpu = create_gpu(args.device)
+    start.config = _with_target_file(start.config, args, gpu)
+    session = Session(gpu, start.config)
+    start.apply(session)
+    return _report_grad_check(grad_check.run(session.trainer))
 
 
 def _headless(args: argparse.Namespace) -> int:
@@ -29,18 +60,25 @@ def _headless(args: argparse.Namespace) -> int:
     iterations = iterations_for(args, start)
     out = Path(args.out) if args.out else Path("runs") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     gpu = create_gpu(args.device)
+    start.config = _with_target_file(start.config, args, gpu)
     session = Session(gpu, start.config, heatmaps=True)
     start.apply(session)
     session.eval_every = args.eval_every
     result = headless.train(session, iterations, args.quiet)
+    check = None
+    if args.grad_check:
+        from app import grad_check
+
+        check = grad_check.run(session.trainer)
+        result.grad_check = check.to_dict()
     _write_headless(session, result, args, out)
     if result.diverged_at is not None:
         print(f"error: loss became non-finite at step {result.diverged_at}; "
               f"network.json holds the last finite network (step {result.steps})", file=sys.stderr)
         return headless.EXIT_DIVERGED
     print(f"done: {result.steps} steps in {result.wall_seconds:.2f} s, train loss {result.train_loss:.6g}, "
-          f"eval loss {result.eval_loss:.6g} -> {out}")
-    return 0
+          f"eval loss {result.eval_loss:.6g}, eval grad loss {result.eval_grad_loss:.6g} -> {out}")
+    return _report_grad_check(check) if check is not None else 0
 
 
 def _write_headless(session, result, args: argparse.Namespace, out: Path) -> None:
@@ -103,7 +141,9 @@ def _window(args: argparse.Namespace) -> int:
     start = resolve_start(args, (None if args.fresh else saved.saved_config(settings)) or cfg.Config())
     options = WindowOptions(width=args.width, height=args.height, vsync=False if args.no_vsync else None,
                             screenshot=args.screenshot, screenshot_after=args.screenshot_after)
-    return run_window(create_gpu(args.device), start, options, settings)
+    gpu = create_gpu(args.device)
+    start.config = _with_target_file(start.config, args, gpu)
+    return run_window(gpu, start, options, settings)
 
 
 def _first_line(error: BaseException) -> str:
@@ -114,7 +154,9 @@ def _first_line(error: BaseException) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return _headless(args) if args.headless else _window(args)
+        if args.headless:
+            return _headless(args)
+        return _grad_check(args) if args.grad_check else _window(args)
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--screenshot", type=_text, metavar="PNG", help="headless: also render the full window after "
                       "training into this PNG file")
     mode.add_argument("--quiet", action="store_true", help="headless: no progress bar or loss lines")
+    mode.add_argument("--grad-check", action="store_true", help="check the training kernels' parameter gradients "
+                      "against an independent SlangPy path and finite differences; exit 4 if they disagree. Alone: "
+                      "the initial network, no window; with --headless: the trained network, after the run")
     mode.add_argument("--device", default="auto", choices=tuple(DEVICE_TYPES),
                       help="GPU API (default auto; SLANGPY_DEVICE_TYPE_OVERRIDE wins where it is set)")
     net = p.add_argument_group("network and training (each overrides --preset and --config)")
@@ -73,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help=f"{name.replace('_', ' ')}: {', '.join(options)} (default {_default(name)})")
     net.add_argument("--matmul", choices=cfg.MATMULS, help="auto: half-precision layers multiply on tensor cores "
                      "where the device has them (Vulkan); simt: always on the shader cores (default auto)")
+    net.add_argument("--target", action="append", type=_text, metavar="EXPR", dest="targets",
+                     help=f"a target function of x and y; repeat for more outputs (1-{cfg.MAX_TARGETS}), replacing the "
+                     "default set. Numbers, x, y, + - * / **, parentheses, sin cos tan exp log sqrt abs pow min max")
+    net.add_argument("--target-file", type=_text, metavar="FILE.slang", help="ground truth from your own Slang file: "
+                     "[Differentiable] float target(float2 p, int k) and static const int TARGET_COUNT")
     net.add_argument("--frequencies", type=int, metavar="K", help=f"Fourier encoding frequencies, 1-{cfg.MAX_FREQUENCIES}"
                      f" (default {_default('frequencies')})")
     net.add_argument("--lr", type=float, help=f"learning rate (default {_default('lr')})")
@@ -106,9 +114,13 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         config = cfg.load_preset(args.preset, config)
     if args.config is not None:
         config = cfg.load_file(args.config, config)
+    if args.targets is not None and args.target_file is not None:
+        raise UserError("use --target or --target-file, not both")
     overrides = {name: getattr(args, name) for name in (
         "hidden", "activation", "output_activation", "encoding", "frequencies", "precision",
-        "optimizer", "lr", "batch_size", "seed", "eval_grid", "matmul") if getattr(args, name) is not None}
+        "optimizer", "lr", "batch_size", "seed", "eval_grid", "matmul", "targets") if getattr(args, name) is not None}
+    if args.targets is not None:
+        overrides["slang_target"] = None
     return cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
 
 
@@ -196,6 +208,7 @@ def check_window(args: argparse.Namespace) -> None:
 
 
 STRUCTURE_OPTIONS = ("hidden", "activation", "output_activation", "encoding", "frequencies", "precision")
+TRUTH_OPTIONS = ("targets", "target_file")  # the ground truth: a checkpoint or network.json brings its own
 
 
 def _check_start(args: argparse.Namespace) -> None:
@@ -204,12 +217,14 @@ def _check_start(args: argparse.Namespace) -> None:
     if args.resume is not None:
         taken = ["--load-network"] if args.load_network is not None else []
         taken += [f"--{name}" for name in ("preset", "config") if getattr(args, name) is not None]
-        taken += [f"--{name.replace('_', '-')}" for name in STRUCTURE_OPTIONS if getattr(args, name) is not None]
+        taken += [f"--{name.replace('_', '-')}" for name in STRUCTURE_OPTIONS + TRUTH_OPTIONS
+                  if getattr(args, name) is not None]
         if taken:
             raise UserError(f"{taken[0]} cannot be combined with --resume, which continues the checkpoint's network "
                             "and config")
     if args.load_network is not None:
-        taken = [f"--{name.replace('_', '-')}" for name in STRUCTURE_OPTIONS[:-1] if getattr(args, name) is not None]
+        taken = [f"--{name.replace('_', '-')}" for name in STRUCTURE_OPTIONS[:-1] + TRUTH_OPTIONS
+                 if getattr(args, name) is not None]
         if taken:
             raise UserError(f"{taken[0]} cannot be combined with --load-network, which takes the network's "
                             "structure from its file")

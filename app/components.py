@@ -121,6 +121,8 @@ OPTIMIZERS: dict[str, Optimizer] = {o.name: o for o in (
 
 # ---- heatmap panels: ids matched by drawHeatmaps in shaders/visualize.slang -----------------
 HEATMAP_PANELS = ("ground truth", "learned", "|error|")
+# What the panels show: the values, or their derivatives in x or in y (the atlas holds all three).
+HEATMAP_VIEWS = ("values", "∂/∂x", "∂/∂y")
 # Cells whose value is not finite get this colour (sRGB), apart from every colour-map colour,
 # and a legend entry beside the colour bars.
 INVALID_COLOUR = (1.0, 0.0, 1.0)
@@ -132,5 +134,6 @@ def slang_constants() -> str:
     lines += [f"static const uint OPTIMIZER_{o.name.upper()} = {o.id};" for o in OPTIMIZERS.values()]
     lines += [f"static const uint PANEL_{name.strip('|').split()[-1].upper()} = {k};"
               for k, name in enumerate(HEATMAP_PANELS)]
+    lines.append(f"static const uint HEATMAP_VIEWS = {len(HEATMAP_VIEWS)};")
     lines.append("static const float3 INVALID_COLOUR = float3({}, {}, {});".format(*map(repr, INVALID_COLOUR)))
     return "\n".join(lines)

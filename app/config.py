@@ -11,10 +11,10 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from app import components
-from app.errors import UserError
+from app.errors import UserError, read_user_text
 from app.targets import TUTORIAL_TARGETS, parse_target
 
 ACTIVATIONS = tuple(components.ACTIVATIONS)
@@ -28,8 +28,11 @@ MAX_FREQUENCIES = 16
 MAX_TARGETS = 8
 PRESET_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
 
+# Characters of a Slang target file: ample for a few functions, and small enough for the config
+# to travel as one command-line argument (at most 128 KiB on Linux) to app/rebuild.py's child.
+MAX_TARGET_SOURCE = 16 * 1024
 STRUCTURAL_FIELDS = ("hidden", "activation", "output_activation", "encoding", "frequencies",
-                     "precision", "targets", "matmul")
+                     "precision", "targets", "slang_target", "matmul")
 
 
 @dataclass
@@ -42,6 +45,10 @@ class Config:
     precision: str = "float"
     matmul: str = "auto"
     targets: list[str] = field(default_factory=lambda: list(TUTORIAL_TARGETS))
+    # The ground truth from a user's Slang file instead of `targets` (kept for going back):
+    # {"file": path, "source": its text, "count": its TARGET_COUNT}, read and compiled by
+    # app/slang_target.py. The text itself is kept, so a summary.json reproduces the run.
+    slang_target: Optional[dict] = None
     domain: list[float] = field(default_factory=lambda: [-1.0, 1.0, -1.0, 1.0])  # x0, x1, y0, y1
     optimizer: str = "adam"
     lr: float = 0.01
@@ -55,7 +62,13 @@ class Config:
     # Shapes and the parameter layout are derived once, in app.plan.plan_for(config).
     @property
     def output_dim(self) -> int:
-        return len(self.targets)
+        return self.slang_target["count"] if self.slang_target else len(self.targets)
+
+    def target_labels(self) -> list[str]:
+        """What each output learns, as the UI and reports name it."""
+        if self.slang_target:
+            return [f"target(p, {k})" for k in range(self.slang_target["count"])]
+        return list(self.targets)
 
     def structure_key(self) -> tuple:
         return tuple(_freeze(getattr(self, f)) for f in STRUCTURAL_FIELDS)
@@ -68,6 +81,8 @@ class Config:
 
 
 def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted(value.items()))
     return tuple(value) if isinstance(value, list) else value
 
 
@@ -110,6 +125,7 @@ def validate(config: Config) -> Config:
         raise UserError(f"targets must list 1 to {MAX_TARGETS} expressions")
     for target in config.targets:
         parse_target(target)
+    _check_slang_target(config.slang_target)
     domain = config.domain
     if (not isinstance(domain, list) or len(domain) != 4
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in domain)
@@ -129,6 +145,18 @@ def validate(config: Config) -> Config:
     return config
 
 
+def _check_slang_target(value: Any) -> None:
+    if value is None:
+        return
+    if not isinstance(value, dict) or set(value) != {"file", "source", "count"}:
+        raise UserError('slang_target must be null or {"file": ..., "source": ..., "count": ...}')
+    if not isinstance(value["file"], str) or not isinstance(value["source"], str):
+        raise UserError("slang_target's file and source must be text")
+    if len(value["source"]) > MAX_TARGET_SOURCE:
+        raise UserError(f"a Slang target file must be at most {MAX_TARGET_SOURCE} characters")
+    _integer("TARGET_COUNT", value["count"], 1, MAX_TARGETS)
+
+
 def from_dict(data: Any, base: Config | None = None, source: str = "config") -> Config:
     """Overlays the keys of `data` on `base` (defaults if None). Unknown keys are errors."""
     if not isinstance(data, dict):
@@ -144,6 +172,8 @@ def from_dict(data: Any, base: Config | None = None, source: str = "config") -> 
 
 
 def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return dict(value)
     return list(value) if isinstance(value, list) else value
 
 
@@ -165,17 +195,7 @@ def _nesting_depth(text: str) -> int:
 
 
 def load_file(path: str | Path, base: Config | None = None) -> Config:
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-    except OSError as error:
-        raise UserError(f"cannot read config file {str(path)!r}: {error.strerror or error}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise UserError(f"config file {str(path)!r} is larger than {MAX_CONFIG_BYTES} bytes")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise UserError(f"config file {str(path)!r} is not UTF-8 text (byte {error.start})") from None
+    text = read_user_text(path, "config file", MAX_CONFIG_BYTES)
     if _nesting_depth(text) > MAX_CONFIG_NESTING:
         raise UserError(f"config file {str(path)!r} is nested too deeply")
     try:

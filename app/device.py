@@ -38,7 +38,9 @@ def create_device(kind: str = "auto") -> spy.Device:
     """Creates the device for training, heatmaps and UI."""
     kind = device_kind(kind)
     options = spy.SlangCompilerOptions()
-    options.include_paths = [str(SHADER_DIR)]
+    # SlangPy's own shaders too, as spy.create_device adds them: `import slangpy` in the
+    # gradient check's module (app/grad_check.py) needs its tensor types.
+    options.include_paths = [str(SHADER_DIR), spy.SHADER_PATH]
     # SlangPy's own caches: compiled Slang modules, and the driver's pipeline binaries.
     caches = {"module_cache_path": cache_dir() / "modules", "shader_cache_path": cache_dir() / "shaders"}
     try:

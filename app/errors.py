@@ -1,5 +1,27 @@
-"""Errors the user can fix: the entry points print them on one line and exit with code 2."""
+"""Errors the user can fix: the entry points print them on one line and exit with code 2; and
+reading a user's text file, where each way it can fail is one of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 
 class UserError(Exception):
     """Bad input (option, config file, output folder, device choice)."""
+
+
+def read_user_text(path: str | Path, what: str, limit: int) -> str:
+    """The UTF-8 text of the file at `path`, read no further than `limit` bytes (a huge or
+    endless file is refused, not read); a UserError naming `what` ("config file") otherwise."""
+    name = f"{what} {str(path)!r}"
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as error:
+        raise UserError(f"cannot read {name}: {error.strerror or error}") from None
+    if len(raw) > limit:
+        raise UserError(f"{name} is larger than {limit} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UserError(f"{name} is not UTF-8 text (byte {error.start})") from None

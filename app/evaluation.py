@@ -1,8 +1,10 @@
-"""Evaluation of the network on the G x G cell centres of the domain: the eval loss, the
-heatmaps' data and the |error| scale. A pass runs whole or in ranges of cells over several
-frames (a wide network on a CPU driver takes most of a second); it evaluates a copy of the
-weights taken when it began, so it always describes one network, and it writes into one of two
-buffer sets, so readers only ever see the last complete pass."""
+"""Evaluation of the network on the G x G cell centres of the domain: the eval loss and the
+derivative loss, the heatmaps' data (values and their derivatives in x and y, by Slang's
+forward-mode autodiff) with their |error| scales, and every neuron's value on a coarser grid
+for the neuron views. A pass runs whole or in ranges of cells over several frames (a wide
+network on a CPU driver takes most of a second); it evaluates a copy of the weights taken when
+it began, so it always describes one network, and it writes into one of two buffer sets, so
+readers only ever see the last complete pass."""
 
 from __future__ import annotations
 
@@ -15,27 +17,60 @@ from app.gpu import HostCopy
 from app.trainer import Trainer
 
 
+VIEWS = 3             # values, d/dx, d/dy (app.components.HEATMAP_VIEWS)
+NEURON_GRID = 32      # the neuron views' grid side, at most: every k-th cell of the eval grid
+
+
+def neuron_stride(grid: int) -> int:
+    """Every how many eval-grid cells (along x and y) the neuron grid takes one."""
+    return -(-grid // NEURON_GRID)
+
+
+def neuron_side(grid: int) -> int:
+    return -(-grid // neuron_stride(grid))
+
+
 @dataclass
 class Evaluation:
     predictions: np.ndarray  # (G, G, outputs), [j, i] with j along y
     truths: np.ndarray
+    derivatives: np.ndarray  # (G, G, outputs, 4): d prediction/dx, /dy, d truth/dx, /dy
     cell_loss: np.ndarray    # (G, G)
-    error_max: np.ndarray    # (outputs,): the largest finite |error|
-    invalid: np.ndarray      # (outputs,): cells whose prediction or truth is NaN or infinite
+    cell_grad_loss: np.ndarray  # (G, G): the derivatives' squared errors summed over outputs
+    error_max: np.ndarray    # (views, outputs): the largest finite |error| of values, d/dx, d/dy
+    invalid: np.ndarray      # (views, outputs): cells whose prediction or truth is NaN or infinite
     step: int                # the network evaluated had taken this many steps
 
     @property
     def loss(self) -> float:
         return float(np.mean(self.cell_loss, dtype=np.float64))
 
+    @property
+    def grad_loss(self) -> float:
+        return float(np.mean(self.cell_grad_loss, dtype=np.float64))
+
+
+@dataclass
+class Summary:
+    """What a frame reads back of a complete pass: the two losses and the per-view statistics."""
+    loss: float
+    grad_loss: float
+    error_max: np.ndarray    # (views, outputs)
+    invalid: np.ndarray      # (views, outputs)
+
 
 class _Buffers:
     def __init__(self, trainer: Trainer, grid: int):
-        cells, outputs = grid * grid, trainer.plan.output_dim
-        self.predictions = trainer.gpu.buffer(cells * outputs * 4)
-        self.truths = trainer.gpu.buffer(cells * outputs * 4)
-        self.cell_loss = trainer.gpu.buffer(cells * 4)
-        self.cell_stats = trainer.gpu.buffer(2 * outputs * 4)  # |error| maxima, then invalid counts
+        cells, outputs, gpu = grid * grid, trainer.plan.output_dim, trainer.gpu
+        self.predictions = gpu.buffer(cells * outputs * 4)
+        self.truths = gpu.buffer(cells * outputs * 4)
+        self.derivatives = gpu.buffer(cells * outputs * 16)
+        self.cell_loss = gpu.buffer(cells * 4)
+        self.cell_grad_loss = gpu.buffer(cells * 4)
+        self.cell_stats = gpu.buffer(2 * VIEWS * outputs * 4)  # per view: |error| maxima, invalid counts
+        neurons = trainer.plan.neuron_count
+        self.neuron_values = gpu.buffer(neurons * neuron_side(grid) ** 2 * 4)
+        self.neuron_ranges = gpu.buffer(2 * neurons * 4)
         self.step = -1
         self.version = -1  # the trainer's weight version evaluated
 
@@ -49,7 +84,7 @@ class GridEvaluator:
         self.progress = 0               # cells of the pass in progress done
         self.passes = 0                 # complete passes so far
         outputs = trainer.plan.output_dim
-        self._summary_out = HostCopy(trainer.gpu.device, (self.cells + 2 * outputs) * 4)
+        self._summary_out = HostCopy(trainer.gpu.device, (2 * self.cells + 2 * VIEWS * outputs) * 4)
         with trainer.gpu.submit() as encoder:  # builds the pipeline now, evaluating no cell
             self._dispatch(encoder, self._sets[0], 0, 0)
 
@@ -79,6 +114,7 @@ class GridEvaluator:
             encoder.global_barrier()
             encoder.copy_buffer(self.weights, 0, t.weights, 0, t.weights.size)
             encoder.clear_buffer(target.cell_stats)
+            encoder.clear_buffer(target.neuron_ranges)
             encoder.global_barrier()
             target.step, target.version = t.step, t.version
         count = self.cells - self.progress if cells is None else max(1, min(cells, self.cells - self.progress))
@@ -94,33 +130,39 @@ class GridEvaluator:
         t.kernels.evaluate_grid.dispatch(
             [max(count, 1), 1, 1], command_encoder=encoder, weights=self.weights.device_address,
             predictions=target.predictions.device_address, truths=target.truths.device_address,
-            cellLoss=target.cell_loss.device_address, cellStats=target.cell_stats.device_address,
-            grid=self.grid, domain=spy.float4(*t.config.domain), cellOffset=first, cellEnd=first + count)
+            derivatives=target.derivatives.device_address, cellLoss=target.cell_loss.device_address,
+            cellGradLoss=target.cell_grad_loss.device_address, cellStats=target.cell_stats.device_address,
+            neuronValues=target.neuron_values.device_address, neuronRanges=target.neuron_ranges.device_address,
+            grid=self.grid, neuronStride=neuron_stride(self.grid), domain=spy.float4(*t.config.domain),
+            cellOffset=first, cellEnd=first + count)
         encoder.global_barrier()
 
     def record_summary(self, encoder: spy.CommandEncoder) -> None:
-        """Records a copy of the complete pass's cell losses, |error| maxima and invalid-cell
-        counts to the host."""
-        done = self.complete
-        self._summary_out.record(encoder, done.cell_loss, 0, self.cells * 4)
-        self._summary_out.record(encoder, done.cell_stats, 0, 2 * self.trainer.plan.output_dim * 4, self.cells * 4)
+        """Records a copy of the complete pass's cell losses, derivative losses, |error| maxima and
+        invalid-cell counts to the host."""
+        done, cells = self.complete, self.cells
+        self._summary_out.record(encoder, done.cell_loss, 0, cells * 4)
+        self._summary_out.record(encoder, done.cell_grad_loss, 0, cells * 4, cells * 4)
+        self._summary_out.record(encoder, done.cell_stats, 0, 2 * VIEWS * self.trainer.plan.output_dim * 4, 2 * cells * 4)
 
-    def read_summary(self) -> tuple[float, np.ndarray, np.ndarray]:
-        """(eval loss, |error| maxima, invalid cells) recorded by record_summary, once it has run."""
-        outputs = self.trainer.plan.output_dim
-        cell_loss = self._summary_out.read(self.cells)
-        error_max = self._summary_out.read(outputs, offset=self.cells * 4)
-        invalid = self._summary_out.read(outputs, np.uint32, offset=(self.cells + outputs) * 4)
-        return float(np.mean(cell_loss, dtype=np.float64)), error_max, invalid
+    def read_summary(self) -> Summary:
+        """What record_summary copied, once it has run."""
+        outputs, cells = self.trainer.plan.output_dim, self.cells
+        stats = self._summary_out.read(2 * VIEWS * outputs, np.uint32, offset=2 * cells * 4).reshape(VIEWS, 2, outputs)
+        return Summary(loss=float(np.mean(self._summary_out.read(cells), dtype=np.float64)),
+                       grad_loss=float(np.mean(self._summary_out.read(cells, offset=cells * 4), dtype=np.float64)),
+                       error_max=np.ascontiguousarray(stats[:, 0]).view(np.float32), invalid=np.ascontiguousarray(stats[:, 1]))
 
     def read(self) -> Evaluation:
         """Everything the last complete pass computed, read now."""
         done, g, o, gpu = self.complete, self.grid, self.trainer.plan.output_dim, self.trainer.gpu
+        stats = gpu.read(done.cell_stats, 2 * VIEWS * o, np.uint32).reshape(VIEWS, 2, o)
         return Evaluation(predictions=gpu.read(done.predictions, g * g * o).reshape(g, g, o),
                           truths=gpu.read(done.truths, g * g * o).reshape(g, g, o),
+                          derivatives=gpu.read(done.derivatives, g * g * o * 4).reshape(g, g, o, 4),
                           cell_loss=gpu.read(done.cell_loss, g * g).reshape(g, g),
-                          error_max=gpu.read(done.cell_stats, o),
-                          invalid=gpu.read(done.cell_stats, o, np.uint32, offset=o * 4), step=done.step)
+                          cell_grad_loss=gpu.read(done.cell_grad_loss, g * g).reshape(g, g),
+                          error_max=np.ascontiguousarray(stats[:, 0]).view(np.float32), invalid=np.ascontiguousarray(stats[:, 1]), step=done.step)
 
     def evaluate(self) -> Evaluation:
         """A whole pass of the current network, now (a pass in progress is started over)."""

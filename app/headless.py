@@ -29,9 +29,11 @@ class HeadlessResult:
     steps: int
     train_loss: float
     eval_loss: float
+    eval_grad_loss: float   # the same grid's derivative loss (app.evaluation)
     wall_seconds: float
     diverged_at: Optional[int]  # 1-based step whose loss was not finite
     samples: int = 0            # samples this run trained (a resumed run started with some)
+    grad_check: Optional[dict] = None  # --grad-check's figures (app.grad_check)
 
 
 def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessResult:
@@ -51,7 +53,7 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
     if evals.count == 0 or evals.x[-1] != session.trainer.step:
         session.evaluate()
     divergence = session.divergence
-    return HeadlessResult(session.trainer.step, session.train_loss, session.eval_loss, wall,
+    return HeadlessResult(session.trainer.step, session.train_loss, session.eval_loss, session.eval_grad_loss, wall,
                           divergence.step if divergence else None, session.trainer.samples_seen - samples)
 
 
@@ -61,6 +63,7 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "steps": result.steps,
         "train_loss": result.train_loss if math.isfinite(result.train_loss) else None,
         "eval_loss": result.eval_loss,
+        "eval_grad_loss": result.eval_grad_loss if math.isfinite(result.eval_grad_loss) else None,
         "eval_grid": session.grid,
         "wall_seconds": result.wall_seconds,
         "samples_per_second": result.samples / result.wall_seconds if result.wall_seconds > 0 else None,
@@ -69,6 +72,7 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group" or "tiles"
         "diverged_at_step": result.diverged_at,
         "config": config.to_dict(),
+        **({"grad_check": result.grad_check} if result.grad_check is not None else {}),
     }
 
 

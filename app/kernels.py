@@ -11,7 +11,7 @@ import slangpy as spy
 from app.plan import NetworkPlan
 from app.shadergen import network_source
 
-ENTRY_POINTS = ("learnGradient", "adjustParameters", "evaluateGrid", "drawHeatmaps", "drawColorbars")
+ENTRY_POINTS = ("learnGradient", "adjustParameters", "evaluateGrid", "drawHeatmaps", "drawColorbars", "drawNeurons")
 
 
 @dataclass
@@ -21,6 +21,7 @@ class NetworkKernels:
     evaluate_grid: spy.ComputeKernel
     draw_heatmaps: spy.ComputeKernel
     draw_colorbars: spy.ComputeKernel
+    draw_neurons: spy.ComputeKernel
     compile_seconds: float
 
 

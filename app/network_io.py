@@ -21,8 +21,11 @@ def export_network(plan: NetworkPlan, config: Config, params: np.ndarray) -> dic
                "biases": layer.biases(params).astype(float).tolist(), **layer.activation.schema()}
               for layer in plan.layers]
     x0, x1, y0, y1 = config.domain
-    return {"format": FORMAT, "encoding": plan.encoding.schema(plan.frequencies),
-            "domain": {"x": [x0, x1], "y": [y0, y1]}, "targets": list(plan.targets), "layers": layers}
+    document = {"format": FORMAT, "encoding": plan.encoding.schema(plan.frequencies),
+                "domain": {"x": [x0, x1], "y": [y0, y1]}, "targets": list(plan.targets), "layers": layers}
+    if plan.slang_truth is not None:  # no expressions: the file (its text is in summary.json's config)
+        document["slang_target"] = {"file": plan.slang_truth.file, "count": plan.slang_truth.count}
+    return document
 
 
 def encode(encoding: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.ndarray:

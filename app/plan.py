@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -72,6 +73,14 @@ class LayerPlan:
 
 
 @dataclass(frozen=True)
+class SlangTruth:
+    """A ground truth from a user's Slang file (Config.slang_target): its text and target count."""
+    file: str
+    source: str
+    count: int
+
+
+@dataclass(frozen=True)
 class LaunchShape:
     thread_count: int
     group_count: int          # learnGradient workgroups; a step may be split by ranges of them
@@ -87,7 +96,8 @@ class NetworkPlan:
     encoding: Encoding
     frequencies: int
     precision: str
-    targets: tuple[str, ...]
+    targets: tuple[str, ...]      # expressions, when slang_truth is None
+    slang_truth: Optional[SlangTruth]
     gradient_path: str            # "thread" (registers), "group" (group tiles), "tiles" (workgroup tiles)
     group_size: int
     mma: tuple[bool, ...] = ()    # per layer: products on tensor cores (workgroup tiles only)
@@ -125,6 +135,15 @@ class NetworkPlan:
         return self.sizes[-1]
 
     @property
+    def neuron_count(self) -> int:
+        """Every neuron of the neuron views: the encoded inputs, the hidden layers, the outputs."""
+        return sum(self.sizes)
+
+    def neuron_offset(self, column: int) -> int:
+        """The first neuron of column `column` (0: the inputs) in the neuron views' order."""
+        return sum(self.sizes[:column])
+
+    @property
     def unroll_matvec(self) -> bool:
         """Unrolled mat-vecs keep small networks in registers; for wider layers the unrolled code
         spills and ran 4x slower than loops (H200, 2-64-64-64-4)."""
@@ -142,8 +161,8 @@ class NetworkPlan:
     @property
     def module_name(self) -> str:
         key = (self.sizes, tuple(l.activation.name for l in self.layers), self.encoding.name,
-               self.frequencies, self.precision, self.targets, self.gradient_path, self.mma, self.tile_samples,
-               self.tile_pad)
+               self.frequencies, self.precision, self.targets, self.slang_truth, self.gradient_path, self.mma,
+               self.tile_samples, self.tile_pad)
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 
     @property
@@ -223,9 +242,10 @@ def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
 
 @functools.lru_cache(maxsize=64)
 def _plan(key: tuple, tensor_cores: bool) -> NetworkPlan:
-    hidden, activation, output_activation, encoding, frequencies, precision, targets, matmul = key
+    hidden, activation, output_activation, encoding, frequencies, precision, targets, slang_target, matmul = key
     enc = ENCODINGS[encoding]
-    sizes = (enc.dim(frequencies), *hidden, len(targets))
+    slang_truth = SlangTruth(**dict(slang_target)) if slang_target else None
+    sizes = (enc.dim(frequencies), *hidden, slang_truth.count if slang_truth else len(targets))
     layers, offset, z_offset = [], 0, 0
     for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         act = ACTIVATIONS[output_activation if k == len(sizes) - 2 else activation]
@@ -233,7 +253,7 @@ def _plan(key: tuple, tensor_cores: bool) -> NetworkPlan:
         offset += fan_in * fan_out + fan_out
         z_offset += fan_out
     common = dict(sizes=sizes, layers=tuple(layers), encoding=enc, frequencies=frequencies, precision=precision,
-                  targets=tuple(targets))
+                  targets=() if slang_truth else tuple(targets), slang_truth=slang_truth)
     if offset <= MAX_THREAD_ACCUMULATORS:
         return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))
     tiles = _tiles(sizes, layers, precision, tensor_cores and matmul == "auto")

@@ -18,18 +18,22 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+import numpy as np
+
 from app.config import Config
 from app.evaluation import GridEvaluator
 from app.gpu import Gpu
 from app.heatmaps import HeatmapImages
+from app.slang_target import check_truth_finite
 from app.trainer import Trainer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 class Rebuild:
-    def __init__(self, gpu: Gpu, config: Config, grid: int, heatmaps: bool):
+    def __init__(self, gpu: Gpu, config: Config, grid: int, heatmaps: bool, keep_weights: bool = False):
         self.gpu, self.config, self.grid = gpu, config, grid
+        self.keep_weights = keep_weights  # finish() takes the old network's weights
         self.started = time.perf_counter()
         self.trainer: Optional[Trainer] = None
         self.evaluator: Optional[GridEvaluator] = None
@@ -71,7 +75,9 @@ class Rebuild:
 
     def _first_evaluation(self) -> bool:
         self.evaluator = GridEvaluator(self.trainer, self.grid)
-        self.evaluator.evaluate()
+        evaluation = self.evaluator.evaluate()
+        if self.config.slang_target:  # no numpy twin: its truth is checked as the GPU evaluates it
+            check_truth_finite(evaluation, self.config.slang_target, self.config.domain)
         return True
 
     def _first_heatmaps(self) -> bool:
@@ -89,11 +95,13 @@ class Rebuild:
                 self.error = error
         return self.error is not None or self._done == len(self._stages)
 
-    def finish(self) -> tuple[Trainer, GridEvaluator, Optional[HeatmapImages]]:
-        """The new network at step 0 with fresh weights (the warm-up step is undone)."""
+    def finish(self, weights: Optional[np.ndarray] = None) -> tuple[Trainer, GridEvaluator, Optional[HeatmapImages]]:
+        """The new network at step 0 (the warm-up step is undone), with fresh weights or `weights`."""
         if self.error is not None:
             raise self.error
         self.trainer.reset()
+        if weights is not None:
+            self.trainer.set_parameters(weights)
         return self.trainer, self.evaluator, self.heatmaps
 
     def cancel(self) -> None:

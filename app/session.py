@@ -23,13 +23,14 @@ import numpy as np
 import slangpy as spy
 
 from app.budget import FrameBudget, Rate, StepShape, TrainingWork
-from app.config import Config
-from app.evaluation import GridEvaluator
+from app.config import STRUCTURAL_FIELDS, Config
+from app.evaluation import VIEWS, GridEvaluator, Summary
 from app.gpu import Gpu
 from app.guard import Divergence, DivergenceGuard
 from app.heatmaps import HeatmapImages
 from app.history import Run, RunHistory
 from app.rebuild import Rebuild
+from app.slang_target import check_truth_finite
 from app.targets import check_finite
 from app.timing import GpuTimer
 from app.loss_ring import LOSS_HISTORY
@@ -79,6 +80,9 @@ class Session:
         self._step_rate = Rate()      # headless chunk sizing
         self._wants_heatmaps = heatmaps
         self._install(Trainer(gpu, config))
+        if config.slang_target:  # no numpy twin: its truth is checked as the GPU evaluates it
+            check_truth_finite(self.evaluator.read() if self.evaluator.passes else self.evaluator.evaluate(),
+                               config.slang_target, config.domain)
 
     def _install(self, trainer: Trainer, evaluator: GridEvaluator | None = None,
                  heatmaps: HeatmapImages | None = None) -> None:
@@ -94,9 +98,10 @@ class Session:
     def _start_run(self) -> None:
         self.history.start(f"{'-'.join(map(str, self.trainer.plan.sizes))} seed {self.config.seed}")
         self.divergence, self.pending_steps = None, 0
-        self.eval_loss = float("nan")
-        self.error_max = np.ones(self.trainer.plan.output_dim, np.float32)
-        self.invalid_cells = np.zeros(self.trainer.plan.output_dim, np.uint32)  # NaN or inf, per output
+        self.eval_loss = self.eval_grad_loss = float("nan")
+        outputs = self.trainer.plan.output_dim
+        self.error_max = np.ones((VIEWS, outputs), np.float32)        # per view (values, d/dx, d/dy)
+        self.invalid_cells = np.zeros((VIEWS, outputs), np.uint32)    # NaN or inf, per view and output
         self._last_eval_time = -1.0
         self._config_since = (self.config, self.trainer.step)
         self.evaluator.progress = 0
@@ -169,12 +174,15 @@ class Session:
     # ---- rebuilds -----------------------------------------------------------------------
     def start_rebuild(self, config: Config, then: Optional[Callable[["Session"], None]] = None) -> None:
         """Starts building `config`'s network; a target that is not finite on the grid is a
-        UserError, and the current network goes on. `then(session)` runs once the new network
-        is in (a checkpoint of another architecture puts its state in)."""
+        UserError, and the current network goes on. When only the targets change (same
+        outputs), the new network starts from the current weights. `then(session)` runs once
+        the new network is in (a checkpoint of another architecture puts its state in)."""
         check_finite(config.targets, config.domain, self.grid)
         self.cancel_rebuild()
         self.rebuild_error = None
-        self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps)
+        keep = all(getattr(config, f) == getattr(self.config, f) for f in STRUCTURAL_FIELDS
+                   if f not in ("targets", "slang_target")) and config.output_dim == self.config.output_dim
+        self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps, keep_weights=keep and then is None)
         self._after_rebuild = then
 
     def poll_rebuild(self) -> bool:
@@ -184,7 +192,7 @@ class Session:
             return False
         self.rebuild = None
         try:
-            self._install(*job.finish())
+            self._install(*job.finish(self.trainer.parameters() if job.keep_weights else None))
         except Exception as error:  # a compile failure: keep training the old network
             text = str(error).strip()
             self.rebuild_error = f"rebuild failed: {text.splitlines()[0] if text else type(error).__name__}"
@@ -250,8 +258,8 @@ class Session:
     def evaluate(self) -> float:
         """A whole evaluation pass now, recorded as a point of the eval curve."""
         evaluation = self.evaluator.evaluate()
-        self.invalid_cells = evaluation.invalid
-        self._take_evaluation(evaluation.loss, evaluation.error_max, evaluation.step)
+        self._take_evaluation(Summary(evaluation.loss, evaluation.grad_loss, evaluation.error_max,
+                                      evaluation.invalid), evaluation.step)
         return evaluation.loss
 
     def _take_losses(self, steps: range, losses: np.ndarray) -> np.ndarray:
@@ -260,12 +268,16 @@ class Session:
         self.history.current.train.extend(np.arange(steps.start + 1, steps.start + 1 + len(losses)), losses)
         return losses
 
-    def _take_evaluation(self, loss: float, error_max: np.ndarray, step: int) -> None:
-        self.eval_loss, self.error_max = loss, error_max
+    def _take_summary(self, summary: Summary) -> None:
+        self.eval_loss, self.eval_grad_loss = summary.loss, summary.grad_loss
+        self.error_max, self.invalid_cells = summary.error_max, summary.invalid
+
+    def _take_evaluation(self, summary: Summary, step: int) -> None:
+        self._take_summary(summary)
         run = self.history.current
         if run.eval.count and run.eval.x[-1] == step:
             return
-        run.eval.extend(step, loss)
+        run.eval.extend(step, summary.loss)
         self._last_eval_time = time.perf_counter()
 
     # ---- the window: one frame's work ---------------------------------------------------
@@ -335,10 +347,10 @@ class Session:
             self.pending_steps = max(0, self.pending_steps - len(work.steps))
             self._take_losses(work.steps, self.trainer.losses.read())
         if work.eval_complete:
-            loss, error_max, self.invalid_cells = self.evaluator.read_summary()
-            self.eval_loss, self.error_max = loss, error_max
+            summary = self.evaluator.read_summary()
+            self._take_summary(summary)
             if time.perf_counter() - self._last_eval_time >= EVAL_INTERVAL_S or self.history.current.eval.count == 0:
-                self._take_evaluation(loss, error_max, self.evaluator.complete.step)
+                self._take_evaluation(summary, self.evaluator.complete.step)
         # Without timestamp queries, charge the whole GPU wait to each part: cautious, not exact.
         train_gpu = gpu_seconds.get("training", wait_seconds) if work.training.kind else 0.0
         eval_gpu = gpu_seconds.get("heatmaps", wait_seconds) if work.cells else 0.0

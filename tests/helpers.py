@@ -34,3 +34,13 @@ def gpu_loss(trainer, params: np.ndarray, step: int = 0) -> float:
     loss, _ = _sgd_probe_step(trainer, step, 1e-30)
     trainer.restore(saved)
     return loss
+
+
+def exported_network(trainer) -> dict:
+    """network.json of the trainer's network as it computes: half precision's weights rounded."""
+    from app.network_io import export_network
+
+    params = trainer.parameters()
+    if trainer.config.precision == "half":
+        params = params.astype(np.float16).astype(np.float32)
+    return export_network(trainer.plan, trainer.config, params)

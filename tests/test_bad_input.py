@@ -59,11 +59,21 @@ CASES = {
     "screenshot not a png": (["--screenshot", "shot.jpg"], ["--screenshot", ".png"]),
     "screenshot is a folder": (["--screenshot", "/tmp"], ["--screenshot"]),
     "screenshot in a missing root": (["--screenshot", "/proc/none/a.png"], ["--screenshot"]),
-    "zero width": (["--width", "0"], ["--width", "0"]),
+    "zero window width": (["--width", "0"], ["--width", "0"]),
     "huge height": (["--height", "100000"], ["--height", "100000"]),
     "zero eval-every": (["--eval-every", "0"], ["--eval-every"]),
     "negative seed": (["--seed", "-1"], ["seed"]),
     "tiny lr underflows to 0": (["--lr", "1e-400"], ["learning rate"]),
+    "unknown name in a target": (["--target", "x + z"], ["target 'x + z' at column 5", "unknown name 'z'"]),
+    "target that never closes": (["--target", "sin(x"], ["column 4", "never closed"]),
+    "__import__ as a target": (["--target", "__import__('os').system('ls')"], ["column 1", "an attribute"]),
+    "Slang injection as a target": (["--target", "x; } void f() {"], ["column 4", "unmatched '}'"]),
+    "300-deep parentheses": (["--target", "(" * 300 + "x"], ["column 41", "nested more than 40"]),
+    "10,000-character target": (["--target", "x+" * 5000], ["at most 500 characters"]),
+    "nine targets": (["--target", "x"] * 9, ["targets must list 1 to 8"]),
+    "empty target": (["--target", ""], ["--target", "empty"]),
+    "target and target file": (["--target", "x", "--target-file", "t.slang"], ["--target or --target-file"]),
+    "missing target file": (["--target-file", "/nonexistent/t.slang"], ["cannot read target file"]),
 }
 
 
@@ -127,7 +137,7 @@ def test_window_without_display_points_to_headless(tmp_path):
     (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", ["nested too deeply"]),
     (json.dumps({"targets": ["x" + "+x" * 300]}).encode(), ["at most 500 characters"]),
     (json.dumps({"targets": ["-" * 100 + "x"]}).encode(), ["nested more than"]),
-    (json.dumps({"targets": ["x\u0000"]}).encode(), ["not a valid expression"]),
+    (json.dumps({"targets": ["x\u0000"]}).encode(), ["NUL character"]),
     (json.dumps({"hidden": [[[[16]]]]}).encode(), ["whole number"]),
 ])
 def test_malformed_config_file(tmp_path, content, words):

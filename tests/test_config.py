@@ -20,8 +20,9 @@ def test_shapes_follow_encoding_and_targets():
 
 def test_targets_compile_to_matching_slang_and_numpy():
     text = "sin(3*x) * pow(y, 2) - max(x, -0.5) / (1 + abs(y)) + x**2"
-    assert target_to_slang(text) == ("(((sin((3.0 * p.x)) * pow(p.y, 2.0)) - (max(p.x, (-0.5)) / (1.0 + abs(p.y))))"
-                                     " + pow(p.x, 2.0))")
+    assert target_to_slang(text) == ("(((sin((3.0 * p.x)) * powInteger(p.y, 2)) - (max(p.x, (-0.5)) / (1.0 + abs(p.y))))"
+                                     " + powInteger(p.x, 2))")
+    assert target_to_slang("pow(x + 2, 0.5) * y ** -1") == "(pow((p.x + 2.0), 0.5) * powInteger(p.y, -1))"
     x, y = np.array([0.3, -0.7]), np.array([1.2, 0.4])
     expected = np.sin(3 * x) * y**2 - np.maximum(x, -0.5) / (1 + np.abs(y)) + x**2
     np.testing.assert_allclose(target_to_numpy(text)(x, y), expected)

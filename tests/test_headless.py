@@ -126,3 +126,43 @@ def test_divergence_stops_with_last_finite_network(tmp_path):
         assert np.all(np.isfinite(layer["weights"])) and np.all(np.isfinite(layer["biases"]))
     with open(tmp_path / "loss.csv") as handle:
         assert all(np.isfinite(float(r["train_loss"])) for r in csv.DictReader(handle))
+
+
+def _outside_forward(network, x, y):
+    """network.json evaluated from the README's schema alone, in float64 (no app code)."""
+    cols = [x, y]
+    for k in range(network["encoding"].get("frequencies", 0) if network["encoding"]["kind"] == "fourier" else 0):
+        w = np.pi * 2.0 ** k
+        cols += [np.sin(w * x), np.cos(w * x), np.sin(w * y), np.cos(w * y)]
+    h = np.stack(cols, axis=1)
+    acts = {"identity": lambda z: z, "tanh": np.tanh, "leaky_relu": lambda z: np.where(z > 0, z, 0.01 * z)}
+    for layer in network["layers"]:
+        h = acts[layer["activation"]](h @ np.asarray(layer["weights"]).T + np.asarray(layer["biases"]))
+    return h
+
+
+def test_custom_targets_fit_and_the_derivative_loss_agrees_outside(tmp_path):
+    """The issue's run, shortened for CI: two typed targets, Fourier features; the fit and both
+    losses are checked from network.json with numpy alone, the derivatives by central differences
+    (h = 1e-7 in float64: a LeakyReLU network has kinks that a larger step would straddle)."""
+    result = run_cli("--headless", "--target", "sin(3*x)*cos(2*y)", "--target", "exp(-4*(x*x+y*y))", "--encoding",
+                     "fourier", "--hidden", "32", "--iterations", "300", "--eval-grid", "32", "--out", str(tmp_path),
+                     "--quiet")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    network = json.loads((tmp_path / "network.json").read_text())
+    assert network["targets"] == ["sin(3*x)*cos(2*y)", "exp(-4*(x*x+y*y))"]
+    g = summary["eval_grid"]
+    centres = -1 + (np.arange(g) + 0.5) * 2 / g
+    x, y = (a.ravel() for a in np.meshgrid(centres, centres))
+    truth = np.stack([np.sin(3 * x) * np.cos(2 * y), np.exp(-4 * (x * x + y * y))], axis=1)
+    loss = np.mean(np.sum((_outside_forward(network, x, y) - truth) ** 2, axis=1))
+    assert loss == pytest.approx(summary["eval_loss"], rel=1e-4)
+    assert loss < 0.02 * np.mean(np.sum((truth - truth.mean(axis=0)) ** 2, axis=1)), "both functions are fit"
+    h, e = 1e-7, np.exp(-4 * (x * x + y * y))
+    dx = (_outside_forward(network, x + h, y) - _outside_forward(network, x - h, y)) / (2 * h)
+    dy = (_outside_forward(network, x, y + h) - _outside_forward(network, x, y - h)) / (2 * h)
+    truth_dx = np.stack([3 * np.cos(3 * x) * np.cos(2 * y), -8 * x * e], axis=1)
+    truth_dy = np.stack([-2 * np.sin(3 * x) * np.sin(2 * y), -8 * y * e], axis=1)
+    grad_loss = np.mean(np.sum((dx - truth_dx) ** 2 + (dy - truth_dy) ** 2, axis=1))
+    assert grad_loss == pytest.approx(summary["eval_grad_loss"], rel=1e-4)

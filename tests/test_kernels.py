@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-import slangpy as spy
 
 from app.evaluation import GridEvaluator
 from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
@@ -67,7 +66,7 @@ def test_evaluate_grid_matches_numpy_forward(make_trainer, fields):
     np.testing.assert_allclose(evaluation.truths, truth, rtol=1e-5, atol=1e-5)
     errors = evaluation.predictions.astype(np.float64) - evaluation.truths
     np.testing.assert_allclose(evaluation.cell_loss, np.sum(errors**2, axis=2), rtol=1e-4, atol=1e-7)
-    np.testing.assert_allclose(evaluation.error_max, np.abs(errors).max(axis=(0, 1)), rtol=1e-5)
+    np.testing.assert_allclose(evaluation.error_max[0], np.abs(errors).max(axis=(0, 1)), rtol=1e-5)
 
 
 def _texture_rgb(texture) -> np.ndarray:
@@ -76,8 +75,8 @@ def _texture_rgb(texture) -> np.ndarray:
 
 def test_colorbars_are_viridis_and_magma(make_trainer):
     images = HeatmapImages(GridEvaluator(make_trainer(), 16))
-    bars = _texture_rgb(images.colorbars)  # (256, 2, 3), linear colour, top = 1
-    assert bars.shape[:2] == (COLORBAR_HEIGHT, 2)
+    bars = _texture_rgb(images.colorbars)  # (256, 3, 3), linear colour, top = 1
+    assert bars.shape[:2] == (COLORBAR_HEIGHT, 3)
     for column, ends in ((0, VIRIDIS_ENDS), (1, MAGMA_ENDS)):
         # the shaders use polynomial fits, within ~0.02 of matplotlib's tables in sRGB
         np.testing.assert_allclose(linear_to_srgb(bars[-1, column]), ends[0.0], atol=0.03)
@@ -94,17 +93,17 @@ def test_heatmap_pixels_follow_values(make_trainer):
     atlas = _texture_rgb(images.atlas)
     evaluation = images.evaluator.read()
     bars = _texture_rgb(images.colorbars)[::-1]  # bottom = 0
-    assert atlas.shape == (4 * 32, 3 * 32, 3)
+    assert atlas.shape == (4 * 32, 9 * 32, 3)  # values, d/dx, d/dy: 3 panels each
     lookup = lambda column, t: bars[np.clip((t * COLORBAR_HEIGHT).astype(int), 0, COLORBAR_HEIGHT - 1), column]
     for output in range(4):
-        lo, hi = images.value_ranges[output]
+        lo, hi = images.value_ranges[0, output]
         rows = atlas[output * 32:(output + 1) * 32][::-1]  # image rows run top-down, grid j bottom-up
         truth_t = np.clip((evaluation.truths[..., output] - lo) / (hi - lo), 0, 1)
         learned_t = np.clip((evaluation.predictions[..., output] - lo) / (hi - lo), 0, 1)
-        error_t = np.abs(evaluation.predictions[..., output] - evaluation.truths[..., output]) / evaluation.error_max[output]
+        error_t = np.abs(evaluation.predictions[..., output] - evaluation.truths[..., output]) / evaluation.error_max[0, output]
         np.testing.assert_allclose(rows[:, :32], lookup(0, truth_t), atol=0.03)
         np.testing.assert_allclose(rows[:, 32:64], lookup(0, learned_t), atol=0.03)
-        np.testing.assert_allclose(rows[:, 64:], lookup(1, error_t), atol=0.03)
+        np.testing.assert_allclose(rows[:, 64:96], lookup(1, error_t), atol=0.03)
     assert not np.allclose(atlas[:, :32], atlas[:, 32:64]), "an imperfect network differs from the truth"
 
 
@@ -125,8 +124,9 @@ def test_frame_readback_matches_direct_reads(make_trainer, gpu):
     ring = gpu.read(trainer.losses.buffer, LOSS_HISTORY)
     np.testing.assert_array_equal(losses, ring[np.arange(steps.start, steps.stop) % LOSS_HISTORY])
     assert losses.shape == (7,) and np.all(losses > 0)
-    loss, error_max, invalid = evaluator.read_summary()
-    assert not invalid.any()
+    summary = evaluator.read_summary()
+    assert not summary.invalid.any()
     evaluation = evaluator.read()
-    np.testing.assert_array_equal(error_max, evaluation.error_max)
-    assert loss == pytest.approx(evaluation.loss) and evaluation.step == LOSS_HISTORY + 4
+    np.testing.assert_array_equal(summary.error_max, evaluation.error_max)
+    assert summary.loss == pytest.approx(evaluation.loss) and evaluation.step == LOSS_HISTORY + 4
+    assert summary.grad_loss == pytest.approx(evaluation.grad_loss) and summary.grad_loss > 0

@@ -9,7 +9,7 @@ import slangpy as spy
 from imgui_bundle import imgui
 
 from app.ui import layout, menu
-from app.ui.panels import diagram, heatmaps, loss_plot, network, training
+from app.ui.panels import diagram, heatmaps, loss_plot, network, neuron_view, training
 from app.ui.state import AppState
 from app.ui.style import em
 
@@ -31,6 +31,8 @@ def draw_ui(app: AppState) -> None:
             body(app)
         app.remember_window(title)
         imgui.end()
+    if app.selected_neuron is not None and layout.LOSS in app.windows:
+        neuron_view.draw(app, app.windows[layout.LOSS])
     training.shortcuts(app)
     menu.notice(app)
 
@@ -42,6 +44,8 @@ def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
     app.files.poll()
     if app.session.poll_rebuild():
         app.on_new_network()
+    app.targets.poll()
+    app.run_grad_check_if_wanted()
     app.renderer.begin_frame(target.width, target.height, delta_time)
     draw_ui(app)
     with app.gpu.submit(wait=False) as encoder:

@@ -1,6 +1,7 @@
-"""Heatmap rows: for each output, ground truth | learned | |error| with labelled colour bars, the
-domain's x and y ranges along the images, and a legend entry for cells that are not finite.
-Shared by the window's heatmap panel and the headless heatmaps.png."""
+"""Heatmap rows: for each output, ground truth | learned | |error| of one view (the values, or
+their derivatives in x or y) with labelled colour bars, the domain's x and y ranges along the
+images, and a legend entry for cells that are not finite. Shared by the window's heatmap panel
+and the headless heatmaps.png."""
 
 from __future__ import annotations
 
@@ -11,11 +12,15 @@ import numpy as np
 from imgui_bundle import imgui
 
 from app.components import INVALID_COLOUR
-from app.heatmaps import PANELS, HeatmapImages
+from app.heatmaps import PANELS, VIEWS, HeatmapImages
 from app.ui.style import MUTED, em
 
-# (output, i, j) -> (x, y, truth, prediction): values under the mouse for the tooltip.
-Lookup = Callable[[int, int, int], tuple[float, float, float, float]]
+# (view, output, i, j) -> (x, y, truth, prediction): values under the mouse for the tooltip.
+Lookup = Callable[[int, int, int, int], tuple[float, float, float, float]]
+# (output) -> None: draws a row's title line (the window's editable target field, say).
+RowTitle = Callable[[int], None]
+BAR_COLUMNS = {"values": 0, "error": 1, "signed": 2}  # columns of HeatmapImages.colorbars
+QUANTITY = {0: "f", 1: "∂f/∂x", 2: "∂f/∂y"}
 INVALID = imgui.ImVec4(*INVALID_COLOUR, 1.0)
 
 
@@ -30,10 +35,11 @@ def _format(value: float) -> str:
     return f"{value:.3g}"
 
 
-def _colorbar(renderer, images: HeatmapImages, column: int, lo: float, hi: float, height: float, width: float) -> None:
+def colorbar(renderer, images: HeatmapImages, column: int, lo: float, hi: float, height: float, width: float) -> None:
     """A vertical bar (top = hi) with three values to its right. The ticks are notches cut into
     the bar's right edge: a tick outside it, right before a number, read as a minus sign."""
-    u = 0.25 + 0.5 * column
+    columns = images.colorbars.width
+    u = (column + 0.5) / columns
     start = imgui.get_cursor_screen_pos()
     imgui.image(renderer.texture(images.colorbars), imgui.ImVec2(width, height), imgui.ImVec2(u, 0), imgui.ImVec2(u, 1))
     draw = imgui.get_window_draw_list()
@@ -48,14 +54,15 @@ def _colorbar(renderer, images: HeatmapImages, column: int, lo: float, hi: float
         draw.add_text(imgui.ImVec2(start.x + width + em(0.45), text_y), text, _format(lo + fraction * (hi - lo)))
 
 
-def _tooltip(lookup: Lookup, output: int, grid: int, image_min: imgui.ImVec2, size: float) -> None:
+def _tooltip(lookup: Lookup, view: int, output: int, grid: int, image_min: imgui.ImVec2, size: float) -> None:
     mouse = imgui.get_mouse_pos()
     i = int((mouse.x - image_min.x) / size * grid)
     j = grid - 1 - int((mouse.y - image_min.y) / size * grid)
     if not (0 <= i < grid and 0 <= j < grid):
         return
-    x, y, truth, prediction = lookup(output, i, j)
-    imgui.set_tooltip(f"x = {x:.3f}   y = {y:.3f}\ntruth       {truth:.4g}\nprediction  {prediction:.4g}\n"
+    x, y, truth, prediction = lookup(view, output, i, j)
+    what = QUANTITY[view]
+    imgui.set_tooltip(f"x = {x:.3f}   y = {y:.3f}\n{what} truth     {truth:.4g}\n{what} learned   {prediction:.4g}\n"
                       f"|error|     {abs(prediction - truth):.4g}")
 
 
@@ -74,7 +81,7 @@ def _legend(invalid: np.ndarray, outputs: Sequence[int]) -> None:
     imgui.text(f"not a number or infinite ({where})")
 
 
-def _axis_labels(domain, origin: imgui.ImVec2, size: float, x_axis: bool) -> None:
+def axis_labels(domain, origin: imgui.ImVec2, size: float, x_axis: bool) -> None:
     """y's range left of an image (top and bottom), or x's range under it (left and right)."""
     draw, colour = imgui.get_window_draw_list(), imgui.get_color_u32(MUTED)
     x0, x1, y0, y1 = (_format(v) for v in domain)
@@ -90,45 +97,57 @@ def _axis_labels(domain, origin: imgui.ImVec2, size: float, x_axis: bool) -> Non
         draw.add_text(imgui.ImVec2(origin.x - imgui.calc_text_size(text).x - em(0.3), y), colour, text)
 
 
-def draw_heatmaps(renderer, images: HeatmapImages, targets: Sequence[str], error_max: Sequence[float],
-                  invalid: np.ndarray, domain: Sequence[float], layout: HeatmapLayout,
-                  lookup: Optional[Lookup] = None) -> None:
-    """Draws the rows at the cursor. Truth and learned share the viridis scale of the truth's
-    finite range (learned values outside it saturate); |error| has its own magma scale from 0."""
+def column_titles(view: int) -> tuple[str, str, str]:
+    if view == 0:
+        return PANELS
+    return (f"{QUANTITY[view]} truth", f"{QUANTITY[view]} learned", "|error|")
+
+
+def draw_heatmaps(renderer, images: HeatmapImages, labels: Sequence[str], error_max: np.ndarray,
+                  invalid: np.ndarray, domain: Sequence[float], layout: HeatmapLayout, view: int = 0,
+                  lookup: Optional[Lookup] = None, row_title: Optional[RowTitle] = None) -> None:
+    """Draws the rows of `view` (0 values, 1 d/dx, 2 d/dy) at the cursor; `error_max` and
+    `invalid` are (views, outputs). Values: truth and learned share the viridis scale of the
+    truth's finite range (learned values outside it saturate). Derivatives: the diverging map,
+    white at 0, over the truth's largest |derivative|. |error| has its own magma scale from 0."""
     size, bar = em(layout.image_em), em(layout.bar_em)
     bar_block = bar + em(3.6)  # bar plus room for its tick labels
     margin = max(imgui.calc_text_size(_format(v)).x for v in domain[2:]) + em(0.5)  # y's labels
-    outputs = list(range(len(targets))) if layout.outputs is None else list(layout.outputs)
-    rows = len(targets)
+    outputs = list(range(len(labels))) if layout.outputs is None else list(layout.outputs)
+    rows = len(labels)
     atlas = renderer.texture(images.atlas)
     spacing = imgui.get_style().item_spacing.x
     x0 = imgui.get_cursor_pos_x() + margin
-    for panel, title in enumerate(PANELS):  # column titles
+    for panel, title in enumerate(column_titles(view)):
         offset = panel * (size + spacing) + (panel == 2) * (bar_block + spacing)
         imgui.set_cursor_pos_x(x0 + offset + (size - imgui.calc_text_size(title).x) / 2)
         imgui.text_colored(MUTED, title)
         if panel < 2:
             imgui.same_line()
-    _legend(invalid, outputs)
+    _legend(invalid[view], outputs)
+    width = 3 * len(VIEWS)
     for row, output in enumerate(outputs):
-        lo, hi = (float(v) for v in images.value_ranges[output])
-        imgui.text(f"f{output + 1} = {targets[output]}")
+        lo, hi = (float(v) for v in images.value_ranges[view, output])
+        if row_title is None:
+            imgui.text(f"f{output + 1} = {labels[output]}")
+        else:
+            row_title(output)
         imgui.set_cursor_pos_x(x0)
         for panel in range(3):
             if panel == 2:
-                _colorbar(renderer, images, 0, lo, hi, size, bar)
+                colorbar(renderer, images, BAR_COLUMNS["values" if view == 0 else "signed"], lo, hi, size, bar)
                 imgui.same_line(0, bar_block - bar + spacing)
-            u0, v0 = panel / 3.0, output / rows
+            u0, v0 = (3 * view + panel) / width, output / rows
             image_min = imgui.get_cursor_screen_pos()
-            imgui.image(atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), imgui.ImVec2(u0 + 1 / 3.0, v0 + 1 / rows))
+            imgui.image(atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), imgui.ImVec2(u0 + 1 / width, v0 + 1 / rows))
             if panel == 0:
-                _axis_labels(domain, image_min, size, x_axis=False)
+                axis_labels(domain, image_min, size, x_axis=False)
             if row == len(outputs) - 1:
-                _axis_labels(domain, image_min, size, x_axis=True)
+                axis_labels(domain, image_min, size, x_axis=True)
             if lookup is not None and imgui.is_item_hovered():
-                _tooltip(lookup, output, images.grid, image_min, size)
+                _tooltip(lookup, view, output, images.grid, image_min, size)
             imgui.same_line()
-        _colorbar(renderer, images, 1, 0.0, float(error_max[output]), size, bar)
+        colorbar(renderer, images, BAR_COLUMNS["error"], 0.0, float(error_max[view][output]), size, bar)
         # The tick labels are drawn beside the bar, outside any item: reserve their width so
         # auto-sized windows (heatmaps.png) and scrollbars include them.
         imgui.same_line(0, 0)

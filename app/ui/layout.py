@@ -40,7 +40,7 @@ def _clamp(ratio: float, low: float = 0.1, high: float = 0.9) -> float:
 def default_ratios(width: float, height: float, heatmap_width: float) -> Ratios:
     left = _clamp(em(22) / max(width, 1.0), 0.2, 0.45)
     middle = _clamp(heatmap_width / max(width * (1 - left), 1.0), 0.3, 0.6)
-    return left, _clamp(em(30) / max(height, 1.0), 0.45, 0.75), middle, 0.5
+    return left, _clamp(em(34) / max(height, 1.0), 0.45, 0.75), middle, 0.5
 
 
 def measure(windows: dict, pos: imgui.ImVec2, size: imgui.ImVec2) -> Optional[Ratios]:

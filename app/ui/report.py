@@ -22,8 +22,8 @@ def _layout(renderer, images, title, subtitle, evaluation, width, height) -> img
     imgui.text_colored(MUTED, subtitle)
     imgui.dummy(imgui.ImVec2(0, em(0.3)))
     config = images.evaluator.trainer.config
-    draw_heatmaps(renderer, images, config.targets, evaluation.error_max, evaluation.invalid, config.domain,
-                  HeatmapLayout(image_em=9.0))
+    draw_heatmaps(renderer, images, config.target_labels(), evaluation.error_max, evaluation.invalid,
+                  config.domain, HeatmapLayout(image_em=9.0))
     size = imgui.get_window_size()
     imgui.end()
     return size

@@ -12,16 +12,19 @@ from typing import Optional
 import numpy as np
 from imgui_bundle import imgui
 
+from app import grad_check
 from app.config import STRUCTURAL_FIELDS, Config
 from app.device import cache_dir
 from app.errors import UserError
 from app.evaluation import Evaluation
+from app.grad_check import GradCheck
 from app.session import FrameWork, Session
 from app.timing import GpuTimer
 from app.ui.files import FileActions
 from app.ui.heatmap_view import HeatmapLayout
 from app.ui.layout import Layout
 from app.ui.renderer import UiRenderer
+from app.ui.target_edits import TargetEdits
 
 DIAGRAM_INTERVAL_S = 0.25  # weights read back for the diagram at most 4 times a second
 
@@ -55,6 +58,11 @@ class AppState:
         self._diagram: tuple[float, object, Optional[np.ndarray]] = (-1.0, None, None)
         self._evaluation: tuple[int, Optional[Evaluation]] = (-1, None)
         self.files = FileActions(self)     # File menu: checkpoints and Slang export
+        self.view = 0                              # heatmaps: 0 values, 1 d/dx, 2 d/dy
+        self.selected_neuron: Optional[int] = None  # the diagram's neuron shown large
+        self.grad_check: Optional[GradCheck] = None   # the last gradient check of this network
+        self.grad_check_wanted = False             # run one at the next step boundary
+        self.targets = TargetEdits(session)
         self.on_new_network()
 
     @property
@@ -65,6 +73,10 @@ class AppState:
         """After start-up or a rebuild: the draft follows the network, shown outputs are kept."""
         self.draft = self.config               # the network panel's edits, applied by "Apply"
         self._diagram = (-1.0, None, None)
+        self.targets.sync()
+        self.grad_check = None
+        if self.selected_neuron is not None and self.selected_neuron >= self.session.trainer.plan.neuron_count:
+            self.selected_neuron = None
         outputs = self.config.output_dim
         if self.layout.outputs is not None:
             self.layout.outputs = [o for o in self.layout.outputs if o < outputs] or None
@@ -132,6 +144,21 @@ class AppState:
             return
         self.field_errors.pop("seed", None)
         self.reset(seed)
+
+    def request_grad_check(self) -> None:
+        self.grad_check_wanted = True
+
+    def run_grad_check_if_wanted(self) -> None:
+        """The gradient check runs between steps (a step in pieces finishes first); it takes the
+        frame it runs in (about a second on a CPU driver, the first time)."""
+        if not self.grad_check_wanted or self.session.trainer.progress.started:
+            return
+        self.grad_check_wanted = False
+        try:
+            self.grad_check = grad_check.run(self.session.trainer)
+        except Exception as error:  # a failure to run is a message, not a crash
+            self.grad_check = None
+            self.say(f"gradient check failed to run: {str(error).strip().splitlines()[0] if str(error).strip() else error}")
 
     def step_once(self) -> None:
         if not self.running:

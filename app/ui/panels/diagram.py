@@ -1,6 +1,8 @@
 """Network diagram in the style of TensorFlow Playground: layers as columns of nodes, edges
 orange for negative and blue for positive weights, thicker for larger |w|. A layer wider than
-its column can show is summarised: its first neurons, an ellipsis, its last neuron."""
+its column can show is summarised: its first neurons, an ellipsis, its last neuron. Each node is
+a small image of its neuron's value over the domain (red negative, white 0, blue positive, as
+the weights); clicking one shows it large (app/ui/panels/neuron_view.py)."""
 
 from __future__ import annotations
 
@@ -72,7 +74,11 @@ def draw(app) -> None:
     params = app.diagram_weights()
     scale = max(float(np.max(np.abs(params))) if params.size else 1.0, 1e-6)
     _legend(scale)
-    origin, avail = imgui.get_cursor_screen_pos(), imgui.get_content_region_avail()
+    _diagram(app, plan, sizes, params, scale, imgui.get_content_region_avail())
+
+
+def _diagram(app, plan, sizes, params, scale, avail) -> None:
+    origin = imgui.get_cursor_screen_pos()
     top, bottom = origin.y + em(3.0), origin.y + avail.y - em(0.6)
     left, right = origin.x + em(3.5), origin.x + avail.x - em(2.5)
     xs = [left + k * (right - left) / max(len(sizes) - 1, 1) for k in range(len(sizes))]
@@ -88,26 +94,41 @@ def draw(app) -> None:
                 mag = min(abs(value) / scale, 1.0)
                 draw_list.add_line(imgui.ImVec2(xs[k], y_in), imgui.ImVec2(xs[k + 1], y_out),
                                    _colour(value, 0.25 + 0.65 * mag), 0.5 + em(0.3) * mag)
-    _nodes(draw_list, plan, sizes, neurons, xs, ys, top, bottom)
+    _nodes(app, draw_list, plan, sizes, neurons, xs, ys)
     _titles(app, sizes, xs, top)
     imgui.dummy(avail)
 
 
-def _nodes(draw_list, plan, sizes, neurons, xs, ys, top, bottom) -> None:
-    fill = imgui.get_color_u32(imgui.ImVec4(0.85, 0.87, 0.90, 1.0))
+def _nodes(app, draw_list, plan, sizes, neurons, xs, ys) -> None:
+    """Each node as its neuron's image, framed; a click on one selects it (again: deselects)."""
     text, muted = imgui.get_color_u32(imgui.Col_.text), imgui.get_color_u32(MUTED)
+    frame = imgui.get_color_u32(imgui.ImVec4(0.55, 0.58, 0.64, 1.0))
+    chosen = imgui.get_color_u32(imgui.ImVec4(1.0, 1.0, 1.0, 1.0))
     names = plan.encoding.names(plan.frequencies)
+    atlas = app.renderer.texture(app.session.heatmaps.neurons.atlas)
+    gap = (xs[1] - xs[0]) if len(xs) > 1 else em(10)
+    clicked = imgui.is_window_hovered() and imgui.is_mouse_clicked(0)
+    mouse = imgui.get_mouse_pos()
+    app.diagram_nodes = {}  # neuron (plan order) -> node rect: tests click them
     for k, (shown, column) in enumerate(zip(neurons, ys)):
-        spacing = (column[1] - column[0]) if len(column) > 1 else em(1)
-        r = max(2.0, min(em(0.45), spacing * 0.35))
+        spacing = (column[1] - column[0]) if len(column) > 1 else em(2)
+        half = max(2.0, min(em(1.3), spacing * 0.46, gap * 0.18))
         for neuron, y in zip(shown, column):
-            draw_list.add_circle_filled(imgui.ImVec2(xs[k], y), r, fill)
+            index = plan.neuron_offset(k) + neuron
+            lo, hi = imgui.ImVec2(xs[k] - half, y - half), imgui.ImVec2(xs[k] + half, y + half)
+            u0, v0, u1, v1 = app.session.heatmaps.neurons.tile(index)
+            draw_list.add_image(atlas, lo, hi, imgui.ImVec2(u0, v0), imgui.ImVec2(u1, v1))
+            selected = index == app.selected_neuron
+            draw_list.add_rect(lo, hi, chosen if selected else frame, 0.0, 2.0 if selected else 1.0)
+            app.diagram_nodes[index] = (lo.x, lo.y, hi.x, hi.y)
+            if clicked and lo.x <= mouse.x <= hi.x and lo.y <= mouse.y <= hi.y:
+                app.selected_neuron = None if selected else index
             label = names[neuron] if k == 0 else (f"f{neuron + 1}" if k == len(ys) - 1 else None)
-            if label is not None and r >= 3:
+            if label is not None and half >= 3:
                 size = imgui.calc_text_size(label)
-                x = xs[k] - r - em(0.3) - size.x if k == 0 else xs[k] + r + em(0.3)
+                x = xs[k] - half - em(0.3) - size.x if k == 0 else xs[k] + half + em(0.3)
                 draw_list.add_text(imgui.ImVec2(x, y - size.y / 2), text, label)
         if len(shown) < sizes[k]:  # a vertical ellipsis between the first neurons and the last
             y = (column[-2] + column[-1]) / 2
             for dy in (-1, 0, 1):
-                draw_list.add_circle_filled(imgui.ImVec2(xs[k], y + dy * r * 0.9), max(1.0, r * 0.25), muted)
+                draw_list.add_circle_filled(imgui.ImVec2(xs[k], y + dy * half * 0.6), max(1.0, half * 0.18), muted)

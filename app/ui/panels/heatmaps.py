@@ -1,37 +1,40 @@
-"""Heatmaps panel: which outputs and how large, then the rows from heatmap_view."""
+"""Heatmaps panel: which view (values, d/dx, d/dy), which outputs and how large; where the
+targets come from; then the rows from heatmap_view, each titled by its target's field."""
 
 from __future__ import annotations
 
 from imgui_bundle import imgui
 
+from app.heatmaps import VIEWS
 from app.ui.heatmap_view import draw_heatmaps
+from app.ui.panels import targets
 from app.ui.style import MUTED, em
 
 
 def _lookup(app):
-    def lookup(output: int, i: int, j: int):
+    def lookup(view: int, output: int, i: int, j: int):
         ev = app.evaluation()  # read back only while the mouse is over a heatmap
         g = ev.predictions.shape[0]
         x0, x1, y0, y1 = app.config.domain
         x = x0 + (i + 0.5) / g * (x1 - x0)
         y = y0 + (j + 0.5) / g * (y1 - y0)
-        return x, y, float(ev.truths[j, i, output]), float(ev.predictions[j, i, output])
+        if view == 0:
+            return x, y, float(ev.truths[j, i, output]), float(ev.predictions[j, i, output])
+        d = ev.derivatives[j, i, output]
+        return x, y, float(d[view + 1]), float(d[view - 1])  # (truth, learned) d/dx or d/dy
     return lookup
 
 
-def _output_picker(app) -> None:
-    count = app.config.output_dim
-    shown = set(range(count)) if app.layout.outputs is None else set(app.layout.outputs)
+def _view_picker(app) -> None:
     imgui.text_colored(MUTED, "show")
-    for o in range(count):
+    for view, name in enumerate(VIEWS):
         imgui.same_line()
-        changed, on = imgui.checkbox(f"f{o + 1}", o in shown)
-        app.remember(f"show f{o + 1}")
-        if changed:
-            shown = shown | {o} if on else shown - {o}
-            shown = shown or {o}  # at least one row stays
-            app.layout.outputs = None if len(shown) == count else sorted(shown)
-    imgui.same_line(0, em(1))
+        if imgui.radio_button(name, app.view == view):
+            app.view = view
+        app.remember(f"view {name}")
+        if view and imgui.is_item_hovered():
+            imgui.set_tooltip(f"{name} of the learned network and of the truth,\nby Slang's forward-mode autodiff")
+    imgui.same_line(0, em(1.5))
     imgui.set_next_item_width(em(7))
     changed, size = imgui.slider_float("size", app.layout.image_em, 4.0, 14.0, "%.1f em",
                                        imgui.SliderFlags_.always_clamp)
@@ -40,13 +43,33 @@ def _output_picker(app) -> None:
         app.layout.image_em = round(size, 1)
 
 
+def _output_picker(app) -> None:
+    count = app.config.output_dim
+    shown = set(range(count)) if app.layout.outputs is None else set(app.layout.outputs)
+    imgui.text_colored(MUTED, "rows")
+    for o in range(count):
+        imgui.same_line()
+        changed, on = imgui.checkbox(f"f{o + 1}", o in shown)
+        app.remember(f"show f{o + 1}")
+        if changed:
+            shown = shown | {o} if on else shown - {o}
+            shown = shown or {o}  # at least one row stays
+            app.layout.outputs = None if len(shown) == count else sorted(shown)
+
+
 def draw(app) -> None:
+    _view_picker(app)
     _output_picker(app)
+    targets.draw_source(app)
     imgui.separator()
     evaluator = app.session.evaluator
     if evaluator.passes == 0:  # a wide network on a slow device evaluates over many frames
         imgui.text_colored(MUTED, f"evaluating the {evaluator.grid}x{evaluator.grid} grid: "
                                   f"{100 * evaluator.progress / evaluator.cells:.0f}%")
     session = app.session
-    draw_heatmaps(app.renderer, session.heatmaps, session.config.targets, session.error_max, session.invalid_cells,
-                  session.config.domain, app.layout, _lookup(app))
+    spacing = imgui.get_style().item_spacing.x
+    row_width = 3 * em(app.layout.image_em) + em(app.layout.bar_em + 3.6) + 2 * spacing
+    draw_heatmaps(app.renderer, session.heatmaps, session.config.target_labels(), session.error_max,
+                  session.invalid_cells, session.config.domain, app.layout, app.view, _lookup(app),
+                  targets.row_title(app, imgui.get_cursor_pos_x() + em(2.5) + row_width))
+    targets.draw_after_rows(app)

@@ -9,7 +9,7 @@ from imgui_bundle import imgui
 
 from app.config import OPTIMIZERS
 from app.ui.panels import divergence
-from app.ui.style import MUTED, em, field_error
+from app.ui.style import BAD, GOOD, MUTED, em, field_error
 
 BATCH_SIZES = [2 ** k for k in range(4, 21)]
 LOG_LR_RANGE = (-5.0, 0.0)  # the slider's range, in log10 of the learning rate
@@ -40,6 +40,32 @@ def draw(app) -> None:
     _hyperparameters(app)
     imgui.separator()
     _figures(app)
+    imgui.separator()
+    _grad_check(app)
+
+
+def _grad_check(app) -> None:
+    """The button, whether the last check of this network passed, and its figure (details on hover)."""
+    if imgui.button("Checking..." if app.grad_check_wanted else "Gradient check"):
+        app.request_grad_check()
+    app.remember("gradient check")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip("the training kernels' parameter gradients on a fixed batch, against SlangPy's\n"
+                          "autodiff of an independent Slang loss (.bwds) and central differences")
+    imgui.same_line()
+    check = app.grad_check
+    if check is None:
+        imgui.text_colored(MUTED, "not run for this network")
+        return
+    imgui.text_colored(GOOD if check.passed else BAD, "passed" if check.passed else "FAILED")
+    imgui.same_line()
+    imgui.text_colored(MUTED, f"(tolerance {check.tolerance:g})")
+    imgui.push_text_wrap_pos(0.0)
+    imgui.text(f"max relative error {check.error:.2g} over {check.parameters:,} parameters")
+    imgui.pop_text_wrap_pos()
+    app.remember("gradient check result")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(check.detail().replace("; ", ";\n"))
 
 
 def _controls(app) -> None:
@@ -133,6 +159,10 @@ def _figures(app) -> None:
     _row("samples seen", f"{t.samples_seen:,}")
     _row("train loss", _figure(session.train_loss, ".4g"))
     _row("eval loss", _figure(session.eval_loss, ".4g") + f"  ({session.grid}x{session.grid} grid)")
+    _row("eval ∂ loss", _figure(session.eval_grad_loss, ".4g") + "  (∂/∂x, ∂/∂y)")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip("the same grid's mean over cells of the squared errors of the derivatives\n"
+                          "in x and y, summed over outputs (forward-mode autodiff of network and truth)")
     if app.running:
         rate = session.samples_per_second()
         _row("samples / s", f"{rate / 1e6:.2f} M" if rate >= 1e4 else f"{rate:,.0f}")

@@ -1,0 +1,130 @@
+"""The gradient check: on every activation (hidden and output) and both precisions it passes, with
+the training kernels' gradient read exactly; the independent SlangPy path agrees with a float64
+numpy backward pass; and a wrong gradient fails it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app import grad_check
+from helpers import gpu_loss_and_gradient
+from reference import loss_and_gradient, sample_points, truth_values
+
+ROOT = Path(__file__).resolve().parent.parent
+# Every activation appears in each precision, hidden or at the output.
+NETWORKS = {
+    "float: leaky_relu, identity": dict(),
+    "float: relu (fourier, 2 layers)": dict(encoding="fourier", frequencies=3, activation="relu", hidden=[24, 16]),
+    "float: sin, tanh": dict(encoding="raw", activation="sin", output_activation="tanh"),
+    "float: sigmoid (3 layers)": dict(activation="sigmoid", hidden=[12, 12, 12]),
+    "half: tanh, identity": dict(precision="half", activation="tanh"),
+    "half: leaky_relu, sigmoid": dict(precision="half", output_activation="sigmoid"),
+    "half: relu, sin": dict(precision="half", activation="relu", output_activation="sin"),
+}
+
+
+@pytest.mark.parametrize("name", NETWORKS)
+def test_gradient_check_passes_on_every_activation_and_precision(make_trainer, name):
+    trainer = make_trainer(seed=6, **NETWORKS[name])
+    trainer.train(5)
+    before = trainer.parameters()
+    step = trainer.step
+    check = grad_check.run(trainer)
+    assert check.passed, check.line() + "; " + check.detail()
+    assert check.parameters == trainer.plan.param_count and check.fd_parameters == 2 * len(trainer.plan.layers)
+    assert check.error <= grad_check.TOLERANCE[trainer.config.precision] and check.fd_error <= grad_check.FD_TOLERANCE
+    assert np.array_equal(trainer.parameters(), before) and trainer.step == step, "the network is left as it was"
+    trainer.train(1)  # and it still trains
+    assert trainer.step == step + 1
+
+
+def test_reference_path_matches_a_float64_numpy_backward_pass(make_trainer, gpu):
+    trainer = make_trainer(seed=3, **NETWORKS["float: sin, tanh"])
+    c = trainer.config
+    path = grad_check.ReferencePath(gpu, trainer.plan)
+    inputs, truths = path.batch(c.seed, 4, c.domain)
+    x, y = sample_points(c.seed, 4, grad_check.CHECK_BATCH, c.domain)
+    np.testing.assert_allclose(truths, truth_values(c, x, y), rtol=1e-5, atol=1e-6)
+    loss, gradient = path.gradient(trainer.parameters(), inputs, truths)
+    ref_loss, ref_gradient = loss_and_gradient(c, trainer.parameters(), x, y, truth_values(c, x, y))
+    assert loss == pytest.approx(ref_loss, rel=1e-5)
+    assert np.abs(gradient - ref_gradient).max() < 1e-5 * np.abs(ref_gradient).max()
+
+
+def test_training_gradient_is_read_exactly(make_trainer):
+    """The 2^24 learning-rate probe against the lr = 1 probe of tests/helpers.py and numpy."""
+    trainer = make_trainer(batch_size=grad_check.CHECK_BATCH, seed=8)
+    exact = grad_check.training_gradient(trainer, 0)
+    _, probe = gpu_loss_and_gradient(trainer)
+    c = trainer.config
+    x, y = sample_points(c.seed, 0, c.batch_size, c.domain)
+    _, reference = loss_and_gradient(c, trainer.parameters(), x, y, truth_values(c, x, y))
+    assert np.abs(exact - reference).max() < 2e-6 * np.abs(reference).max()
+    assert np.abs(exact - reference).max() < np.abs(probe - reference).max(), "more exact than lr = 1"
+
+
+def test_both_paths_stay_within_the_tolerance_of_float64_on_a_trained_network(make_trainer, gpu):
+    """Trained, the per-sample terms cancel: the float32 noise the float tolerance must allow."""
+    trainer = make_trainer(seed=6)
+    trainer.train(1000)
+    c, params = trainer.config, trainer.parameters()
+    x, y = sample_points(c.seed, trainer.step, grad_check.CHECK_BATCH, c.domain)
+    _, exact = loss_and_gradient(c, params, x, y, truth_values(c, x, y))
+    path = grad_check.ReferencePath(gpu, trainer.plan)
+    _, reference = path.gradient(params, *path.batch(c.seed, trainer.step, c.domain))
+    training = grad_check.training_gradient(trainer, trainer.step)
+    for gradient in (training, reference):
+        assert grad_check.relative_errors(gradient, exact).max() < 0.2 * grad_check.TOLERANCE["float"]
+    assert grad_check.run(trainer).passed
+
+
+@pytest.mark.parametrize("corrupt", ["zeros", "one layer doubled", "one parameter off by 5%"])
+def test_a_wrong_gradient_fails_the_check(make_trainer, monkeypatch, corrupt):
+    trainer = make_trainer(seed=6)
+    honest = grad_check.training_gradient
+
+    def wrong(trainer, step):
+        gradient = honest(trainer, step)
+        if corrupt == "zeros":
+            return np.zeros_like(gradient)
+        if corrupt == "one layer doubled":
+            layer = trainer.plan.layers[1]
+            gradient[layer.offset:layer.end] *= 2
+            return gradient
+        index = int(np.argmax(np.abs(gradient)))
+        gradient[index] *= 1.05
+        return gradient
+
+    monkeypatch.setattr(grad_check, "training_gradient", wrong)
+    check = grad_check.run(trainer)
+    assert not check.passed and check.error > grad_check.TOLERANCE["float"], check.line()
+
+
+def test_command_line_grad_check_after_a_headless_run(tmp_path):
+    out = tmp_path / "run"
+    result = subprocess.run([sys.executable, "-m", "app", "--headless", "--iterations", "20", "--quiet", "--grad-check",
+                             "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[1].startswith("grad-check: max relative error ") and lines[1].endswith(" over 148 parameters")
+    error = float(lines[1].split("error ")[1].split(" over")[0])
+    assert error <= grad_check.TOLERANCE["float"] and "passed" in lines[2]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["grad_check"]["passed"] and summary["grad_check"]["step"] == 20
+    assert summary["grad_check"]["max_relative_error"] == pytest.approx(error, rel=1e-2)
+
+
+def test_command_line_grad_check_exits_4_when_it_fails(monkeypatch, capsys):
+    """--grad-check alone (no window, the initial network), with the training gradient zeroed."""
+    from app import cli
+
+    monkeypatch.setattr(grad_check, "training_gradient", lambda trainer, step: np.zeros(trainer.plan.param_count))
+    assert cli.main(["--grad-check"]) == 4
+    out = capsys.readouterr().out
+    assert out.startswith("grad-check: max relative error 1 over 148 parameters") and "FAILED" in out
