@@ -3,8 +3,8 @@ drive a Session; this is where training state lives.
 
 A Session owns the trainer and everything about a run:
 - advancing whole steps now (headless, `advance`), or recording one frame's work into the
-  frame's encoder (the window, `record_frame` then `finish_frame`): whole steps, or a piece of
-  a step when one does not fit in a frame, as the frame budget decides;
+  frame's encoder (the window, `record_frame` then `finish_frame`, in app/session_frames.py):
+  whole steps, or a piece of a step when one does not fit in a frame, as the frame budget decides;
 - the per-step losses and the run history (earlier runs are kept after a reset or rebuild);
 - the evaluation: every `eval_every` steps headless; in the window, continuously, with a point
   on the loss curve every EVAL_INTERVAL_S;
@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import collections
 import time
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 import numpy as np
-import slangpy as spy
 
-from app.budget import FrameBudget, Rate, StepShape, TrainingWork
+from app.budget import FrameBudget, Rate
 from app.config import STRUCTURAL_FIELDS, Config
 from app.evaluation import VIEWS, GridEvaluator, Summary
 from app.gpu import Gpu
@@ -32,38 +30,16 @@ from app.history import Run, RunHistory
 from app.rebuild import Rebuild
 from app.slang_target import check_truth_finite
 from app.targets import check_finite
-from app.timing import GpuTimer
 from app.loss_ring import LOSS_HISTORY
-from app.plan import ADJUST_PARAMS
+from app.session_frames import FrameRecording
 from app.trainer import Trainer
 
-EVAL_INTERVAL_S = 0.5      # the window plots an eval point at most this often
 CHUNK_SECONDS = 0.25       # headless: whole steps between loss reads, enough to hide launch cost
 SUBMIT_STEPS = 64          # headless: whole steps per command buffer
-FRAME_SUBMIT_STEPS = 32    # the window: whole steps per command buffer before the frame's own
 STABLE_STEPS = 50          # finite steps with unchanged settings: a network worth going back to
-THROUGHPUT_WINDOW_S = 1.0
 
 
-@dataclass
-class FrameWork:
-    """What one frame recorded, for finish_frame."""
-    training: TrainingWork
-    steps: range
-    cells: int
-    eval_complete: bool
-    record_seconds: float
-    overlapped: bool = False  # steps ran on the GPU while the CPU recorded the rest
-
-    def training_seconds(self, gpu_seconds: float) -> float:
-        """What the training cost the frame: recording then running, or the longer of the two
-        where they overlapped."""
-        if self.overlapped:
-            return max(self.record_seconds, gpu_seconds)
-        return self.record_seconds + gpu_seconds
-
-
-class Session:
+class Session(FrameRecording):
     def __init__(self, gpu: Gpu, config: Config, grid: int | None = None, heatmaps: bool = False):
         self.gpu = gpu
         self.grid = grid or config.eval_grid
@@ -279,96 +255,3 @@ class Session:
             return
         run.eval.extend(step, summary.loss)
         self._last_eval_time = time.perf_counter()
-
-    # ---- the window: one frame's work ---------------------------------------------------
-    def record_frame(self, encoder: spy.CommandEncoder, timer: GpuTimer, running: bool) -> FrameWork:
-        """Records this frame's training and evaluation, as much as the budget allows."""
-        start = time.perf_counter()
-        t = self.trainer
-        train = self.divergence is None and (running or self.pending_steps > 0)
-        cells = 0
-        if self.evaluator.stale() and self.evaluator.can_start():
-            cells, eval_seconds = self.budget.plan_eval(self.evaluator.cells - self.evaluator.progress,
-                                                        self.evaluator.cells)
-        else:
-            eval_seconds = 0.0
-        work = TrainingWork("", 0, 0)
-        if train:
-            work = self.budget.plan_training(max(self.budget.compute_seconds() - eval_seconds, 1e-4),
-                                             self._step_shape(), t.progress.phase, t.progress.started)
-            if work.kind == "steps" and not running:  # single steps asked for while paused
-                units = min(work.units, self.pending_steps)
-                work = TrainingWork("steps", units, units * t.config.batch_size)
-        steps, overlapped = self._record_training(encoder, timer, work)
-        record_seconds = time.perf_counter() - start
-        timer.mark(encoder, 1)
-        complete = self.evaluator.record(encoder, cells) if cells else False
-        if self.heatmaps is not None and 0 < self.evaluator.passes != self.heatmaps.drawn:
-            self.heatmaps.record_draw(encoder)
-        if complete:
-            self.evaluator.record_summary(encoder)
-        t.losses.record_readback(encoder, steps)
-        timer.mark(encoder, 2)
-        return FrameWork(work, steps, cells, complete, record_seconds, overlapped)
-
-    def _record_training(self, encoder: spy.CommandEncoder, timer: GpuTimer, work: TrainingWork) -> tuple[range, bool]:
-        """Marks the frame's start and records its training. Whole steps beyond FRAME_SUBMIT_STEPS
-        go in command buffers of their own, submitted at once, so that the GPU runs them while the
-        CPU records the rest and the UI; the last ones go in the frame's encoder."""
-        t = self.trainer
-        if work.kind != "steps" or work.units <= FRAME_SUBMIT_STEPS:
-            timer.mark(encoder, 0)
-            if not work.kind:
-                return range(0), False
-            if not t.progress.started:
-                self.guard.record_snapshot(encoder)
-            return (t.record_steps if work.kind == "steps" else t.record_piece)(encoder, work.units), False
-        first, remaining = t.step, work.units
-        lead = self.gpu.device.create_command_encoder()
-        timer.mark(lead, 0)
-        self.guard.record_snapshot(lead)
-        while remaining > FRAME_SUBMIT_STEPS:
-            t.record_steps(lead, FRAME_SUBMIT_STEPS)
-            remaining -= FRAME_SUBMIT_STEPS
-            self.gpu.device.submit_command_buffer(lead.finish())
-            if remaining > FRAME_SUBMIT_STEPS:
-                lead = self.gpu.device.create_command_encoder()
-        t.record_steps(encoder, remaining)
-        return range(first, t.step), True
-
-    def _step_shape(self) -> StepShape:
-        t = self.trainer
-        return StepShape(t.config.batch_size, t.learn_units, t.learn_unit_samples, t.adjust_units,
-                         t.launch.gradient_slot_count * ADJUST_PARAMS)
-
-    def finish_frame(self, work: FrameWork, gpu_seconds: dict, wait_seconds: float, frame_work_seconds: float) -> None:
-        """After the frame's encoder has run: losses, guard, evaluation, what the budget learns."""
-        if work.steps:
-            self.pending_steps = max(0, self.pending_steps - len(work.steps))
-            self._take_losses(work.steps, self.trainer.losses.read())
-        if work.eval_complete:
-            summary = self.evaluator.read_summary()
-            self._take_summary(summary)
-            if time.perf_counter() - self._last_eval_time >= EVAL_INTERVAL_S or self.history.current.eval.count == 0:
-                self._take_evaluation(summary, self.evaluator.complete.step)
-        # Without timestamp queries, charge the whole GPU wait to each part: cautious, not exact.
-        train_gpu = gpu_seconds.get("training", wait_seconds) if work.training.kind else 0.0
-        eval_gpu = gpu_seconds.get("heatmaps", wait_seconds) if work.cells else 0.0
-        training_seconds = work.training_seconds(train_gpu)
-        other = frame_work_seconds - training_seconds - eval_gpu
-        self.budget.observe(work.training, training_seconds, work.cells, eval_gpu, other)
-        now = time.perf_counter()
-        self._throughput.append((now, self.trainer.samples_seen))
-        while now - self._throughput[0][0] > THROUGHPUT_WINDOW_S and len(self._throughput) > 2:
-            self._throughput.popleft()
-
-    def seconds_per_step(self) -> float:
-        """What a whole step costs, as the frame budget has measured it."""
-        return self.budget.step_seconds(self._step_shape())
-
-    def samples_per_second(self) -> float:
-        """Samples trained per second of wall time over the last second (what a user sees)."""
-        if len(self._throughput) < 2:
-            return 0.0
-        (t0, s0), (t1, s1) = self._throughput[0], self._throughput[-1]
-        return (s1 - s0) / (t1 - t0) if t1 > t0 else 0.0

@@ -18,7 +18,8 @@ from app.device import cache_dir
 from app.errors import UserError
 from app.evaluation import Evaluation
 from app.grad_check import GradCheck
-from app.session import FrameWork, Session
+from app.session import Session
+from app.session_frames import FrameWork
 from app.timing import GpuTimer
 from app.ui.files import FileActions
 from app.ui.heatmap_view import HeatmapLayout
