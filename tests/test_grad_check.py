@@ -66,7 +66,12 @@ def test_training_gradient_is_read_exactly(make_trainer):
     x, y = sample_points(c.seed, 0, c.batch_size, c.domain)
     _, reference = loss_and_gradient(c, trainer.parameters(), x, y, truth_values(c, x, y))
     assert np.abs(exact - reference).max() < 2e-6 * np.abs(reference).max()
-    assert np.abs(exact - reference).max() < np.abs(probe - reference).max(), "more exact than lr = 1"
+    # Element by element: float32 summation noise in the kernels (a few 1e-6 of each gradient)
+    # is all the 2^24 read adds; the lr = 1 read also rounds at each parameter's scale, which
+    # for the smallest gradients (~1e-3 of their parameter) was 5-10x worse on lavapipe.
+    relative = lambda g: (np.abs(g - reference) / np.abs(reference)).max()  # noqa: E731
+    assert relative(exact) < 1e-5
+    assert relative(exact) < relative(probe), "more exact than lr = 1"
 
 
 def test_both_paths_stay_within_the_tolerance_of_float64_on_a_trained_network(make_trainer, gpu):
