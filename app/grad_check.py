@@ -39,6 +39,8 @@ import numpy as np
 import slangpy as spy
 
 from app.components import ACTIVATIONS, LEAKY_RELU_SLOPE
+from app.device import create_device
+from app.errors import UserError
 from app.gpu import Gpu
 from app.plan import NetworkPlan
 from app.shadergen import TARGET_NAMESPACE, slang_target_block
@@ -64,6 +66,7 @@ class GradCheck:
     loss: float           # the batch's mean loss, both paths agreeing
     step: int
     precision: str
+    reference_device: str = ""  # where the SlangPy path ran, when not on the trainer's device
 
     @property
     def passed(self) -> bool:
@@ -73,7 +76,8 @@ class GradCheck:
         return f"grad-check: max relative error {self.error:.3g} over {self.parameters:,} parameters"
 
     def detail(self) -> str:
-        text = (f"training kernels against SlangPy's bwds on {CHECK_BATCH} samples of step {self.step} "
+        where = f" (run on {self.reference_device})" if self.reference_device else ""
+        text = (f"training kernels against SlangPy's bwds{where} on {CHECK_BATCH} samples of step {self.step} "
                 f"(tolerance {self.tolerance:g}); central differences agree within {self.fd_error:.3g} "
                 f"on {self.fd_parameters} parameters (tolerance {FD_TOLERANCE:g})")
         if self.precision == "half" and self.error > self.tolerance:
@@ -85,7 +89,7 @@ class GradCheck:
         return {"max_relative_error": self.error, "parameters": self.parameters, "tolerance": self.tolerance,
                 "finite_difference_error": self.fd_error, "finite_difference_parameters": self.fd_parameters,
                 "finite_difference_tolerance": FD_TOLERANCE, "batch": CHECK_BATCH, "step": self.step,
-                "passed": self.passed}
+                "reference_device": self.reference_device or None, "passed": self.passed}
 
 
 def relative_errors(gradient: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -134,19 +138,59 @@ float2 batchPoint(int index, uint seed, uint step, float4 domain)
 
 
 @functools.lru_cache(maxsize=8)
-def _module(gpu: Gpu, source: str) -> spy.Module:
+def _module(device: spy.Device, source: str) -> spy.Module:
     import hashlib
 
     name = "grad_check_" + hashlib.sha1(source.encode()).hexdigest()[:16]
-    return spy.Module.load_from_source(gpu.device, name, source)
+    return spy.Module.load_from_source(device, name, source)
+
+
+class ReferenceUnavailable(UserError):
+    """SlangPy's .bwds gives wrong gradients on this device and there is no other to use."""
+
+
+def _bwds_works(module: spy.Module, device: spy.Device, outputs: int) -> bool:
+    """SlangPy's .bwds through squaredError's loop against its closed form, 2 (output - truth):
+    on NVIDIA's Vulkan driver (H200, SlangPy 0.43.1) backward passes through such loops put
+    every gradient into element 0 (the symptom of slangpy#222); lavapipe and CUDA are right."""
+    samples = 64
+    values = np.linspace(-1.0, 1.0, samples * outputs, dtype=np.float32)
+    out = spy.Tensor.from_numpy(device, values).with_grads(zero=True)
+    truths = spy.Tensor.from_numpy(device, np.zeros_like(values))
+    losses = module.squaredError(spy.grid((samples,)), out, truths, outputs, _result="tensor").with_grads()
+    losses.grad.copy_from_numpy(np.ones(samples, np.float32))
+    module.squaredError.bwds(spy.grid((samples,)), out, truths, outputs, _result=losses)
+    return bool(np.allclose(out.grad.to_numpy(), 2.0 * values, rtol=1e-5, atol=1e-6))
+
+
+@functools.lru_cache(maxsize=1)
+def _cuda_device() -> spy.Device | None:
+    try:
+        return create_device("cuda")
+    except UserError:
+        return None
+
+
+def _reference_device(gpu: Gpu, source: str, outputs: int) -> tuple[spy.Device, str]:
+    """The trainer's device where SlangPy's .bwds is right there, else a CUDA device on the same
+    machine (the path is independent of the trainer's device: it takes and returns numpy)."""
+    if _bwds_works(_module(gpu.device, source), gpu.device, outputs):
+        return gpu.device, ""
+    cuda = _cuda_device()
+    if cuda is not None and _bwds_works(_module(cuda, source), cuda, outputs):
+        return cuda, f"CUDA: SlangPy's bwds is wrong on this {gpu.device.info.type.name} driver"
+    raise ReferenceUnavailable(f"the gradient check cannot run here: SlangPy's bwds gives wrong gradients on "
+                               f"this {gpu.device.info.type.name} driver (slangpy#222) and no CUDA device works")
 
 
 class ReferencePath:
     """The network's loss and gradient through shaders/grad_check.slang, for one plan."""
 
     def __init__(self, gpu: Gpu, plan: NetworkPlan):
-        self.gpu, self.plan = gpu, plan
-        self.module = _module(gpu, _module_source(plan))
+        self.plan = plan
+        source = _module_source(plan)
+        self.device, self.device_note = _reference_device(gpu, source, plan.output_dim)
+        self.module = _module(self.device, source)
         self.kinds = [ACTIVATION_IDS[layer.activation.name] for layer in plan.layers]
 
     def batch(self, seed: int, step: int, domain) -> tuple[np.ndarray, np.ndarray]:
@@ -161,7 +205,7 @@ class ReferencePath:
         return np.ascontiguousarray(inputs), np.ascontiguousarray(truths, np.float32)
 
     def _tensor(self, values: np.ndarray, grads: bool = False) -> spy.Tensor:
-        tensor = spy.Tensor.from_numpy(self.gpu.device, np.ascontiguousarray(values, np.float32).ravel())
+        tensor = spy.Tensor.from_numpy(self.device, np.ascontiguousarray(values, np.float32).ravel())
         return tensor.with_grads(zero=True) if grads else tensor
 
     def _forward(self, params: np.ndarray, inputs: np.ndarray, truths: spy.Tensor, grads: bool):
@@ -235,4 +279,4 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
     fd_error, fd_count = _finite_differences(path, params, reference, inputs, truths)
     return GradCheck(error=float(np.max(relative_errors(gradient, reference))), parameters=plan.param_count,
                      fd_error=fd_error, fd_parameters=fd_count, tolerance=TOLERANCE[plan.precision],
-                     loss=loss, step=step, precision=plan.precision)
+                     loss=loss, step=step, precision=plan.precision, reference_device=path.device_note)

@@ -48,6 +48,8 @@ def test_reference_path_matches_a_float64_numpy_backward_pass(make_trainer, gpu)
     trainer = make_trainer(seed=3, **NETWORKS["float: sin, tanh"])
     c = trainer.config
     path = grad_check.ReferencePath(gpu, trainer.plan)
+    # the device it chose computes squaredError's gradient as its closed form says
+    assert grad_check._bwds_works(path.module, path.device, trainer.plan.output_dim)
     inputs, truths = path.batch(c.seed, 4, c.domain)
     x, y = sample_points(c.seed, 4, grad_check.CHECK_BATCH, c.domain)
     np.testing.assert_allclose(truths, truth_values(c, x, y), rtol=1e-5, atol=1e-6)
