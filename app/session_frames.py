@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import slangpy as spy
 
 from app.budget import StepShape, TrainingWork
+from app.loss_ring import LOSS_HISTORY
 from app.plan import ADJUST_PARAMS
 from app.timing import GpuTimer
 
@@ -53,8 +54,8 @@ class FrameRecording:
         if train:
             work = self.budget.plan_training(max(self.budget.compute_seconds() - eval_seconds, 1e-4),
                                              self._step_shape(), t.progress.phase, t.progress.started)
-            if work.kind == "steps" and not running:  # single steps asked for while paused
-                units = min(work.units, self.pending_steps)
+            if work.kind == "steps":  # at most the steps asked for while paused, and the loss ring's length
+                units = min(work.units, LOSS_HISTORY, work.units if running else self.pending_steps)
                 work = TrainingWork("steps", units, units * t.config.batch_size)
         steps, overlapped = self._record_training(encoder, timer, work)
         record_seconds = time.perf_counter() - start
