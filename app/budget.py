@@ -55,6 +55,10 @@ class StepShape:
     learn_unit_cost: int    # samples a group walks
     adjust_units: int       # adjustParameters groups
     adjust_unit_cost: int   # gradient slots each of them sums
+    # learnGradient groups that run side by side (workgroup tiles on a GPU, whose count is chosen
+    # to fill it): a piece of many costs about what one does (an H200: one group walked 8192
+    # samples in 11 ms), so pieces are sized by trying, not by a per-group rate.
+    learn_side_by_side: bool = False
 
 
 @dataclass
@@ -70,6 +74,7 @@ class FrameBudget:
         self.rates = {"steps": Rate(), "learn": Rate(), "adjust": Rate(), "cells": Rate()}
         self._other = Rate()  # seconds of a frame's work besides training and evaluation
         self._last = {"steps": 0, "learn": 0, "adjust": 0, "cells": 0}  # last nonzero units planned
+        self._learn_piece, self._learn_ceiling = (0, 0.0), 1 << 30
 
     def forget_network(self, param_count: int, software: bool) -> None:
         """A new architecture: its costs are guessed again from its size (the UI's are known)."""
@@ -78,6 +83,7 @@ class FrameBudget:
         self.rates = {"steps": Rate(per_sample), "learn": Rate(per_sample),
                       "adjust": Rate(4 / PRIOR_BYTES_PER_S[kind]), "cells": Rate(per_sample / 3)}
         self._last = dict.fromkeys(self._last, 0)
+        self._learn_piece, self._learn_ceiling = (0, 0.0), 1 << 30  # side-by-side pieces: last (size, seconds)
 
     def compute_seconds(self) -> float:
         if self.other_seconds is None:  # the first frame: the UI's cost is not known yet
@@ -116,6 +122,9 @@ class FrameBudget:
         if not started and step_seconds <= seconds:
             count = self._limit("steps", seconds / step_seconds, 1 << 20)
             return TrainingWork("steps", count, count * shape.batch)
+        if phase == "learn" and shape.learn_side_by_side:
+            units = self._side_by_side_units(seconds, shape.learn_units)
+            return TrainingWork(phase, units, units * shape.learn_unit_cost)
         if phase == "learn":
             # learnGradient is nearly all of a step: the step rate stands in until pieces measure it
             learn = self.rates["learn"]
@@ -126,8 +135,23 @@ class FrameBudget:
         units = self._limit(phase, seconds / (rate * unit_cost), total)
         return TrainingWork(phase, units, units * unit_cost)
 
+    def _side_by_side_units(self, seconds: float, total: int) -> int:
+        """The next piece of side-by-side groups: twice the last while the last fitted `seconds`,
+        half of it (and never that size again) when it took half as long again as allowed."""
+        size, took = self._learn_piece
+        if not size:
+            return 1
+        if took > 1.5 * seconds:
+            self._learn_ceiling = size
+            return max(1, size // 2)
+        if took <= seconds and size * 2 < self._learn_ceiling:
+            return min(total, size * 2)
+        return min(total, size)
+
     def observe(self, training: TrainingWork, training_seconds: float, cells: int, eval_seconds: float,
                 other_seconds: float) -> None:
+        if training.kind == "learn":
+            self._learn_piece = (training.units, training_seconds)
         if training.kind:
             self.rates[training.kind].observe(training_seconds, training.amount)
         if cells:

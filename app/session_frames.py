@@ -96,8 +96,9 @@ class FrameRecording:
 
     def _step_shape(self) -> StepShape:
         t = self.trainer
+        side_by_side = t.plan.gradient_path == "tiles" and not self.gpu.software
         return StepShape(t.config.batch_size, t.learn_units, t.learn_unit_samples, t.adjust_units,
-                         t.launch.gradient_slot_count * ADJUST_PARAMS)
+                         t.launch.gradient_slot_count * ADJUST_PARAMS, side_by_side)
 
     def finish_frame(self, work: FrameWork, gpu_seconds: dict, wait_seconds: float, frame_work_seconds: float) -> None:
         """After the frame's encoder has run: losses, guard, evaluation, what the budget learns."""

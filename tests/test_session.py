@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 
-from app.budget import FrameBudget, StepShape
+from app.budget import FrameBudget, StepShape, TrainingWork
 from app.config import Config, validate
 from app.evaluation import GridEvaluator
 from app.session import Session
@@ -148,3 +148,24 @@ def test_budget_grows_work_at_most_twofold_a_frame():
         budget.observe(work, work.units * 1e-6, 0, 0.0, 0.001)  # far faster than the prior guess
     prior = 4096 * 6 * 148 / 1e9  # seconds a step, guessed for a CPU driver
     assert counts == [int(1.0 / prior) * 2 ** k for k in range(6)]
+
+
+def test_budget_sizes_side_by_side_workgroup_tiles_by_trying():
+    """Workgroup tiles on a GPU: a piece costs one group's time up to what the GPU runs at once
+    (here 256 of 512 groups, 11 ms a round against a ~12 ms budget). Pieces double while they
+    fit and settle at the largest that does; planning by a per-group rate gave 1 group a frame."""
+    shape = StepShape(batch=1 << 22, learn_units=512, learn_unit_cost=8192, adjust_units=300, adjust_unit_cost=512,
+                      learn_side_by_side=True)
+    budget = FrameBudget()
+    budget.forget_network(20_000, software=False)
+    budget.observe(TrainingWork("", 0, 0), 0.0, 0, 0.0, 0.003)
+    pieces = []
+    for _ in range(16):
+        work = budget.plan_training(budget.compute_seconds(), shape, "learn", True)
+        budget.observe(work, 0.011 * -(-work.units // 256), 0, 0.0, 0.003)
+        pieces.append(work.units)
+    assert pieces[:9] == [1, 2, 4, 8, 16, 32, 64, 128, 256] and pieces[-4:] == [256] * 4, pieces
+    one_by_one, fresh = StepShape(**{**shape.__dict__, "learn_side_by_side": False}), FrameBudget()
+    fresh.forget_network(20_000, software=False)
+    fresh.observe(TrainingWork("learn", 1, 8192), 0.011, 0, 0.0, 0.003)
+    assert fresh.plan_training(fresh.compute_seconds(), one_by_one, "learn", True).units == 1, "by a per-group rate"
