@@ -74,7 +74,7 @@ class FrameBudget:
         self.rates = {"steps": Rate(), "learn": Rate(), "adjust": Rate(), "cells": Rate()}
         self._other = Rate()  # seconds of a frame's work besides training and evaluation
         self._last = {"steps": 0, "learn": 0, "adjust": 0, "cells": 0}  # last nonzero units planned
-        self._learn_piece, self._learn_ceiling = (0, 0.0), 1 << 30
+        self._learn_piece, self._learn_ceiling, self._learn_floor = (0, 0.0), 1 << 30, float("inf")
 
     def forget_network(self, param_count: int, software: bool) -> None:
         """A new architecture: its costs are guessed again from its size (the UI's are known)."""
@@ -83,7 +83,8 @@ class FrameBudget:
         self.rates = {"steps": Rate(per_sample), "learn": Rate(per_sample),
                       "adjust": Rate(4 / PRIOR_BYTES_PER_S[kind]), "cells": Rate(per_sample / 3)}
         self._last = dict.fromkeys(self._last, 0)
-        self._learn_piece, self._learn_ceiling = (0, 0.0), 1 << 30  # side-by-side pieces: last (size, seconds)
+        # side-by-side pieces: the last (size, seconds), the size found too big, the quickest piece
+        self._learn_piece, self._learn_ceiling, self._learn_floor = (0, 0.0), 1 << 30, float("inf")
 
     def compute_seconds(self) -> float:
         if self.other_seconds is None:  # the first frame: the UI's cost is not known yet
@@ -136,15 +137,18 @@ class FrameBudget:
         return TrainingWork(phase, units, units * unit_cost)
 
     def _side_by_side_units(self, seconds: float, total: int) -> int:
-        """The next piece of side-by-side groups: twice the last while the last fitted `seconds`,
-        half of it (and never that size again) when it took half as long again as allowed."""
+        """The next piece of side-by-side groups: twice the last while the last took no longer
+        than allowed, or than the quickest piece so far (one group's own time: where even that
+        exceeds a frame, more groups beside it cost nothing more); half of it, and never that
+        size again, once it took half as long again."""
         size, took = self._learn_piece
         if not size:
             return 1
-        if took > 1.5 * seconds:
+        allowed = max(seconds, 1.25 * self._learn_floor)
+        if took > 1.5 * allowed:
             self._learn_ceiling = size
             return max(1, size // 2)
-        if took <= seconds and size * 2 < self._learn_ceiling:
+        if took <= allowed and size * 2 < self._learn_ceiling:
             return min(total, size * 2)
         return min(total, size)
 
@@ -152,6 +156,7 @@ class FrameBudget:
                 other_seconds: float) -> None:
         if training.kind == "learn":
             self._learn_piece = (training.units, training_seconds)
+            self._learn_floor = min(self._learn_floor, training_seconds)
         if training.kind:
             self.rates[training.kind].observe(training_seconds, training.amount)
         if cells:

@@ -165,6 +165,15 @@ def test_budget_sizes_side_by_side_workgroup_tiles_by_trying():
         budget.observe(work, 0.011 * -(-work.units // 256), 0, 0.0, 0.003)
         pieces.append(work.units)
     assert pieces[:9] == [1, 2, 4, 8, 16, 32, 64, 128, 256] and pieces[-4:] == [256] * 4, pieces
+    # one group alone takes longer than a frame allows (a bigger batch): more beside it cost nothing
+    slow, pieces = FrameBudget(), []
+    slow.forget_network(20_000, software=False)
+    slow.observe(TrainingWork("", 0, 0), 0.0, 0, 0.0, 0.003)
+    for _ in range(16):
+        work = slow.plan_training(slow.compute_seconds(), shape, "learn", True)
+        slow.observe(work, 0.030 * -(-work.units // 256), 0, 0.0, 0.003)
+        pieces.append(work.units)
+    assert pieces[-4:] == [256] * 4, pieces
     one_by_one, fresh = StepShape(**{**shape.__dict__, "learn_side_by_side": False}), FrameBudget()
     fresh.forget_network(20_000, software=False)
     fresh.observe(TrainingWork("learn", 1, 8192), 0.011, 0, 0.0, 0.003)
