@@ -171,6 +171,7 @@ def _cuda_device() -> spy.Device | None:
         return None
 
 
+@functools.lru_cache(maxsize=8)  # one probe per device and network, not one per check
 def _reference_device(gpu: Gpu, source: str, outputs: int) -> tuple[spy.Device, str]:
     """The trainer's device where SlangPy's .bwds is right there, else a CUDA device on the same
     machine (the path is independent of the trainer's device: it takes and returns numpy)."""

@@ -54,8 +54,8 @@ class FrameRecording:
         if train:
             work = self.budget.plan_training(max(self.budget.compute_seconds() - eval_seconds, 1e-4),
                                              self._step_shape(), t.progress.phase, t.progress.started)
-            if work.kind == "steps":  # at most the steps asked for while paused, and the loss ring's length
-                units = min(work.units, LOSS_HISTORY, work.units if running else self.pending_steps)
+            if work.kind == "steps":  # at most the loss ring's length, and the steps asked for while paused
+                units = min(work.units, LOSS_HISTORY if running else min(LOSS_HISTORY, self.pending_steps))
                 work = TrainingWork("steps", units, units * t.config.batch_size)
         steps, overlapped = self._record_training(encoder, timer, work)
         record_seconds = time.perf_counter() - start
