@@ -9,8 +9,9 @@ from pathlib import Path
 
 
 def temporary_beside(path: Path) -> Path:
-    """A hidden name in the target's folder (the rename must not cross file systems)."""
-    return path.with_name(f".{path.name}.partial-{os.getpid()}")
+    """A hidden name in the target's folder (the rename must not cross file systems), with the
+    target's extension: sgl picks the image format of a screenshot from it."""
+    return path.with_name(f".{path.stem}.partial-{os.getpid()}{path.suffix}")
 
 
 def write_staged(path: Path, data: bytes) -> Path:

@@ -166,3 +166,13 @@ def test_custom_targets_fit_and_the_derivative_loss_agrees_outside(tmp_path):
     truth_dy = np.stack([-2 * np.sin(3 * x) * np.sin(2 * y), -8 * y * e], axis=1)
     grad_loss = np.mean(np.sum((dx - truth_dx) ** 2 + (dy - truth_dy) ** 2, axis=1))
     assert grad_loss == pytest.approx(summary["eval_grad_loss"], rel=1e-4)
+
+
+def test_screenshot_after_a_headless_run_is_a_png_renamed_into_place(tmp_path):
+    """The screenshot is rendered under a temporary name beside it, which keeps the .png
+    extension (sgl picks the image format from it), and renamed once every file is written."""
+    shot = tmp_path / "shot.png"
+    result = run_cli("--headless", "--iterations", "5", "--quiet", "--out", str(tmp_path / "run"), "--screenshot", str(shot))
+    assert result.returncode == 0, result.stderr
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in tmp_path.iterdir() if ".partial" in p.name] == []
