@@ -1,9 +1,16 @@
+"""`python -m app` (checkout), `python -m slang_visual_trainer` and the `visual-trainer` command."""
+
 import sys
 
-from app.fast_start import skip_torch
+from .fast_start import skip_torch
 
-skip_torch()  # before anything imports slangpy
 
-from app.cli import main  # noqa: E402
+def main() -> int:
+    skip_torch()  # before anything imports slangpy
+    from .cli import main as cli_main
 
-sys.exit(main())
+    return cli_main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

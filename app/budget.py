@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 FRAME_SECONDS = 1 / 60
-HEADROOM = 0.9             # of a frame: room for jitter so that a frame does not miss its vsync
+HEADROOM = 0.9  # of a frame: room for jitter so that a frame does not miss its vsync
 MIN_COMPUTE_SECONDS = 0.002
 # Where the UI alone takes a frame or more (a CPU driver), training and evaluation still get
 # this share of the UI's time: ~1.25x the UI-only frame time, instead of no progress at all.
 SLOW_DEVICE_SHARE = 0.25
-EVAL_SHARE = 0.25          # of the compute budget, for an evaluation pass that does not fit whole
+EVAL_SHARE = 0.25  # of the compute budget, for an evaluation pass that does not fit whole
 GROWTH = 2.0
 # Before anything is measured, costs are guessed from the network's size at these speeds, well
 # below what each kind of device does (lavapipe on 2 cores did ~3 GFLOP/s on the tutorial's
@@ -50,11 +50,12 @@ class Rate:
 @dataclass(frozen=True)
 class StepShape:
     """One training step in the units the budget plans in (from the trainer's launch shape)."""
-    batch: int              # samples of a whole step
-    learn_units: int        # learnGradient groups
-    learn_unit_cost: int    # samples a group walks
-    adjust_units: int       # adjustParameters groups
-    adjust_unit_cost: int   # gradient slots each of them sums
+
+    batch: int  # samples of a whole step
+    learn_units: int  # learnGradient groups
+    learn_unit_cost: int  # samples a group walks
+    adjust_units: int  # adjustParameters groups
+    adjust_unit_cost: int  # gradient slots each of them sums
     # learnGradient groups that run side by side (workgroup tiles on a GPU, whose count is chosen
     # to fill it): a piece of many costs about what one does (an H200: one group walked 8192
     # samples in 11 ms), so pieces are sized by trying, not by a per-group rate.
@@ -63,8 +64,8 @@ class StepShape:
 
 @dataclass
 class TrainingWork:
-    kind: str    # "steps", "learn" or "adjust" (a piece of a step), or "" for none
-    units: int   # steps, or groups of the phase
+    kind: str  # "steps", "learn" or "adjust" (a piece of a step), or "" for none
+    units: int  # steps, or groups of the phase
     amount: float  # units in the rate's measure (samples, or parameter-slots)
 
 
@@ -80,8 +81,12 @@ class FrameBudget:
         """A new architecture: its costs are guessed again from its size (the UI's are known)."""
         kind = "software" if software else "gpu"
         per_sample = 6 * param_count / PRIOR_FLOPS[kind]  # forward, backward and dW multiply-adds
-        self.rates = {"steps": Rate(per_sample), "learn": Rate(per_sample),
-                      "adjust": Rate(4 / PRIOR_BYTES_PER_S[kind]), "cells": Rate(per_sample / 3)}
+        self.rates = {
+            "steps": Rate(per_sample),
+            "learn": Rate(per_sample),
+            "adjust": Rate(4 / PRIOR_BYTES_PER_S[kind]),
+            "cells": Rate(per_sample / 3),
+        }
         self._last = dict.fromkeys(self._last, 0)
         # side-by-side pieces: the last (size, seconds), the size found too big, the quickest piece
         self._learn_piece, self._learn_ceiling, self._learn_floor = (0, 0.0), 1 << 30, float("inf")
@@ -89,8 +94,11 @@ class FrameBudget:
     def compute_seconds(self) -> float:
         if self.other_seconds is None:  # the first frame: the UI's cost is not known yet
             return self.frame_seconds * HEADROOM / 2
-        return max(self.frame_seconds * HEADROOM - self.other_seconds, SLOW_DEVICE_SHARE * self.other_seconds,
-                   MIN_COMPUTE_SECONDS)
+        return max(
+            self.frame_seconds * HEADROOM - self.other_seconds,
+            SLOW_DEVICE_SHARE * self.other_seconds,
+            MIN_COMPUTE_SECONDS,
+        )
 
     def _limit(self, kind: str, units: float, most: int) -> int:
         """`units` within [1, most], and at most GROWTH times the last amount of this kind (the
@@ -114,8 +122,10 @@ class FrameBudget:
         steps, learn, adjust = (self.rates[k] for k in ("steps", "learn", "adjust"))
         if steps.measured or not (learn.measured and adjust.measured):
             return shape.batch * steps.value
-        return (shape.learn_units * shape.learn_unit_cost * learn.value
-                + shape.adjust_units * shape.adjust_unit_cost * adjust.value)
+        return (
+            shape.learn_units * shape.learn_unit_cost * learn.value
+            + shape.adjust_units * shape.adjust_unit_cost * adjust.value
+        )
 
     def plan_training(self, seconds: float, shape: StepShape, phase: str, started: bool) -> TrainingWork:
         """Whole steps if one fits in `seconds`, else the next piece of the current step."""
@@ -152,8 +162,9 @@ class FrameBudget:
             return min(total, size * 2)
         return min(total, size)
 
-    def observe(self, training: TrainingWork, training_seconds: float, cells: int, eval_seconds: float,
-                other_seconds: float) -> None:
+    def observe(
+        self, training: TrainingWork, training_seconds: float, cells: int, eval_seconds: float, other_seconds: float
+    ) -> None:
         if training.kind == "learn":
             self._learn_piece = (training.units, training_seconds)
             self._learn_floor = min(self._learn_floor, training_seconds)

@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app import config as cfg
-from app.atomic import write_atomic
-from app.errors import UserError
-from app.history import EARLIER_RUNS_KEPT, Run
-from app.plan import plan_for
+from . import config as cfg
+from .atomic import write_atomic
+from .errors import UserError
+from .history import EARLIER_RUNS_KEPT, Run
+from .plan import plan_for
 
 if TYPE_CHECKING:
-    from app.session import Session
+    from .session import Session
 
 MAGIC = b"SVTCKPT\0"
 VERSION = 1
@@ -56,32 +56,46 @@ class Checkpoint:
     step: int
     optimizer_steps: int
     samples_seen: int
-    master: np.ndarray            # float32[P]
-    weights: np.ndarray | None    # float16[P]: the half copy the kernels use, exactly as it was
-    moments: np.ndarray           # float32[2P]
-    runs: list[Run]               # the loss history; the last run is the one that goes on
+    master: np.ndarray  # float32[P]
+    weights: np.ndarray | None  # float16[P]: the half copy the kernels use, exactly as it was
+    moments: np.ndarray  # float32[2P]
+    runs: list[Run]  # the loss history; the last run is the one that goes on
 
 
 # ---- taking and putting back a session's state --------------------------------------------
-def capture(session: "Session") -> Checkpoint:
+def capture(session: Session) -> Checkpoint:
     """The session's state now; a step recorded in pieces is finished first."""
     session.complete_step()
     t, count = session.trainer, session.trainer.plan.param_count
     weights = t.gpu.read(t.weights, count, np.float16) if t.weights is not t.master else None
     runs = [_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y) for r in session.history.runs]
-    return Checkpoint(t.config, t.step, t.optimizer_steps, t.samples_seen, t.parameters(), weights,
-                      t.gpu.read(t.moments, 2 * count), runs)
+    return Checkpoint(
+        t.config,
+        t.step,
+        t.optimizer_steps,
+        t.samples_seen,
+        t.parameters(),
+        weights,
+        t.gpu.read(t.moments, 2 * count),
+        runs,
+    )
 
 
-def restore(session: "Session", checkpoint: Checkpoint, config: cfg.Config | None = None) -> None:
+def restore(session: Session, checkpoint: Checkpoint, config: cfg.Config | None = None) -> None:
     """Puts `checkpoint` into a session whose network has its structure (else rebuild first).
     `config` may change hot fields from there on (e.g. --lr); a new optimizer starts afresh."""
     trainer = session.trainer
     if trainer.config.structure_key() != checkpoint.config.structure_key():
         raise ValueError("the session's network differs from the checkpoint's: rebuild it first")
     trainer.apply(checkpoint.config)
-    trainer.load(checkpoint.master, checkpoint.weights, checkpoint.moments, checkpoint.step,
-                 checkpoint.optimizer_steps, checkpoint.samples_seen)
+    trainer.load(
+        checkpoint.master,
+        checkpoint.weights,
+        checkpoint.moments,
+        checkpoint.step,
+        checkpoint.optimizer_steps,
+        checkpoint.samples_seen,
+    )
     if config is not None:
         trainer.apply(config)
     session.continue_history([_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y) for r in checkpoint.runs])
@@ -102,12 +116,18 @@ def encode(checkpoint: Checkpoint) -> bytes:
     arrays.append(checkpoint.moments.astype("<f4"))
     for run in checkpoint.runs:
         arrays += [a.astype("<f8") for a in (run.train.x, run.train.y, run.eval.x, run.eval.y)]
-    header = json.dumps({
-        "app": APP, "config": checkpoint.config.to_dict(), "step": checkpoint.step,
-        "optimizer_steps": checkpoint.optimizer_steps, "samples_seen": checkpoint.samples_seen,
-        "parameters": int(checkpoint.master.size), "half_weights": checkpoint.weights is not None,
-        "runs": [{"label": r.label, "train": r.train.count, "eval": r.eval.count} for r in checkpoint.runs],
-    }).encode()
+    header = json.dumps(
+        {
+            "app": APP,
+            "config": checkpoint.config.to_dict(),
+            "step": checkpoint.step,
+            "optimizer_steps": checkpoint.optimizer_steps,
+            "samples_seen": checkpoint.samples_seen,
+            "parameters": int(checkpoint.master.size),
+            "half_weights": checkpoint.weights is not None,
+            "runs": [{"label": r.label, "train": r.train.count, "eval": r.eval.count} for r in checkpoint.runs],
+        }
+    ).encode()
     payload = b"".join(a.tobytes() for a in arrays)
     digest = hashlib.sha256(header + payload).digest()
     return _PREFIX.pack(MAGIC, VERSION, len(header), len(payload), digest) + header + payload
@@ -132,10 +152,11 @@ def load(path: str | Path) -> Checkpoint:
 
 def decode(data: bytes, name: str = "checkpoint") -> Checkpoint:
     """The checkpoint in `data`, or a CheckpointError naming the first problem."""
+
     def fail(problem: str) -> CheckpointError:
         return CheckpointError(f"checkpoint {name!r} {problem}")
 
-    if data[:len(MAGIC)] != MAGIC:
+    if data[: len(MAGIC)] != MAGIC:
         if len(data) < len(MAGIC) and MAGIC.startswith(data) and data:
             raise fail(f"is truncated ({len(data)} bytes)")
         raise fail("is not a Slang Visual Trainer checkpoint")
@@ -151,7 +172,7 @@ def decode(data: bytes, name: str = "checkpoint") -> Checkpoint:
         raise fail(f"is truncated ({len(data)} of {end} bytes)")
     if len(data) > end:
         raise fail(f"is corrupted ({len(data) - end} bytes after its end)")
-    body = memoryview(data)[_PREFIX.size:]
+    body = memoryview(data)[_PREFIX.size :]
     if hashlib.sha256(body).digest() != digest:
         raise fail("is corrupted (checksum mismatch)")
     try:
@@ -186,8 +207,11 @@ def _from_parts(header, payload: memoryview, fail) -> Checkpoint:
     if half is not (config.precision == "half"):
         raise fail(f"does not match its precision ({config.precision}, half_weights {half!r})")
     runs = header.get("runs")
-    if (not isinstance(runs, list) or not 1 <= len(runs) <= EARLIER_RUNS_KEPT + 1
-            or not all(isinstance(r, dict) and isinstance(r.get("label"), str) for r in runs)):
+    if (
+        not isinstance(runs, list)
+        or not 1 <= len(runs) <= EARLIER_RUNS_KEPT + 1
+        or not all(isinstance(r, dict) and isinstance(r.get("label"), str) for r in runs)
+    ):
         raise fail("has no valid list of runs")
     lengths = [params, params, 2 * params] if half else [params, 2 * params]
     for run in runs:
@@ -204,6 +228,6 @@ def _from_parts(header, payload: memoryview, fail) -> Checkpoint:
     master, weights, moments = arrays[0], (arrays[1] if half else None), arrays[2 if half else 1]
     if not all(np.all(np.isfinite(a)) for a in (master, moments) + ((weights,) if half else ())):
         raise fail("holds parameters or optimizer moments that are not finite")
-    history = arrays[3 if half else 2:]
-    saved_runs = [_run(r["label"], *history[4 * k:4 * k + 4]) for k, r in enumerate(runs)]
+    history = arrays[3 if half else 2 :]
+    saved_runs = [_run(r["label"], *history[4 * k : 4 * k + 4]) for k, r in enumerate(runs)]
     return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, moments, saved_runs)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import argparse
 import datetime
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
-from app import config as cfg
-from app.atomic import Staging, temporary_beside
-from app.cli_args import build_parser, check_headless, check_window, iterations_for, resolve_start
-from app.errors import UserError
+from . import config as cfg
+from .atomic import Staging, temporary_beside
+from .cli_args import build_parser, check_headless, check_window, iterations_for, resolve_start
+from .errors import UserError
 
 EXIT_USAGE = 2
 EXIT_GRAD_CHECK = 4  # the gradient check found the training kernels' gradients wrong
@@ -24,7 +24,7 @@ def _with_target_file(config: cfg.Config, args: argparse.Namespace, gpu) -> cfg.
     a UserError naming the compiler's first message and its line)."""
     if args.target_file is None:
         return config
-    from app import slang_target
+    from . import slang_target
 
     return config.replace(slang_target=slang_target.load(gpu, args.target_file))
 
@@ -38,9 +38,9 @@ def _report_grad_check(check) -> int:
 def _grad_check(args: argparse.Namespace) -> int:
     """--grad-check without --headless: the network the options start from (its initial weights,
     a --resume checkpoint or a --load-network file)."""
-    from app import grad_check
-    from app.gpu import create_gpu
-    from app.session import Session
+    from . import grad_check
+    from .gpu import create_gpu
+    from .session import Session
 
     start = resolve_start(args)
     gpu = create_gpu(args.device)
@@ -51,9 +51,9 @@ def _grad_check(args: argparse.Namespace) -> int:
 
 
 def _headless(args: argparse.Namespace) -> int:
-    from app import headless
-    from app.gpu import create_gpu
-    from app.session import Session
+    from . import headless
+    from .gpu import create_gpu
+    from .session import Session
 
     check_headless(args)
     start = resolve_start(args)
@@ -67,39 +67,46 @@ def _headless(args: argparse.Namespace) -> int:
     result = headless.train(session, iterations, args.quiet)
     check = None
     if args.grad_check:
-        from app import grad_check
+        from . import grad_check
 
         check = grad_check.run(session.trainer)
         result.grad_check = check.to_dict()
     _write_headless(session, result, args, out)
     if result.diverged_at is not None:
-        print(f"error: loss became non-finite at step {result.diverged_at}; "
-              f"network.json holds the last finite network (step {result.steps})", file=sys.stderr)
+        print(
+            f"error: loss became non-finite at step {result.diverged_at}; "
+            f"network.json holds the last finite network (step {result.steps})",
+            file=sys.stderr,
+        )
         return headless.EXIT_DIVERGED
-    print(f"done: {result.steps} steps in {result.wall_seconds:.2f} s, train loss {result.train_loss:.6g}, "
-          f"eval loss {result.eval_loss:.6g}, eval grad loss {result.eval_grad_loss:.6g} -> {out}")
+    print(
+        f"done: {result.steps} steps in {result.wall_seconds:.2f} s, train loss {result.train_loss:.6g}, "
+        f"eval loss {result.eval_loss:.6g}, eval grad loss {result.eval_grad_loss:.6g} -> {out}"
+    )
     return _report_grad_check(check) if check is not None else 0
 
 
 def _write_headless(session, result, args: argparse.Namespace, out: Path) -> None:
     """--out, and beside it the checkpoint, Slang export and screenshot asked for: each written
     under a temporary name first and renamed into place only once all are written."""
-    from app import checkpoint, headless
-    from app.export_slang import trainer_source
+    from . import checkpoint, headless
+    from .export_slang import trainer_source
 
     def heatmaps_png(folder: Path) -> None:
-        from app.ui.report import write_run_heatmaps  # imgui only when a picture is wanted
+        from .ui.report import write_run_heatmaps  # imgui only when a picture is wanted
 
         write_run_heatmaps(session, folder)
 
     staging = Staging()
-    files = [("--save-checkpoint", args.save_checkpoint, lambda: checkpoint.encode(checkpoint.capture(session))),
-             ("--export-slang", args.export_slang, lambda: trainer_source(session.trainer).encode())]
+    files = [
+        ("--save-checkpoint", args.save_checkpoint, lambda: checkpoint.encode(checkpoint.capture(session))),
+        ("--export-slang", args.export_slang, lambda: trainer_source(session.trainer).encode()),
+    ]
     option, path = "--out", out
     try:
         if args.screenshot:
             staging.add_written(_render_screenshot(session, args), args.screenshot)
-        for option, path, contents in files:
+        for option, path, contents in files:  # noqa: B007 (option names the file in the error below)
             if path:
                 staging.add(path, contents())
         option, path = "--out", out
@@ -107,40 +114,51 @@ def _write_headless(session, result, args: argparse.Namespace, out: Path) -> Non
         staging.commit()
     except OSError as error:
         staging.discard()
-        raise UserError(f"cannot write {option} {str(path)!r}: {error.strerror or error}; nothing was written") from None
+        raise UserError(
+            f"cannot write {option} {str(path)!r}: {error.strerror or error}; nothing was written"
+        ) from None
     except BaseException:
         staging.discard()
         raise
-    for label, path in (("screenshot", args.screenshot), ("checkpoint", args.save_checkpoint),
-                        ("slang", args.export_slang)):
+    for label, path in (
+        ("screenshot", args.screenshot),
+        ("checkpoint", args.save_checkpoint),
+        ("slang", args.export_slang),
+    ):
         if path:
             print(f"{label}: {path}")
 
 
 def _render_screenshot(session, args: argparse.Namespace) -> Path:
     """The window after training, rendered into a temporary file beside --screenshot."""
-    from app.ui.offscreen import render_screenshot
+    from .ui.offscreen import render_screenshot
 
     temporary = temporary_beside(Path(args.screenshot))
     try:
         render_screenshot(session, str(temporary), args.width, args.height)
     except Exception as error:  # sgl reports a failed write as a plain RuntimeError
         temporary.unlink(missing_ok=True)
-        raise UserError(f"cannot write --screenshot {args.screenshot!r}: {_first_line(error)}; "
-                        "nothing was written") from None
+        raise UserError(
+            f"cannot write --screenshot {args.screenshot!r}: {_first_line(error)}; nothing was written"
+        ) from None
     return temporary
 
 
 def _window(args: argparse.Namespace) -> int:
-    from app import saved
-    from app.gpu import create_gpu
-    from app.ui.window import WindowOptions, run_window
+    from . import saved
+    from .gpu import create_gpu
+    from .ui.window import WindowOptions, run_window
 
     check_window(args)
     settings = {} if args.fresh else saved.load()
     start = resolve_start(args, (None if args.fresh else saved.saved_config(settings)) or cfg.Config())
-    options = WindowOptions(width=args.width, height=args.height, vsync=False if args.no_vsync else None,
-                            screenshot=args.screenshot, screenshot_after=args.screenshot_after)
+    options = WindowOptions(
+        width=args.width,
+        height=args.height,
+        vsync=False if args.no_vsync else None,
+        screenshot=args.screenshot,
+        screenshot_after=args.screenshot_after,
+    )
     gpu = create_gpu(args.device)
     start.config = _with_target_file(start.config, args, gpu)
     return run_window(gpu, start, options, settings)

@@ -9,12 +9,12 @@ import os
 import sys
 from pathlib import Path
 
-from app import checkpoint as ckpt
-from app import config as cfg
-from app.device import DEVICE_TYPES
-from app.errors import UserError
-from app.network_io import load_network
-from app.start import Start
+from . import checkpoint as ckpt
+from . import config as cfg
+from .device import DEVICE_TYPES
+from .errors import UserError
+from .network_io import load_network
+from .start import Start
 
 WINDOW_MIN = (320, 240)
 MORE_STEPS = 1000  # a headless run trains this many steps unless --iterations says otherwise
@@ -47,56 +47,135 @@ def _default(name: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="visual-trainer", description="Train a small MLP with Slang autodiff on the GPU and watch it "
-                "fit. Without --headless it opens the window.")
+    p = _Parser(
+        prog="visual-trainer",
+        description="Train a small MLP with Slang autodiff on the GPU and watch it "
+        "fit. Without --headless it opens the window.",
+    )
     mode = p.add_argument_group("mode")
     mode.add_argument("--headless", action="store_true", help="train without a window and write the results")
-    mode.add_argument("--iterations", type=int, metavar="N", help="headless: train until step N, counted from the "
-                      f"start; after --resume, {MORE_STEPS} steps past its step unless given (default {MORE_STEPS})")
+    mode.add_argument(
+        "--iterations",
+        type=int,
+        metavar="N",
+        help="headless: train until step N, counted from the "
+        f"start; after --resume, {MORE_STEPS} steps past its step unless given (default {MORE_STEPS})",
+    )
     mode.add_argument("--out", type=_text, metavar="DIR", help="headless output folder (default runs/<timestamp>/)")
-    mode.add_argument("--eval-every", type=int, default=100, metavar="K",
-                      help="headless: evaluate on the grid every K steps (default 100)")
-    mode.add_argument("--screenshot", type=_text, metavar="PNG", help="headless: also render the full window after "
-                      "training into this PNG file")
+    mode.add_argument(
+        "--eval-every",
+        type=int,
+        default=100,
+        metavar="K",
+        help="headless: evaluate on the grid every K steps (default 100)",
+    )
+    mode.add_argument(
+        "--screenshot",
+        type=_text,
+        metavar="PNG",
+        help="headless: also render the full window after training into this PNG file",
+    )
     mode.add_argument("--quiet", action="store_true", help="headless: no progress bar or loss lines")
-    mode.add_argument("--grad-check", action="store_true", help="check the training kernels' parameter gradients "
-                      "against an independent SlangPy path and finite differences; exit 4 if they disagree. Alone: "
-                      "the initial network, no window; with --headless: the trained network, after the run")
-    mode.add_argument("--device", default="auto", choices=tuple(DEVICE_TYPES),
-                      help="GPU API (default auto; SLANGPY_DEVICE_TYPE_OVERRIDE wins where it is set)")
+    mode.add_argument(
+        "--grad-check",
+        action="store_true",
+        help="check the training kernels' parameter gradients "
+        "against an independent SlangPy path and finite differences; exit 4 if they disagree. Alone: "
+        "the initial network, no window; with --headless: the trained network, after the run",
+    )
+    mode.add_argument(
+        "--device",
+        default="auto",
+        choices=tuple(DEVICE_TYPES),
+        help="GPU API (default auto; SLANGPY_DEVICE_TYPE_OVERRIDE wins where it is set)",
+    )
     net = p.add_argument_group("network and training (each overrides --preset and --config)")
-    net.add_argument("--config", type=_text, metavar="FILE", help="a JSON config, or the summary.json of an "
-                     "earlier run")
-    net.add_argument("--preset", type=_text, metavar="NAME", help=f"start from a preset: {', '.join(cfg.preset_names())}")
-    net.add_argument("--hidden", type=_widths, metavar="W,W", help=f"hidden layer widths, 1-{cfg.MAX_HIDDEN_LAYERS} "
-                     f"layers of 1-{cfg.MAX_WIDTH} (default {_default('hidden')})")
-    for name, options in (("activation", cfg.ACTIVATIONS), ("output_activation", cfg.ACTIVATIONS),
-                          ("encoding", cfg.ENCODINGS), ("precision", cfg.PRECISIONS), ("optimizer", cfg.OPTIMIZERS)):
-        net.add_argument(f"--{name.replace('_', '-')}", choices=options,
-                         help=f"{name.replace('_', ' ')}: {', '.join(options)} (default {_default(name)})")
-    net.add_argument("--matmul", choices=cfg.MATMULS, help="auto: half-precision layers multiply on tensor cores "
-                     "where the device has them (Vulkan); simt: always on the shader cores (default auto)")
-    net.add_argument("--target", action="append", type=_text, metavar="EXPR", dest="targets",
-                     help=f"a target function of x and y; repeat for more outputs (1-{cfg.MAX_TARGETS}), replacing the "
-                     "default set. Numbers, x, y, + - * / **, parentheses, sin cos tan exp log sqrt abs pow min max")
-    net.add_argument("--target-file", type=_text, metavar="FILE.slang", help="ground truth from your own Slang file: "
-                     "[Differentiable] float target(float2 p, int k) and static const int TARGET_COUNT")
-    net.add_argument("--frequencies", type=int, metavar="K", help=f"Fourier encoding frequencies, 1-{cfg.MAX_FREQUENCIES}"
-                     f" (default {_default('frequencies')})")
+    net.add_argument(
+        "--config", type=_text, metavar="FILE", help="a JSON config, or the summary.json of an earlier run"
+    )
+    net.add_argument(
+        "--preset", type=_text, metavar="NAME", help=f"start from a preset: {', '.join(cfg.preset_names())}"
+    )
+    net.add_argument(
+        "--hidden",
+        type=_widths,
+        metavar="W,W",
+        help=f"hidden layer widths, 1-{cfg.MAX_HIDDEN_LAYERS} "
+        f"layers of 1-{cfg.MAX_WIDTH} (default {_default('hidden')})",
+    )
+    for name, options in (
+        ("activation", cfg.ACTIVATIONS),
+        ("output_activation", cfg.ACTIVATIONS),
+        ("encoding", cfg.ENCODINGS),
+        ("precision", cfg.PRECISIONS),
+        ("optimizer", cfg.OPTIMIZERS),
+    ):
+        net.add_argument(
+            f"--{name.replace('_', '-')}",
+            choices=options,
+            help=f"{name.replace('_', ' ')}: {', '.join(options)} (default {_default(name)})",
+        )
+    net.add_argument(
+        "--matmul",
+        choices=cfg.MATMULS,
+        help="auto: half-precision layers multiply on tensor cores "
+        "where the device has them (Vulkan); simt: always on the shader cores (default auto)",
+    )
+    net.add_argument(
+        "--target",
+        action="append",
+        type=_text,
+        metavar="EXPR",
+        dest="targets",
+        help=f"a target function of x and y; repeat for more outputs (1-{cfg.MAX_TARGETS}), replacing the "
+        "default set. Numbers, x, y, + - * / **, parentheses, sin cos tan exp log sqrt abs pow min max",
+    )
+    net.add_argument(
+        "--target-file",
+        type=_text,
+        metavar="FILE.slang",
+        help="ground truth from your own Slang file: "
+        "[Differentiable] float target(float2 p, int k) and static const int TARGET_COUNT",
+    )
+    net.add_argument(
+        "--frequencies",
+        type=int,
+        metavar="K",
+        help=f"Fourier encoding frequencies, 1-{cfg.MAX_FREQUENCIES} (default {_default('frequencies')})",
+    )
     net.add_argument("--lr", type=float, help=f"learning rate (default {_default('lr')})")
     net.add_argument("--batch-size", type=int, metavar="B", help=f"samples a step (default {_default('batch_size')})")
     net.add_argument("--seed", type=int, help=f"random seed: initial weights and samples (default {_default('seed')})")
-    net.add_argument("--eval-grid", type=int, metavar="G", help=f"evaluation grid side (default {_default('eval_grid')})")
+    net.add_argument(
+        "--eval-grid", type=int, metavar="G", help=f"evaluation grid side (default {_default('eval_grid')})"
+    )
     files = p.add_argument_group("checkpoints and export")
-    files.add_argument("--resume", type=_text, metavar="CKPT", help="continue from a checkpoint: its network, optimizer "
-                       "state, step, config and loss history; --lr, --optimizer, --batch-size, --seed and --eval-grid "
-                       "may change its config")
-    files.add_argument("--save-checkpoint", type=_text, metavar="PATH", help="headless: save the whole training state "
-                       "at the end, for --resume")
-    files.add_argument("--export-slang", type=_text, metavar="PATH", help="headless: write the trained network as one "
-                       "standalone .slang file defining trained_network(xy, outputs)")
-    files.add_argument("--load-network", type=_text, metavar="JSON", help="start training from a network.json written "
-                       "earlier: its structure and weights, fresh optimizer state")
+    files.add_argument(
+        "--resume",
+        type=_text,
+        metavar="CKPT",
+        help="continue from a checkpoint: its network, optimizer "
+        "state, step, config and loss history; --lr, --optimizer, --batch-size, --seed and --eval-grid "
+        "may change its config",
+    )
+    files.add_argument(
+        "--save-checkpoint",
+        type=_text,
+        metavar="PATH",
+        help="headless: save the whole training state at the end, for --resume",
+    )
+    files.add_argument(
+        "--export-slang",
+        type=_text,
+        metavar="PATH",
+        help="headless: write the trained network as one standalone .slang file defining trained_network(xy, outputs)",
+    )
+    files.add_argument(
+        "--load-network",
+        type=_text,
+        metavar="JSON",
+        help="start training from a network.json written earlier: its structure and weights, fresh optimizer state",
+    )
     win = p.add_argument_group("window")
     win.add_argument("--width", type=int, default=1280, help="window width in pixels (default 1280)")
     win.add_argument("--height", type=int, default=800, help="window height in pixels (default 800)")
@@ -116,9 +195,25 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         config = cfg.load_file(args.config, config)
     if args.targets is not None and args.target_file is not None:
         raise UserError("use --target or --target-file, not both")
-    overrides = {name: getattr(args, name) for name in (
-        "hidden", "activation", "output_activation", "encoding", "frequencies", "precision",
-        "optimizer", "lr", "batch_size", "seed", "eval_grid", "matmul", "targets") if getattr(args, name) is not None}
+    overrides = {
+        name: getattr(args, name)
+        for name in (
+            "hidden",
+            "activation",
+            "output_activation",
+            "encoding",
+            "frequencies",
+            "precision",
+            "optimizer",
+            "lr",
+            "batch_size",
+            "seed",
+            "eval_grid",
+            "matmul",
+            "targets",
+        )
+        if getattr(args, name) is not None
+    }
     if args.targets is not None:
         overrides["slang_target"] = None
     return cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
@@ -144,8 +239,10 @@ def iterations_for(args: argparse.Namespace, start: Start) -> int:
     past where it starts."""
     iterations = args.iterations if args.iterations is not None else start.step + MORE_STEPS
     if iterations < start.step:
-        raise UserError(f"--iterations {iterations} is below the checkpoint's step {start.step}: it is the step "
-                        "to train to, counted from the start")
+        raise UserError(
+            f"--iterations {iterations} is below the checkpoint's step {start.step}: it is the step "
+            "to train to, counted from the start"
+        )
     return iterations
 
 
@@ -203,8 +300,7 @@ def check_window(args: argparse.Namespace) -> None:
     if args.screenshot_after is not None and args.screenshot_after < 0:
         raise UserError(f"--screenshot-after must be 0 or more (got {args.screenshot_after})")
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        raise UserError("no display to open a window on (DISPLAY is not set); "
-                        "use --headless to train without a window")
+        raise UserError("no display to open a window on (DISPLAY is not set); use --headless to train without a window")
 
 
 STRUCTURE_OPTIONS = ("hidden", "activation", "output_activation", "encoding", "frequencies", "precision")
@@ -217,17 +313,25 @@ def _check_start(args: argparse.Namespace) -> None:
     if args.resume is not None:
         taken = ["--load-network"] if args.load_network is not None else []
         taken += [f"--{name}" for name in ("preset", "config") if getattr(args, name) is not None]
-        taken += [f"--{name.replace('_', '-')}" for name in STRUCTURE_OPTIONS + TRUTH_OPTIONS
-                  if getattr(args, name) is not None]
+        taken += [
+            f"--{name.replace('_', '-')}"
+            for name in STRUCTURE_OPTIONS + TRUTH_OPTIONS
+            if getattr(args, name) is not None
+        ]
         if taken:
-            raise UserError(f"{taken[0]} cannot be combined with --resume, which continues the checkpoint's network "
-                            "and config")
+            raise UserError(
+                f"{taken[0]} cannot be combined with --resume, which continues the checkpoint's network and config"
+            )
     if args.load_network is not None:
-        taken = [f"--{name.replace('_', '-')}" for name in STRUCTURE_OPTIONS[:-1] + TRUTH_OPTIONS
-                 if getattr(args, name) is not None]
+        taken = [
+            f"--{name.replace('_', '-')}"
+            for name in STRUCTURE_OPTIONS[:-1] + TRUTH_OPTIONS
+            if getattr(args, name) is not None
+        ]
         if taken:
-            raise UserError(f"{taken[0]} cannot be combined with --load-network, which takes the network's "
-                            "structure from its file")
+            raise UserError(
+                f"{taken[0]} cannot be combined with --load-network, which takes the network's structure from its file"
+            )
 
 
 def _check_size(args: argparse.Namespace) -> None:

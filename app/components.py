@@ -7,8 +7,8 @@ nothing is kept in sync by hand. (tests/reference.py keeps its own numpy on purp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -19,13 +19,13 @@ LEAKY_RELU_SLOPE = 0.01
 @dataclass(frozen=True)
 class Activation:
     name: str
-    slang: str                                     # the IActivation struct
-    numpy: Callable[..., np.ndarray]               # numpy(z, **params)
+    slang: str  # the IActivation struct
+    numpy: Callable[..., np.ndarray]  # numpy(z, **params)
     # The same function as a differentiable Slang expression of `z`, with params filled in, for
     # the standalone export (app/export_slang.py), which cannot include shaders/.
     expression: str
-    relu_like: bool = False                        # He initialisation instead of Glorot
-    params: dict = field(default_factory=dict)     # extra network.json fields, e.g. the slope
+    relu_like: bool = False  # He initialisation instead of Glorot
+    params: dict = field(default_factory=dict)  # extra network.json fields, e.g. the slope
 
     def schema(self) -> dict:
         return {"activation": self.name, **self.params}
@@ -39,27 +39,35 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-z))
 
 
-ACTIVATIONS: dict[str, Activation] = {a.name: a for a in (
-    Activation("leaky_relu", "LeakyReLU",
-               lambda z, negative_slope=LEAKY_RELU_SLOPE: np.where(z > 0, z, negative_slope * z),
-               "{z} > 0.0 ? {z} : {negative_slope!r} * {z}", relu_like=True,
-               params={"negative_slope": LEAKY_RELU_SLOPE}),
-    Activation("relu", "ReLU", lambda z: np.maximum(z, 0), "max({z}, 0.0)", relu_like=True),
-    Activation("tanh", "Tanh", np.tanh, "tanh({z})"),
-    Activation("sigmoid", "Sigmoid", _sigmoid, "1.0 / (1.0 + exp(-{z}))"),
-    Activation("sin", "Sine", np.sin, "sin({z})"),
-    Activation("identity", "Identity", lambda z: z, "{z}"),
-)}
+ACTIVATIONS: dict[str, Activation] = {
+    a.name: a
+    for a in (
+        Activation(
+            "leaky_relu",
+            "LeakyReLU",
+            lambda z, negative_slope=LEAKY_RELU_SLOPE: np.where(z > 0, z, negative_slope * z),
+            "{z} > 0.0 ? {z} : {negative_slope!r} * {z}",
+            relu_like=True,
+            params={"negative_slope": LEAKY_RELU_SLOPE},
+        ),
+        Activation("relu", "ReLU", lambda z: np.maximum(z, 0), "max({z}, 0.0)", relu_like=True),
+        Activation("tanh", "Tanh", np.tanh, "tanh({z})"),
+        Activation("sigmoid", "Sigmoid", _sigmoid, "1.0 / (1.0 + exp(-{z}))"),
+        Activation("sin", "Sine", np.sin, "sin({z})"),
+        Activation("identity", "Identity", lambda z: z, "{z}"),
+    )
+}
 
 
 # ---- encodings: functions in shaders/encodings.slang ----------------------------------------
 @dataclass(frozen=True)
 class Encoding:
     """How (x, y) becomes the network's input vector. `frequencies` matters to fourier only."""
+
     name: str
-    slang: str                                              # a call on `p`, the float2 point
-    dim: Callable[[int], int]                               # input width for K frequencies
-    names: Callable[[int], list[str]]                       # one label per input (diagram)
+    slang: str  # a call on `p`, the float2 point
+    dim: Callable[[int], int]  # input width for K frequencies
+    names: Callable[[int], list[str]]  # one label per input (diagram)
     numpy: Callable[[np.ndarray, np.ndarray, int], np.ndarray]  # (N,) x, y -> (N, dim)
     # Each input as a standalone Slang expression of `xy` (app/export_slang.py)
     expressions: Callable[[int], list[str]]
@@ -71,7 +79,7 @@ class Encoding:
 def _fourier_numpy(x: np.ndarray, y: np.ndarray, frequencies: int) -> np.ndarray:
     columns = [x, y]
     for k in range(frequencies):
-        scale = (2.0 ** k) * np.pi
+        scale = (2.0**k) * np.pi
         columns += [np.sin(scale * x), np.cos(scale * x), np.sin(scale * y), np.cos(scale * y)]
     return np.stack(columns, axis=1)
 
@@ -83,7 +91,7 @@ FOURIER_PI = np.float32(3.14159265358979)
 def _fourier_expressions(frequencies: int) -> list[str]:
     terms = ["xy.x", "xy.y"]
     for k in range(frequencies):
-        scale = repr(float(np.float32(2.0 ** k) * FOURIER_PI))  # exact: a power of two times a float
+        scale = repr(float(np.float32(2.0**k) * FOURIER_PI))  # exact: a power of two times a float
         terms += [f"sin({scale} * xy.x)", f"cos({scale} * xy.x)", f"sin({scale} * xy.y)", f"cos({scale} * xy.y)"]
     return terms
 
@@ -91,19 +99,39 @@ def _fourier_expressions(frequencies: int) -> list[str]:
 def _fourier_names(frequencies: int) -> list[str]:
     names = ["x", "y"]
     for k in range(frequencies):
-        names += [f"sin {2 ** k}πx", f"cos {2 ** k}πx", f"sin {2 ** k}πy", f"cos {2 ** k}πy"]
+        names += [f"sin {2**k}πx", f"cos {2**k}πx", f"sin {2**k}πy", f"cos {2**k}πy"]
     return names
 
 
-ENCODINGS: dict[str, Encoding] = {e.name: e for e in (
-    Encoding("poly2", "encodePoly2(p)", lambda k: 4, lambda k: ["x", "y", "x²", "y²"],
-             lambda x, y, k: np.stack([x, y, x * x, y * y], axis=1),
-             lambda k: ["xy.x", "xy.y", "xy.x * xy.x", "xy.y * xy.y"]),
-    Encoding("raw", "encodeRaw(p)", lambda k: 2, lambda k: ["x", "y"],
-             lambda x, y, k: np.stack([x, y], axis=1), lambda k: ["xy.x", "xy.y"]),
-    Encoding("fourier", "encodeFourier<INPUT_DIM>(p)", lambda k: 2 + 4 * k, _fourier_names, _fourier_numpy,
-             _fourier_expressions),
-)}
+ENCODINGS: dict[str, Encoding] = {
+    e.name: e
+    for e in (
+        Encoding(
+            "poly2",
+            "encodePoly2(p)",
+            lambda k: 4,
+            lambda k: ["x", "y", "x²", "y²"],
+            lambda x, y, k: np.stack([x, y, x * x, y * y], axis=1),
+            lambda k: ["xy.x", "xy.y", "xy.x * xy.x", "xy.y * xy.y"],
+        ),
+        Encoding(
+            "raw",
+            "encodeRaw(p)",
+            lambda k: 2,
+            lambda k: ["x", "y"],
+            lambda x, y, k: np.stack([x, y], axis=1),
+            lambda k: ["xy.x", "xy.y"],
+        ),
+        Encoding(
+            "fourier",
+            "encodeFourier<INPUT_DIM>(p)",
+            lambda k: 2 + 4 * k,
+            _fourier_names,
+            _fourier_numpy,
+            _fourier_expressions,
+        ),
+    )
+}
 
 
 # ---- optimizers: ids matched by shaders/optimizers.slang ------------------------------------
@@ -113,10 +141,13 @@ class Optimizer:
     id: int  # StepArgs.optimizer (app/step_args.py), emitted as OPTIMIZER_<NAME>
 
 
-OPTIMIZERS: dict[str, Optimizer] = {o.name: o for o in (
-    Optimizer("sgd", 0),
-    Optimizer("adam", 1),
-)}
+OPTIMIZERS: dict[str, Optimizer] = {
+    o.name: o
+    for o in (
+        Optimizer("sgd", 0),
+        Optimizer("adam", 1),
+    )
+}
 
 
 # ---- heatmap panels: ids matched by drawHeatmaps in shaders/visualize.slang -----------------
@@ -132,8 +163,9 @@ def slang_constants() -> str:
     """The constants above as Slang declarations, for the top of the generated module."""
     lines = [f"static const float LEAKY_RELU_SLOPE = {LEAKY_RELU_SLOPE!r};"]
     lines += [f"static const uint OPTIMIZER_{o.name.upper()} = {o.id};" for o in OPTIMIZERS.values()]
-    lines += [f"static const uint PANEL_{name.strip('|').split()[-1].upper()} = {k};"
-              for k, name in enumerate(HEATMAP_PANELS)]
+    lines += [
+        f"static const uint PANEL_{name.strip('|').split()[-1].upper()} = {k};" for k, name in enumerate(HEATMAP_PANELS)
+    ]
     lines.append(f"static const uint HEATMAP_VIEWS = {len(HEATMAP_VIEWS)};")
     lines.append("static const float3 INVALID_COLOUR = float3({}, {}, {});".format(*map(repr, INVALID_COLOUR)))
     return "\n".join(lines)

@@ -11,11 +11,12 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
-from app import components
-from app.errors import UserError, read_user_text
-from app.targets import TUTORIAL_TARGETS, parse_target
+from . import components
+from .errors import UserError, read_user_text
+from .resources import asset
+from .targets import TUTORIAL_TARGETS, parse_target
 
 ACTIVATIONS = tuple(components.ACTIVATIONS)
 ENCODINGS = tuple(components.ENCODINGS)
@@ -26,13 +27,22 @@ MAX_WIDTH = 256
 MAX_HIDDEN_LAYERS = 8
 MAX_FREQUENCIES = 16
 MAX_TARGETS = 8
-PRESET_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
+PRESET_DIR = asset("presets")
 
 # Characters of a Slang target file: ample for a few functions, and small enough for the config
 # to travel as one command-line argument (at most 128 KiB on Linux) to app/rebuild.py's child.
 MAX_TARGET_SOURCE = 16 * 1024
-STRUCTURAL_FIELDS = ("hidden", "activation", "output_activation", "encoding", "frequencies",
-                     "precision", "targets", "slang_target", "matmul")
+STRUCTURAL_FIELDS = (
+    "hidden",
+    "activation",
+    "output_activation",
+    "encoding",
+    "frequencies",
+    "precision",
+    "targets",
+    "slang_target",
+    "matmul",
+)
 
 
 @dataclass
@@ -48,11 +58,11 @@ class Config:
     # The ground truth from a user's Slang file instead of `targets` (kept for going back):
     # {"file": path, "source": its text, "count": its TARGET_COUNT}, read and compiled by
     # app/slang_target.py. The text itself is kept, so a summary.json reproduces the run.
-    slang_target: Optional[dict] = None
+    slang_target: dict | None = None
     domain: list[float] = field(default_factory=lambda: [-1.0, 1.0, -1.0, 1.0])  # x0, x1, y0, y1
     optimizer: str = "adam"
     lr: float = 0.01
-    beta1: float = 0.9       # Adam's first-moment decay; SGD's momentum (0 = plain SGD)
+    beta1: float = 0.9  # Adam's first-moment decay; SGD's momentum (0 = plain SGD)
     beta2: float = 0.999
     epsilon: float = 1e-7
     batch_size: int = 4096
@@ -76,7 +86,7 @@ class Config:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
-    def replace(self, **changes: Any) -> "Config":
+    def replace(self, **changes: Any) -> Config:
         return validate(dataclasses.replace(self, **changes))
 
 
@@ -127,9 +137,13 @@ def validate(config: Config) -> Config:
         parse_target(target)
     _check_slang_target(config.slang_target)
     domain = config.domain
-    if (not isinstance(domain, list) or len(domain) != 4
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in domain)
-            or domain[0] >= domain[1] or domain[2] >= domain[3]):
+    if (
+        not isinstance(domain, list)
+        or len(domain) != 4
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in domain)
+        or domain[0] >= domain[1]
+        or domain[2] >= domain[3]
+    ):
         raise UserError("domain must be [x0, x1, y0, y1] with finite x0 < x1 and y0 < y1")
     config.domain = [float(v) for v in domain]
     _choice("optimizer", config.optimizer, OPTIMIZERS)

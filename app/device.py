@@ -7,12 +7,16 @@ from pathlib import Path
 
 import slangpy as spy
 
-from app.errors import UserError
+from .errors import UserError
+from .resources import shader_dir
 
-SHADER_DIR = Path(__file__).resolve().parent.parent / "shaders"
-DEVICE_TYPES = {"auto": spy.DeviceType.automatic, "vulkan": spy.DeviceType.vulkan,
-                "cuda": spy.DeviceType.cuda, "d3d12": spy.DeviceType.d3d12,
-                "metal": spy.DeviceType.metal}
+DEVICE_TYPES = {
+    "auto": spy.DeviceType.automatic,
+    "vulkan": spy.DeviceType.vulkan,
+    "cuda": spy.DeviceType.cuda,
+    "d3d12": spy.DeviceType.d3d12,
+    "metal": spy.DeviceType.metal,
+}
 
 
 def cache_dir() -> Path:
@@ -40,7 +44,7 @@ def create_device(kind: str = "auto") -> spy.Device:
     options = spy.SlangCompilerOptions()
     # SlangPy's own shaders too, as spy.create_device adds them: `import slangpy` in the
     # gradient check's module (app/grad_check.py) needs its tensor types.
-    options.include_paths = [str(SHADER_DIR), spy.SHADER_PATH]
+    options.include_paths = [str(shader_dir()), spy.SHADER_PATH]
     # SlangPy's own caches: compiled Slang modules, and the driver's pipeline binaries.
     caches = {"module_cache_path": cache_dir() / "modules", "shader_cache_path": cache_dir() / "shaders"}
     try:
@@ -49,8 +53,12 @@ def create_device(kind: str = "auto") -> spy.Device:
     except OSError:
         caches = {}  # a read-only home only costs compile time
     try:
-        return spy.Device(type=DEVICE_TYPES[kind], compiler_options=options, enable_hot_reload=False,
-                          **{name: str(path) for name, path in caches.items()})
+        return spy.Device(
+            type=DEVICE_TYPES[kind],
+            compiler_options=options,
+            enable_hot_reload=False,
+            **{name: str(path) for name, path in caches.items()},
+        )
     except Exception as error:  # sgl raises plain RuntimeError with a multi-line report
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise UserError(f"no usable {kind} device: {first_line}") from None

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 import slangpy as spy
 
-from app.gpu import HostCopy
-from app.trainer import Trainer
+from .gpu import HostCopy
+from .trainer import Trainer
 
-
-VIEWS = 3             # values, d/dx, d/dy (app.components.HEATMAP_VIEWS)
-NEURON_GRID = 32      # the neuron views' grid side, at most: every k-th cell of the eval grid
+VIEWS = 3  # values, d/dx, d/dy (app.components.HEATMAP_VIEWS)
+NEURON_GRID = 32  # the neuron views' grid side, at most: every k-th cell of the eval grid
 
 
 def neuron_stride(grid: int) -> int:
@@ -35,11 +34,11 @@ class Evaluation:
     predictions: np.ndarray  # (G, G, outputs), [j, i] with j along y
     truths: np.ndarray
     derivatives: np.ndarray  # (G, G, outputs, 4): d prediction/dx, /dy, d truth/dx, /dy
-    cell_loss: np.ndarray    # (G, G)
+    cell_loss: np.ndarray  # (G, G)
     cell_grad_loss: np.ndarray  # (G, G): the derivatives' squared errors summed over outputs
-    error_max: np.ndarray    # (views, outputs): the largest finite |error| of values, d/dx, d/dy
-    invalid: np.ndarray      # (views, outputs): cells whose prediction or truth is NaN or infinite
-    step: int                # the network evaluated had taken this many steps
+    error_max: np.ndarray  # (views, outputs): the largest finite |error| of values, d/dx, d/dy
+    invalid: np.ndarray  # (views, outputs): cells whose prediction or truth is NaN or infinite
+    step: int  # the network evaluated had taken this many steps
 
     @property
     def loss(self) -> float:
@@ -53,10 +52,11 @@ class Evaluation:
 @dataclass
 class Summary:
     """What a frame reads back of a complete pass: the two losses and the per-view statistics."""
+
     loss: float
     grad_loss: float
-    error_max: np.ndarray    # (views, outputs)
-    invalid: np.ndarray      # (views, outputs)
+    error_max: np.ndarray  # (views, outputs)
+    invalid: np.ndarray  # (views, outputs)
 
 
 class _Buffers:
@@ -80,9 +80,9 @@ class GridEvaluator:
         self.trainer, self.grid = trainer, grid
         self.weights = trainer.gpu.buffer(trainer.weights.size)
         self._sets = [_Buffers(trainer, grid), _Buffers(trainer, grid)]
-        self._writing = 0               # the set the pass in progress writes
-        self.progress = 0               # cells of the pass in progress done
-        self.passes = 0                 # complete passes so far
+        self._writing = 0  # the set the pass in progress writes
+        self.progress = 0  # cells of the pass in progress done
+        self.passes = 0  # complete passes so far
         outputs = trainer.plan.output_dim
         self._summary_out = HostCopy(trainer.gpu.device, (2 * self.cells + 2 * VIEWS * outputs) * 4)
         with trainer.gpu.submit() as encoder:  # builds the pipeline now, evaluating no cell
@@ -128,13 +128,23 @@ class GridEvaluator:
     def _dispatch(self, encoder: spy.CommandEncoder, target: _Buffers, first: int, count: int) -> None:
         t = self.trainer
         t.kernels.evaluate_grid.dispatch(
-            [max(count, 1), 1, 1], command_encoder=encoder, weights=self.weights.device_address,
-            predictions=target.predictions.device_address, truths=target.truths.device_address,
-            derivatives=target.derivatives.device_address, cellLoss=target.cell_loss.device_address,
-            cellGradLoss=target.cell_grad_loss.device_address, cellStats=target.cell_stats.device_address,
-            neuronValues=target.neuron_values.device_address, neuronRanges=target.neuron_ranges.device_address,
-            grid=self.grid, neuronStride=neuron_stride(self.grid), domain=spy.float4(*t.config.domain),
-            cellOffset=first, cellEnd=first + count)
+            [max(count, 1), 1, 1],
+            command_encoder=encoder,
+            weights=self.weights.device_address,
+            predictions=target.predictions.device_address,
+            truths=target.truths.device_address,
+            derivatives=target.derivatives.device_address,
+            cellLoss=target.cell_loss.device_address,
+            cellGradLoss=target.cell_grad_loss.device_address,
+            cellStats=target.cell_stats.device_address,
+            neuronValues=target.neuron_values.device_address,
+            neuronRanges=target.neuron_ranges.device_address,
+            grid=self.grid,
+            neuronStride=neuron_stride(self.grid),
+            domain=spy.float4(*t.config.domain),
+            cellOffset=first,
+            cellEnd=first + count,
+        )
         encoder.global_barrier()
 
     def record_summary(self, encoder: spy.CommandEncoder) -> None:
@@ -143,26 +153,35 @@ class GridEvaluator:
         done, cells = self.complete, self.cells
         self._summary_out.record(encoder, done.cell_loss, 0, cells * 4)
         self._summary_out.record(encoder, done.cell_grad_loss, 0, cells * 4, cells * 4)
-        self._summary_out.record(encoder, done.cell_stats, 0, 2 * VIEWS * self.trainer.plan.output_dim * 4, 2 * cells * 4)
+        self._summary_out.record(
+            encoder, done.cell_stats, 0, 2 * VIEWS * self.trainer.plan.output_dim * 4, 2 * cells * 4
+        )
 
     def read_summary(self) -> Summary:
         """What record_summary copied, once it has run."""
         outputs, cells = self.trainer.plan.output_dim, self.cells
         stats = self._summary_out.read(2 * VIEWS * outputs, np.uint32, offset=2 * cells * 4).reshape(VIEWS, 2, outputs)
-        return Summary(loss=float(np.mean(self._summary_out.read(cells), dtype=np.float64)),
-                       grad_loss=float(np.mean(self._summary_out.read(cells, offset=cells * 4), dtype=np.float64)),
-                       error_max=np.ascontiguousarray(stats[:, 0]).view(np.float32), invalid=np.ascontiguousarray(stats[:, 1]))
+        return Summary(
+            loss=float(np.mean(self._summary_out.read(cells), dtype=np.float64)),
+            grad_loss=float(np.mean(self._summary_out.read(cells, offset=cells * 4), dtype=np.float64)),
+            error_max=np.ascontiguousarray(stats[:, 0]).view(np.float32),
+            invalid=np.ascontiguousarray(stats[:, 1]),
+        )
 
     def read(self) -> Evaluation:
         """Everything the last complete pass computed, read now."""
         done, g, o, gpu = self.complete, self.grid, self.trainer.plan.output_dim, self.trainer.gpu
         stats = gpu.read(done.cell_stats, 2 * VIEWS * o, np.uint32).reshape(VIEWS, 2, o)
-        return Evaluation(predictions=gpu.read(done.predictions, g * g * o).reshape(g, g, o),
-                          truths=gpu.read(done.truths, g * g * o).reshape(g, g, o),
-                          derivatives=gpu.read(done.derivatives, g * g * o * 4).reshape(g, g, o, 4),
-                          cell_loss=gpu.read(done.cell_loss, g * g).reshape(g, g),
-                          cell_grad_loss=gpu.read(done.cell_grad_loss, g * g).reshape(g, g),
-                          error_max=np.ascontiguousarray(stats[:, 0]).view(np.float32), invalid=np.ascontiguousarray(stats[:, 1]), step=done.step)
+        return Evaluation(
+            predictions=gpu.read(done.predictions, g * g * o).reshape(g, g, o),
+            truths=gpu.read(done.truths, g * g * o).reshape(g, g, o),
+            derivatives=gpu.read(done.derivatives, g * g * o * 4).reshape(g, g, o, 4),
+            cell_loss=gpu.read(done.cell_loss, g * g).reshape(g, g),
+            cell_grad_loss=gpu.read(done.cell_grad_loss, g * g).reshape(g, g),
+            error_max=np.ascontiguousarray(stats[:, 0]).view(np.float32),
+            invalid=np.ascontiguousarray(stats[:, 1]),
+            step=done.step,
+        )
 
     def evaluate(self) -> Evaluation:
         """A whole pass of the current network, now (a pass in progress is started over)."""

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.config import Config
-from app.plan import LayerPlan, NetworkPlan
-from app.trainer import Trainer
+from .config import Config
+from .plan import LayerPlan, NetworkPlan
+from .trainer import Trainer
+
 
 def _literal(value: np.float32) -> str:
     """The float32 as the shortest decimal of its exact float64 value: it parses back to the
@@ -102,8 +103,10 @@ void trained_layer{k}_bwd(inout DifferentialPair<float[{n_in}]> h, float dResult
 
 def _activations(plan: NetworkPlan) -> list[str]:
     used = {layer.activation.name: layer.activation for layer in plan.layers}
-    return [f"[Differentiable]\nfloat trained_{name}(float z) {{ return {act.slang_of('z')}; }}"
-            for name, act in used.items()]
+    return [
+        f"[Differentiable]\nfloat trained_{name}(float z) {{ return {act.slang_of('z')}; }}"
+        for name, act in used.items()
+    ]
 
 
 def _header(plan: NetworkPlan, config: Config, step: int) -> str:
@@ -126,18 +129,24 @@ def _header(plan: NetworkPlan, config: Config, step: int) -> str:
 def slang_source(plan: NetworkPlan, config: Config, params: np.ndarray, step: int) -> str:
     """The standalone module for `params` (flat, in the plan's layout, the values to bake in)."""
     params = np.asarray(params, np.float32)
-    parts = [_header(plan, config, step), "",
-             f"static const int TRAINED_INPUTS = {plan.input_dim};",
-             f"static const int TRAINED_OUTPUTS = {plan.output_dim};"]
+    parts = [
+        _header(plan, config, step),
+        "",
+        f"static const int TRAINED_INPUTS = {plan.input_dim};",
+        f"static const int TRAINED_OUTPUTS = {plan.output_dim};",
+    ]
     inputs = ",\n        ".join(plan.encoding.expressions(plan.frequencies))
-    parts += ["", f"""[Differentiable]
+    parts += [
+        "",
+        f"""[Differentiable]
 float[TRAINED_INPUTS] trained_encode(float2 xy)
 {{
     float h[TRAINED_INPUTS] = {{
         {inputs}
     }};
     return h;
-}}"""]
+}}""",
+    ]
     parts += [""] + [x for a in _activations(plan) for x in (a, "")]
     parts += [x for k, layer in enumerate(plan.layers) for x in (_layer(k, layer, params), "")]
     chain = "\n".join(f"    let h{k + 1} = trained_layer{k}(h{k});" for k in range(len(plan.layers) - 1))

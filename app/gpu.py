@@ -6,18 +6,23 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import slangpy as spy
 
-from app.config import Config
-from app.device import SHADER_DIR, create_device
-from app.kernels import KernelCache
-from app.plan import NetworkPlan, plan_for
+from .config import Config
+from .device import create_device
+from .kernels import KernelCache
+from .plan import NetworkPlan, plan_for
+from .resources import shader_dir
 
-STORAGE = (spy.BufferUsage.unordered_access | spy.BufferUsage.shader_resource
-           | spy.BufferUsage.copy_source | spy.BufferUsage.copy_destination)
+STORAGE = (
+    spy.BufferUsage.unordered_access
+    | spy.BufferUsage.shader_resource
+    | spy.BufferUsage.copy_source
+    | spy.BufferUsage.copy_destination
+)
 
 
 class HostCopy:
@@ -26,17 +31,19 @@ class HostCopy:
     device memory is a GPU round trip of its own (~1.3 ms per call on an H200)."""
 
     def __init__(self, device: spy.Device, nbytes: int):
-        self.buffer = device.create_buffer(size=max(nbytes, 4), usage=spy.BufferUsage.copy_destination,
-                                           memory_type=spy.MemoryType.read_back)
+        self.buffer = device.create_buffer(
+            size=max(nbytes, 4), usage=spy.BufferUsage.copy_destination, memory_type=spy.MemoryType.read_back
+        )
 
-    def record(self, encoder: spy.CommandEncoder, source: spy.Buffer, source_offset: int, nbytes: int,
-               offset: int = 0) -> None:
+    def record(
+        self, encoder: spy.CommandEncoder, source: spy.Buffer, source_offset: int, nbytes: int, offset: int = 0
+    ) -> None:
         if nbytes:
             encoder.copy_buffer(self.buffer, offset, source, source_offset, nbytes)
 
     def read(self, count: int, dtype=np.float32, offset: int = 0) -> np.ndarray:
         """`count` values from byte `offset` (only after the recording encoder has run)."""
-        data = self.buffer.to_numpy().view(np.uint8)[offset:offset + count * np.dtype(dtype).itemsize]
+        data = self.buffer.to_numpy().view(np.uint8)[offset : offset + count * np.dtype(dtype).itemsize]
         return data.view(dtype).copy()
 
 
@@ -67,7 +74,7 @@ class Gpu:
     @functools.cached_property
     def wave_width(self) -> int:
         """The device's wave (subgroup) width: 8 on lavapipe, 32 on NVIDIA. Never assume 32."""
-        program = self.device.load_program(str(SHADER_DIR / "probe.slang"), ["waveWidth"])
+        program = self.device.load_program(str(shader_dir() / "probe.slang"), ["waveWidth"])
         result = self.buffer(4)
         self.device.create_compute_kernel(program).dispatch([64, 1, 1], result=result.device_address)
         return int(self.read(result, 1, np.uint32)[0])

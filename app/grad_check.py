@@ -38,17 +38,17 @@ from dataclasses import dataclass
 import numpy as np
 import slangpy as spy
 
-from app.components import ACTIVATIONS, LEAKY_RELU_SLOPE
-from app.device import create_device
-from app.errors import UserError
-from app.gpu import Gpu
-from app.plan import NetworkPlan
-from app.shadergen import TARGET_NAMESPACE, slang_target_block
-from app.targets import target_to_slang
-from app.trainer import Trainer
+from .components import ACTIVATIONS, LEAKY_RELU_SLOPE
+from .device import create_device
+from .errors import UserError
+from .gpu import Gpu
+from .plan import NetworkPlan
+from .shadergen import TARGET_NAMESPACE, slang_target_block
+from .targets import target_to_slang
+from .trainer import Trainer
 
 CHECK_BATCH = 256
-PROBE_LR = float(2 ** 24)
+PROBE_LR = float(2**24)
 TOLERANCE = {"float": 1e-2, "half": 5e-2}
 FD_TOLERANCE = 1e-2
 SCALE_FLOOR = 1e-2
@@ -58,12 +58,12 @@ EXIT_FAILED = 4
 
 @dataclass
 class GradCheck:
-    error: float          # max relative error, training kernels against the SlangPy path
+    error: float  # max relative error, training kernels against the SlangPy path
     parameters: int
-    fd_error: float       # max relative error, the SlangPy path against central differences
+    fd_error: float  # max relative error, the SlangPy path against central differences
     fd_parameters: int
     tolerance: float
-    loss: float           # the batch's mean loss, both paths agreeing
+    loss: float  # the batch's mean loss, both paths agreeing
     step: int
     precision: str
     reference_device: str = ""  # where the SlangPy path ran, when not on the trainer's device
@@ -77,19 +77,31 @@ class GradCheck:
 
     def detail(self) -> str:
         where = f" (run on {self.reference_device})" if self.reference_device else ""
-        text = (f"training kernels against SlangPy's bwds{where} on {CHECK_BATCH} samples of step {self.step} "
-                f"(tolerance {self.tolerance:g}); central differences agree within {self.fd_error:.3g} "
-                f"on {self.fd_parameters} parameters (tolerance {FD_TOLERANCE:g})")
+        text = (
+            f"training kernels against SlangPy's bwds{where} on {CHECK_BATCH} samples of step {self.step} "
+            f"(tolerance {self.tolerance:g}); central differences agree within {self.fd_error:.3g} "
+            f"on {self.fd_parameters} parameters (tolerance {FD_TOLERANCE:g})"
+        )
         if self.precision == "half" and self.error > self.tolerance:
-            text += ("; in half precision, once the outputs are within a few half ulps of the truth, half's "
-                     "rounding of the residuals dominates the training gradient")
+            text += (
+                "; in half precision, once the outputs are within a few half ulps of the truth, half's "
+                "rounding of the residuals dominates the training gradient"
+            )
         return text
 
     def to_dict(self) -> dict:
-        return {"max_relative_error": self.error, "parameters": self.parameters, "tolerance": self.tolerance,
-                "finite_difference_error": self.fd_error, "finite_difference_parameters": self.fd_parameters,
-                "finite_difference_tolerance": FD_TOLERANCE, "batch": CHECK_BATCH, "step": self.step,
-                "reference_device": self.reference_device or None, "passed": self.passed}
+        return {
+            "max_relative_error": self.error,
+            "parameters": self.parameters,
+            "tolerance": self.tolerance,
+            "finite_difference_error": self.fd_error,
+            "finite_difference_parameters": self.fd_parameters,
+            "finite_difference_tolerance": FD_TOLERANCE,
+            "batch": CHECK_BATCH,
+            "step": self.step,
+            "reference_device": self.reference_device or None,
+            "passed": self.passed,
+        }
 
 
 def relative_errors(gradient: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -115,17 +127,23 @@ def training_gradient(trainer: Trainer, step: int) -> np.ndarray:
 
 
 def _module_source(plan: NetworkPlan) -> str:
-    constants = [f"static const float LEAKY_RELU_SLOPE = {LEAKY_RELU_SLOPE!r};",
-                 f"static const int MAX_FAN_IN = {max(plan.sizes[:-1])};",
-                 f"static const int MAX_OUTPUTS = {plan.output_dim};"]
+    constants = [
+        f"static const float LEAKY_RELU_SLOPE = {LEAKY_RELU_SLOPE!r};",
+        f"static const int MAX_FAN_IN = {max(plan.sizes[:-1])};",
+        f"static const int MAX_OUTPUTS = {plan.output_dim};",
+    ]
     constants += [f"static const int ACTIVATION_{name.upper()} = {k};" for name, k in ACTIVATION_IDS.items()]
     if plan.slang_truth is None:
         cases = "\n".join(f"    case {k}: return {target_to_slang(t)};" for k, t in enumerate(plan.targets))
         truth = f"float truthAt(float2 p, int k)\n{{\n    switch (k)\n    {{\n{cases}\n    default: return 0.0;\n    }}\n}}\n"
     else:
-        truth = (f"float truthAt(float2 p, int k)\n{{\n    return {TARGET_NAMESPACE}::target(p, k);\n}}\n"
-                 + slang_target_block(plan.slang_truth.source))
-    return "\n".join(constants) + """
+        truth = (
+            f"float truthAt(float2 p, int k)\n{{\n    return {TARGET_NAMESPACE}::target(p, k);\n}}\n"
+            + slang_target_block(plan.slang_truth.source)
+        )
+    return (
+        "\n".join(constants)
+        + """
 #include "grad_check.slang"
 #include "sampling.slang"
 #include "targets.slang"
@@ -134,7 +152,9 @@ float2 batchPoint(int index, uint seed, uint step, float4 domain)
 {
     return samplePoint(seed, step, uint(index), domain);
 }
-""" + truth
+"""
+        + truth
+    )
 
 
 @functools.lru_cache(maxsize=8)
@@ -180,8 +200,10 @@ def _reference_device(gpu: Gpu, source: str, outputs: int) -> tuple[spy.Device, 
     cuda = _cuda_device()
     if cuda is not None and _bwds_works(_module(cuda, source), cuda, outputs):
         return cuda, f"CUDA: SlangPy's bwds is wrong on this {gpu.device.info.type.name} driver"
-    raise ReferenceUnavailable(f"the gradient check cannot run here: SlangPy's bwds gives wrong gradients on "
-                               f"this {gpu.device.info.type.name} driver (slangpy#222) and no CUDA device works")
+    raise ReferenceUnavailable(
+        f"the gradient check cannot run here: SlangPy's bwds gives wrong gradients on "
+        f"this {gpu.device.info.type.name} driver (slangpy#222) and no CUDA device works"
+    )
 
 
 class ReferencePath:
@@ -198,9 +220,12 @@ class ReferencePath:
         """The encoded inputs and the truth of the first CHECK_BATCH samples of `step`."""
         points = self.module.batchPoint(spy.grid((CHECK_BATCH,)), seed, step, spy.float4(*domain), _result="numpy")
         points = np.ascontiguousarray(points.reshape(-1, 2), np.float32)
-        truths = np.stack([self.module.truthAt(points, k, _result="numpy") for k in range(self.plan.output_dim)], axis=1)
-        inputs = self.plan.encoding.numpy(points[:, 0].astype(np.float64), points[:, 1].astype(np.float64),
-                                          self.plan.frequencies).astype(np.float32)
+        truths = np.stack(
+            [self.module.truthAt(points, k, _result="numpy") for k in range(self.plan.output_dim)], axis=1
+        )
+        inputs = self.plan.encoding.numpy(
+            points[:, 0].astype(np.float64), points[:, 1].astype(np.float64), self.plan.frequencies
+        ).astype(np.float32)
         if self.plan.precision == "half":  # the training network sees its input in half
             inputs = inputs.astype(np.float16).astype(np.float32)
         return np.ascontiguousarray(inputs), np.ascontiguousarray(truths, np.float32)
@@ -211,16 +236,27 @@ class ReferencePath:
 
     def _forward(self, params: np.ndarray, inputs: np.ndarray, truths: spy.Tensor, grads: bool):
         """The layers' tensors (W, b), the activations from the input on, and the per-sample losses."""
-        layers = [(self._tensor(layer.weights(params), grads), self._tensor(layer.biases(params), grads))
-                  for layer in self.plan.layers]
+        layers = [
+            (self._tensor(layer.weights(params), grads), self._tensor(layer.biases(params), grads))
+            for layer in self.plan.layers
+        ]
         # On Vulkan, SlangPy binds an IDiffTensor in .bwds only with a gradient attached: the input too.
         activations = [self._tensor(inputs, grads)]
         for (w, b), layer, kind in zip(layers, self.plan.layers, self.kinds):
-            out = self.module.neuron(spy.grid((CHECK_BATCH * layer.fan_out,)), w, b, activations[-1],
-                                     layer.fan_in, layer.fan_out, kind, _result="tensor")
+            out = self.module.neuron(
+                spy.grid((CHECK_BATCH * layer.fan_out,)),
+                w,
+                b,
+                activations[-1],
+                layer.fan_in,
+                layer.fan_out,
+                kind,
+                _result="tensor",
+            )
             activations.append(out.with_grads(zero=True) if grads else out)
-        losses = self.module.squaredError(spy.grid((CHECK_BATCH,)), activations[-1], truths, self.plan.output_dim,
-                                          _result="tensor")
+        losses = self.module.squaredError(
+            spy.grid((CHECK_BATCH,)), activations[-1], truths, self.plan.output_dim, _result="tensor"
+        )
         return layers, activations, losses
 
     def loss(self, params: np.ndarray, inputs: np.ndarray, truths: np.ndarray) -> float:
@@ -233,17 +269,28 @@ class ReferencePath:
         layers, activations, losses = self._forward(params, inputs, t, True)
         losses = losses.with_grads()
         losses.grad.copy_from_numpy(np.full(CHECK_BATCH, 1.0 / CHECK_BATCH, np.float32))
-        self.module.squaredError.bwds(spy.grid((CHECK_BATCH,)), activations[-1], t, self.plan.output_dim,
-                                      _result=losses)
+        self.module.squaredError.bwds(
+            spy.grid((CHECK_BATCH,)), activations[-1], t, self.plan.output_dim, _result=losses
+        )
         for k in reversed(range(len(layers))):
             (w, b), layer = layers[k], self.plan.layers[k]
-            self.module.neuron.bwds(spy.grid((CHECK_BATCH * layer.fan_out,)), w, b, activations[k], layer.fan_in,
-                                    layer.fan_out, self.kinds[k], _result=activations[k + 1])
+            self.module.neuron.bwds(
+                spy.grid((CHECK_BATCH * layer.fan_out,)),
+                w,
+                b,
+                activations[k],
+                layer.fan_in,
+                layer.fan_out,
+                self.kinds[k],
+                _result=activations[k + 1],
+            )
         gradient = np.concatenate([np.concatenate([w.grad.to_numpy(), b.grad.to_numpy()]) for w, b in layers])
         return float(np.mean(losses.to_numpy(), dtype=np.float64)), gradient.astype(np.float64)
 
-def _finite_differences(path: ReferencePath, params: np.ndarray, reference: np.ndarray, inputs: np.ndarray,
-                        truths: np.ndarray) -> tuple[float, int]:
+
+def _finite_differences(
+    path: ReferencePath, params: np.ndarray, reference: np.ndarray, inputs: np.ndarray, truths: np.ndarray
+) -> tuple[float, int]:
     """Max relative error of `reference` against central differences of the path's loss, for
     each layer's weight and bias with the largest |reference|."""
     chosen = []
@@ -278,6 +325,14 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
     loss, reference = path.gradient(params, inputs, truths)
     gradient = training_gradient(trainer, step)
     fd_error, fd_count = _finite_differences(path, params, reference, inputs, truths)
-    return GradCheck(error=float(np.max(relative_errors(gradient, reference))), parameters=plan.param_count,
-                     fd_error=fd_error, fd_parameters=fd_count, tolerance=TOLERANCE[plan.precision],
-                     loss=loss, step=step, precision=plan.precision, reference_device=path.device_note)
+    return GradCheck(
+        error=float(np.max(relative_errors(gradient, reference))),
+        parameters=plan.param_count,
+        fd_error=fd_error,
+        fd_parameters=fd_count,
+        tolerance=TOLERANCE[plan.precision],
+        loss=loss,
+        step=step,
+        precision=plan.precision,
+        reference_device=path.device_note,
+    )

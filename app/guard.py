@@ -11,14 +11,14 @@ from dataclasses import dataclass
 import numpy as np
 import slangpy as spy
 
-from app.trainer import Snapshot, Trainer
+from .trainer import Snapshot, Trainer
 
 
 @dataclass(frozen=True)
 class Divergence:
-    step: int           # 1-based: the first step whose training loss was not finite
+    step: int  # 1-based: the first step whose training loss was not finite
     restored_step: int  # steps taken by the network that was put back
-    lr: float           # the learning rate it diverged with
+    lr: float  # the learning rate it diverged with
 
 
 class DivergenceGuard:

@@ -11,15 +11,15 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
 
 from tqdm import tqdm
 
-from app.device import describe
-from app.network_io import export_network
-from app.session import Session
+from .device import describe
+from .network_io import export_network
+from .session import Session
 
 EXIT_DIVERGED = 3
 
@@ -29,32 +29,48 @@ class HeadlessResult:
     steps: int
     train_loss: float
     eval_loss: float
-    eval_grad_loss: float   # the same grid's derivative loss (app.evaluation)
+    eval_grad_loss: float  # the same grid's derivative loss (app.evaluation)
     wall_seconds: float
-    diverged_at: Optional[int]  # 1-based step whose loss was not finite
-    samples: int = 0            # samples this run trained (a resumed run started with some)
-    grad_check: Optional[dict] = None  # --grad-check's figures (app.grad_check)
+    diverged_at: int | None  # 1-based step whose loss was not finite
+    samples: int = 0  # samples this run trained (a resumed run started with some)
+    grad_check: dict | None = None  # --grad-check's figures (app.grad_check)
 
 
 def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessResult:
     """Trains until step `iterations` or a divergence, evaluating every session.eval_every steps."""
-    bar = tqdm(total=iterations, initial=session.trainer.step, unit="step", disable=quiet or None, file=sys.stderr,
-               dynamic_ncols=True)
+    bar = tqdm(
+        total=iterations,
+        initial=session.trainer.step,
+        unit="step",
+        disable=quiet or None,
+        file=sys.stderr,
+        dynamic_ncols=True,
+    )
     start, samples = time.perf_counter(), session.trainer.samples_seen
     evals = session.history.current.eval
     while session.trainer.step < iterations and session.divergence is None:
         before = evals.count
         bar.update(len(session.advance(session.chunk_size(iterations))))
         if evals.count > before and not quiet:
-            bar.write(f"step {session.trainer.step:>7}  train loss {session.train_loss:.6g}  "
-                      f"eval loss {session.eval_loss:.6g}", file=sys.stderr)
+            bar.write(
+                f"step {session.trainer.step:>7}  train loss {session.train_loss:.6g}  "
+                f"eval loss {session.eval_loss:.6g}",
+                file=sys.stderr,
+            )
     bar.close()
     wall = time.perf_counter() - start
     if evals.count == 0 or evals.x[-1] != session.trainer.step:
         session.evaluate()
     divergence = session.divergence
-    return HeadlessResult(session.trainer.step, session.train_loss, session.eval_loss, session.eval_grad_loss, wall,
-                          divergence.step if divergence else None, session.trainer.samples_seen - samples)
+    return HeadlessResult(
+        session.trainer.step,
+        session.train_loss,
+        session.eval_loss,
+        session.eval_grad_loss,
+        wall,
+        divergence.step if divergence else None,
+        session.trainer.samples_seen - samples,
+    )
 
 
 def _summary(session: Session, result: HeadlessResult) -> dict:
@@ -68,7 +84,7 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "wall_seconds": result.wall_seconds,
         "samples_per_second": result.samples / result.wall_seconds if result.wall_seconds > 0 else None,
         "device": describe(session.gpu.device),
-        "matmul": session.trainer.plan.matmul,            # "tensor-core" or "simt"
+        "matmul": session.trainer.plan.matmul,  # "tensor-core" or "simt"
         "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group" or "tiles"
         "diverged_at_step": result.diverged_at,
         "config": config.to_dict(),
@@ -86,8 +102,9 @@ def _write_loss_csv(session: Session, path: Path) -> None:
             writer.writerow([step, repr(loss), repr(evals[step]) if step in evals else ""])
 
 
-def write_outputs(session: Session, result: HeadlessResult, out_dir: Path,
-                  extra: Optional[Callable[[Path], None]] = None) -> None:
+def write_outputs(
+    session: Session, result: HeadlessResult, out_dir: Path, extra: Callable[[Path], None] | None = None
+) -> None:
     """Writes the run's files, plus what `extra(folder)` writes, into `out_dir`; on any error
     nothing is left behind (an OSError propagates)."""
     home = out_dir

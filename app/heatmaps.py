@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import slangpy as spy
 
-from app.components import HEATMAP_PANELS, HEATMAP_VIEWS
-from app.evaluation import Evaluation, GridEvaluator
-from app.neurons import NeuronImages
+from .components import HEATMAP_PANELS, HEATMAP_VIEWS
+from .evaluation import Evaluation, GridEvaluator
+from .neurons import NeuronImages
 
 COLORBAR_HEIGHT = 256
 COLORBAR_COLUMNS = 3  # viridis (values), magma (|error|), diverging (derivatives)
@@ -56,10 +56,12 @@ class HeatmapImages:
         trainer = evaluator.trainer
         device, outputs = trainer.gpu.device, trainer.plan.output_dim
         usage = spy.TextureUsage.unordered_access | spy.TextureUsage.shader_resource | spy.TextureUsage.copy_source
-        self.atlas = device.create_texture(format=spy.Format.rgba16_float, width=3 * len(VIEWS) * self.grid,
-                                           height=outputs * self.grid, usage=usage)
-        self.colorbars = device.create_texture(format=spy.Format.rgba16_float, width=COLORBAR_COLUMNS,
-                                               height=COLORBAR_HEIGHT, usage=usage)
+        self.atlas = device.create_texture(
+            format=spy.Format.rgba16_float, width=3 * len(VIEWS) * self.grid, height=outputs * self.grid, usage=usage
+        )
+        self.colorbars = device.create_texture(
+            format=spy.Format.rgba16_float, width=COLORBAR_COLUMNS, height=COLORBAR_HEIGHT, usage=usage
+        )
         self.neurons = NeuronImages(evaluator)
         self.drawn = -1  # the evaluator pass the atlases show
         # The truth's ranges need one evaluated pass (any network's: the truth is the same).
@@ -68,17 +70,24 @@ class HeatmapImages:
         trainer.gpu.write(self._ranges_buffer, self.value_ranges)
         with trainer.gpu.submit() as encoder:
             self.record_draw(encoder)
-            trainer.kernels.draw_colorbars.dispatch([1, COLORBAR_HEIGHT, 1], command_encoder=encoder,
-                                                    height=COLORBAR_HEIGHT, bars=self.colorbars)
+            trainer.kernels.draw_colorbars.dispatch(
+                [1, COLORBAR_HEIGHT, 1], command_encoder=encoder, height=COLORBAR_HEIGHT, bars=self.colorbars
+            )
 
     def record_draw(self, encoder: spy.CommandEncoder) -> None:
         """Draws both atlases from the evaluator's last complete pass."""
         t, done = self.evaluator.trainer, self.evaluator.complete
         t.kernels.draw_heatmaps.dispatch(
-            [3 * len(VIEWS) * self.grid, t.plan.output_dim * self.grid, 1], command_encoder=encoder,
-            predictions=done.predictions.device_address, truths=done.truths.device_address,
-            derivatives=done.derivatives.device_address, valueRanges=self._ranges_buffer.device_address,
-            cellStats=done.cell_stats.device_address, grid=self.grid, atlas=self.atlas)
+            [3 * len(VIEWS) * self.grid, t.plan.output_dim * self.grid, 1],
+            command_encoder=encoder,
+            predictions=done.predictions.device_address,
+            truths=done.truths.device_address,
+            derivatives=done.derivatives.device_address,
+            valueRanges=self._ranges_buffer.device_address,
+            cellStats=done.cell_stats.device_address,
+            grid=self.grid,
+            atlas=self.atlas,
+        )
         self.neurons.record_draw(encoder)
         self.drawn = self.evaluator.passes
 

@@ -24,8 +24,8 @@ class Series:
         if need > len(self._x):
             size = max(need, 2 * len(self._x))
             self._x, self._y = np.resize(self._x, size), np.resize(self._y, size)
-        self._x[self.count:need] = xs
-        self._y[self.count:need] = ys
+        self._x[self.count : need] = xs
+        self._y[self.count : need] = ys
         self.count = need
 
     @property
@@ -45,7 +45,7 @@ class Series:
 class Run:
     label: str
     train: Series = field(default_factory=Series)  # x: 1-based step, y: mean loss of its batch
-    eval: Series = field(default_factory=Series)   # x: steps taken by the network evaluated
+    eval: Series = field(default_factory=Series)  # x: steps taken by the network evaluated
 
 
 class RunHistory:
@@ -53,7 +53,7 @@ class RunHistory:
         self.runs: list[Run] = []
 
     def start(self, label: str) -> Run:
-        self.runs = (self.runs + [Run(label)])[-(EARLIER_RUNS_KEPT + 1):]
+        self.runs = (self.runs + [Run(label)])[-(EARLIER_RUNS_KEPT + 1) :]
         return self.runs[-1]
 
     @property

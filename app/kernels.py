@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import slangpy as spy
 
-from app.plan import NetworkPlan
-from app.shadergen import network_source
+from .plan import NetworkPlan
+from .shadergen import network_source
 
 ENTRY_POINTS = ("learnGradient", "adjustParameters", "evaluateGrid", "drawHeatmaps", "drawColorbars", "drawNeurons")
 
@@ -36,8 +36,10 @@ class KernelCache:
         if name not in self._built:
             start = time.perf_counter()
             module = self.device.load_module_from_source(name, network_source(plan))
-            built = [self.device.create_compute_kernel(self.device.link_program([module], [module.entry_point(entry)]))
-                     for entry in ENTRY_POINTS]
+            built = [
+                self.device.create_compute_kernel(self.device.link_program([module], [module.entry_point(entry)]))
+                for entry in ENTRY_POINTS
+            ]
             self._built[name] = NetworkKernels(*built, compile_seconds=time.perf_counter() - start)
         return self._built[name]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import slangpy as spy
 
-from app.gpu import Gpu, HostCopy
+from .gpu import Gpu, HostCopy
 
 LOSS_HISTORY = 8192
 

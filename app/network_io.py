@@ -8,21 +8,31 @@ from typing import Any
 
 import numpy as np
 
-from app.components import ACTIVATIONS, ENCODINGS
-from app.config import Config, from_dict
-from app.errors import UserError
-from app.plan import NetworkPlan, plan_for
+from .components import ACTIVATIONS, ENCODINGS
+from .config import Config, from_dict
+from .errors import UserError
+from .plan import NetworkPlan, plan_for
 
 FORMAT = "slang-visual-trainer/network@1"
 
 
 def export_network(plan: NetworkPlan, config: Config, params: np.ndarray) -> dict[str, Any]:
-    layers = [{"weights": layer.weights(params).astype(float).tolist(),
-               "biases": layer.biases(params).astype(float).tolist(), **layer.activation.schema()}
-              for layer in plan.layers]
+    layers = [
+        {
+            "weights": layer.weights(params).astype(float).tolist(),
+            "biases": layer.biases(params).astype(float).tolist(),
+            **layer.activation.schema(),
+        }
+        for layer in plan.layers
+    ]
     x0, x1, y0, y1 = config.domain
-    document = {"format": FORMAT, "encoding": plan.encoding.schema(plan.frequencies),
-                "domain": {"x": [x0, x1], "y": [y0, y1]}, "targets": list(plan.targets), "layers": layers}
+    document = {
+        "format": FORMAT,
+        "encoding": plan.encoding.schema(plan.frequencies),
+        "domain": {"x": [x0, x1], "y": [y0, y1]},
+        "targets": list(plan.targets),
+        "layers": layers,
+    }
     if plan.slang_truth is not None:  # no expressions: the file (its text is in summary.json's config)
         document["slang_target"] = {"file": plan.slang_truth.file, "count": plan.slang_truth.count}
     return document
@@ -49,6 +59,7 @@ MAX_NETWORK_BYTES = 64 << 20  # the largest network (8 x 256 wide) is ~12 MB of 
 
 def _numbers(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
     """`value` as a float32 array of `shape`, every entry a finite number."""
+
     def flat(item: Any, depth: int) -> list:
         if depth == len(shape):
             if isinstance(item, bool) or not isinstance(item, (int, float)):
@@ -74,7 +85,7 @@ def _structure(network: dict, base: Config) -> Config:
     if network.get("format") != FORMAT:
         raise UserError(f"format must be {FORMAT!r} (got {repr(network.get('format'))[:60]})")
     layers, encoding = network.get("layers"), network.get("encoding")
-    if not isinstance(layers, list) or not 2 <= len(layers) or not all(isinstance(l, dict) for l in layers):
+    if not isinstance(layers, list) or not 2 <= len(layers) or not all(isinstance(layer, dict) for layer in layers):
         raise UserError("layers must list at least two layers")
     if not isinstance(encoding, dict) or not isinstance(encoding.get("kind"), str) or encoding["kind"] not in ENCODINGS:
         raise UserError(f"encoding must be one of {', '.join(ENCODINGS)}")
@@ -83,18 +94,24 @@ def _structure(network: dict, base: Config) -> Config:
         name = layer.get("activation")
         act = ACTIVATIONS.get(name) if isinstance(name, str) else None
         if act is None or extras != set(act.params) or any(layer[p] != v for p, v in act.params.items()):
-            raise UserError(f"layer {k + 1}: the activation must be one of {', '.join(ACTIVATIONS)}, "
-                            f"with {ACTIVATIONS['leaky_relu'].params} for leaky_relu")
+            raise UserError(
+                f"layer {k + 1}: the activation must be one of {', '.join(ACTIVATIONS)}, "
+                f"with {ACTIVATIONS['leaky_relu'].params} for leaky_relu"
+            )
     hidden_acts = {layer["activation"] for layer in layers[:-1]}
     if len(hidden_acts) != 1:
         raise UserError("all hidden layers must have one activation")
     domain = network.get("domain")
     if not isinstance(domain, dict) or not all(isinstance(domain.get(a), list) and len(domain[a]) == 2 for a in "xy"):
-        raise UserError("domain must be {\"x\": [x0, x1], \"y\": [y0, y1]}")
-    fields = {"hidden": [len(l["biases"]) if isinstance(l.get("biases"), list) else 0 for l in layers[:-1]],
-              "activation": hidden_acts.pop(), "output_activation": layers[-1]["activation"],
-              "encoding": encoding["kind"], "targets": network.get("targets"),
-              "domain": [*domain["x"], *domain["y"]]}
+        raise UserError('domain must be {"x": [x0, x1], "y": [y0, y1]}')
+    fields = {
+        "hidden": [len(layer["biases"]) if isinstance(layer.get("biases"), list) else 0 for layer in layers[:-1]],
+        "activation": hidden_acts.pop(),
+        "output_activation": layers[-1]["activation"],
+        "encoding": encoding["kind"],
+        "targets": network.get("targets"),
+        "domain": [*domain["x"], *domain["y"]],
+    }
     if encoding["kind"] == "fourier":
         fields["frequencies"] = encoding.get("frequencies")
     return from_dict(fields, base, source="the network")
@@ -115,9 +132,10 @@ def load_network(path: str, base: Config) -> tuple[Config, np.ndarray]:
         plan = plan_for(config)
         params = np.zeros(plan.param_count, np.float32)
         for k, (layer, spec) in enumerate(zip(plan.layers, network["layers"])):
-            params[layer.offset:layer.bias_offset] = _numbers(spec["weights"], (layer.fan_out, layer.fan_in),
-                                                              f"layer {k + 1} weights")
-            params[layer.bias_offset:layer.end] = _numbers(spec["biases"], (layer.fan_out,), f"layer {k + 1} biases")
+            params[layer.offset : layer.bias_offset] = _numbers(
+                spec["weights"], (layer.fan_out, layer.fan_in), f"layer {k + 1} weights"
+            )
+            params[layer.bias_offset : layer.end] = _numbers(spec["biases"], (layer.fan_out,), f"layer {k + 1} biases")
     except OSError as error:
         raise UserError(f"cannot read --load-network {path!r}: {error.strerror or error}") from None
     except (UnicodeDecodeError, ValueError, RecursionError):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import slangpy as spy
 
-from app.evaluation import GridEvaluator, neuron_side, neuron_stride
+from .evaluation import GridEvaluator, neuron_side, neuron_stride
 
 ATLAS_COLUMNS = 32  # tiles per row of the atlas
 
@@ -43,17 +43,23 @@ class NeuronImages:
         self.columns = min(ATLAS_COLUMNS, self.count)
         self.rows = -(-self.count // self.columns)
         usage = spy.TextureUsage.unordered_access | spy.TextureUsage.shader_resource | spy.TextureUsage.copy_source
-        self.atlas = trainer.gpu.device.create_texture(format=spy.Format.rgba16_float, width=self.columns * self.side,
-                                                       height=self.rows * self.side, usage=usage)
+        self.atlas = trainer.gpu.device.create_texture(
+            format=spy.Format.rgba16_float, width=self.columns * self.side, height=self.rows * self.side, usage=usage
+        )
         self._ranges: tuple[int, np.ndarray | None] = (-1, None)
 
     def record_draw(self, encoder: spy.CommandEncoder) -> None:
         """Draws every neuron's tile from the evaluator's last complete pass."""
         t, done = self.evaluator.trainer, self.evaluator.complete
         t.kernels.draw_neurons.dispatch(
-            [self.columns * self.side, self.rows * self.side, 1], command_encoder=encoder,
-            values=done.neuron_values.device_address, ranges=done.neuron_ranges.device_address,
-            grid=self.side, columns=self.columns, atlas=self.atlas)
+            [self.columns * self.side, self.rows * self.side, 1],
+            command_encoder=encoder,
+            values=done.neuron_values.device_address,
+            ranges=done.neuron_ranges.device_address,
+            grid=self.side,
+            columns=self.columns,
+            atlas=self.atlas,
+        )
 
     def tile(self, neuron: int) -> tuple[float, float, float, float]:
         """(u0, v0, u1, v1) of `neuron`'s tile in the atlas."""

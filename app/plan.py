@@ -11,12 +11,11 @@ from __future__ import annotations
 import functools
 import hashlib
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
-from app.components import ACTIVATIONS, ENCODINGS, Activation, Encoding
-from app.config import Config
+from .components import ACTIVATIONS, ENCODINGS, Activation, Encoding
+from .config import Config
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
 # spill, so the group sums gradients through shared-memory tiles (shaders/gradients.slang).
@@ -38,9 +37,9 @@ SLOT_MEMORY_BYTES = 256 << 20
 # Workgroup tiles (shaders/tiles.slang), for networks past the thread accumulators when they fit:
 # shared memory for a tile's activations, registers for the weight-gradient accumulators.
 TILED_THREADS = 256
-TILE_SHARED_BUDGET = 48 << 10        # bytes: Vulkan on an H200 takes 48 KiB (64 lost the device)
-MAX_MMA_TILES_PER_WARP = 12          # fp32 accumulator tiles a warp holds (8 registers a lane each)
-MMA_SUBGROUP = 32                    # cooperative matrices work per 32-lane subgroup (NVIDIA)
+TILE_SHARED_BUDGET = 48 << 10  # bytes: Vulkan on an H200 takes 48 KiB (64 lost the device)
+MAX_MMA_TILES_PER_WARP = 12  # fp32 accumulator tiles a warp holds (8 registers a lane each)
+MMA_SUBGROUP = 32  # cooperative matrices work per 32-lane subgroup (NVIDIA)
 # adjustParameters: a workgroup sums the slots of ADJUST_PARAMS parameters, ADJUST_PARTS threads
 # a parameter (32 x 8: a slot row is one 128-byte line; a thread walks 1/8 of the slots)
 ADJUST_PARAMS, ADJUST_PARTS = 32, 8
@@ -53,8 +52,8 @@ class LayerPlan:
     fan_in: int
     fan_out: int
     activation: Activation
-    offset: int     # first weight in the flat parameter vector; biases follow the weights
-    z_offset: int   # first pre-activation in the per-thread cache (shaders/layers.slang)
+    offset: int  # first weight in the flat parameter vector; biases follow the weights
+    z_offset: int  # first pre-activation in the per-thread cache (shaders/layers.slang)
 
     @property
     def bias_offset(self) -> int:
@@ -66,15 +65,16 @@ class LayerPlan:
 
     def weights(self, params: np.ndarray) -> np.ndarray:
         """(fan_out, fan_in) view of this layer's W in `params`."""
-        return params[self.offset:self.bias_offset].reshape(self.fan_out, self.fan_in)
+        return params[self.offset : self.bias_offset].reshape(self.fan_out, self.fan_in)
 
     def biases(self, params: np.ndarray) -> np.ndarray:
-        return params[self.bias_offset:self.end]
+        return params[self.bias_offset : self.end]
 
 
 @dataclass(frozen=True)
 class SlangTruth:
     """A ground truth from a user's Slang file (Config.slang_target): its text and target count."""
+
     file: str
     source: str
     count: int
@@ -83,10 +83,10 @@ class SlangTruth:
 @dataclass(frozen=True)
 class LaunchShape:
     thread_count: int
-    group_count: int          # learnGradient workgroups; a step may be split by ranges of them
+    group_count: int  # learnGradient workgroups; a step may be split by ranges of them
     waves_per_group: int
     gradient_slot_count: int  # one per wave (thread accumulators) or per group (tiles)
-    loss_slot_count: int      # one per wave (per group for workgroup tiles)
+    loss_slot_count: int  # one per wave (per group for workgroup tiles)
 
 
 @dataclass(frozen=True)
@@ -96,13 +96,13 @@ class NetworkPlan:
     encoding: Encoding
     frequencies: int
     precision: str
-    targets: tuple[str, ...]      # expressions, when slang_truth is None
-    slang_truth: Optional[SlangTruth]
-    gradient_path: str            # "thread" (registers), "group" (group tiles), "tiles" (workgroup tiles)
+    targets: tuple[str, ...]  # expressions, when slang_truth is None
+    slang_truth: SlangTruth | None
+    gradient_path: str  # "thread" (registers), "group" (group tiles), "tiles" (workgroup tiles)
     group_size: int
-    mma: tuple[bool, ...] = ()    # per layer: products on tensor cores (workgroup tiles only)
-    tile_samples: int = 0         # workgroup tiles: samples a tile
-    tile_pad: int = 0             # ...and the row padding that keeps shared-memory banks apart
+    mma: tuple[bool, ...] = ()  # per layer: products on tensor cores (workgroup tiles only)
+    tile_samples: int = 0  # workgroup tiles: samples a tile
+    tile_pad: int = 0  # ...and the row padding that keeps shared-memory banks apart
 
     @property
     def thread_accumulators(self) -> bool:
@@ -160,9 +160,19 @@ class NetworkPlan:
 
     @property
     def module_name(self) -> str:
-        key = (self.sizes, tuple(l.activation.name for l in self.layers), self.encoding.name,
-               self.frequencies, self.precision, self.targets, self.slang_truth, self.gradient_path, self.mma,
-               self.tile_samples, self.tile_pad)
+        key = (
+            self.sizes,
+            tuple(layer.activation.name for layer in self.layers),
+            self.encoding.name,
+            self.frequencies,
+            self.precision,
+            self.targets,
+            self.slang_truth,
+            self.gradient_path,
+            self.mma,
+            self.tile_samples,
+            self.tile_pad,
+        )
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 
     @property
@@ -176,15 +186,25 @@ class NetworkPlan:
         if self.gradient_path == "tiles":
             tiles = -(-batch_size // self.tile_samples)
             groups = max(1, min(tiles, MAX_TILE_GROUPS, SLOT_MEMORY_BYTES // (4 * self.param_count)))
-            return LaunchShape(thread_count=groups * group, group_count=groups, waves_per_group=1,
-                               gradient_slot_count=groups, loss_slot_count=groups)
+            return LaunchShape(
+                thread_count=groups * group,
+                group_count=groups,
+                waves_per_group=1,
+                gradient_slot_count=groups,
+                loss_slot_count=groups,
+            )
         waves_per_group = -(-group // wave_width)
         slots_per_group = waves_per_group if self.thread_accumulators else 1
         max_groups = max(1, SLOT_MEMORY_BYTES // (4 * self.param_count * slots_per_group))
         threads = min(batch_size, max(MIN_PARALLEL_THREADS, batch_size // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS)
         groups = min(-(-threads // group), max_groups)
-        return LaunchShape(thread_count=groups * group, group_count=groups, waves_per_group=waves_per_group,
-                           gradient_slot_count=groups * slots_per_group, loss_slot_count=groups * waves_per_group)
+        return LaunchShape(
+            thread_count=groups * group,
+            group_count=groups,
+            waves_per_group=waves_per_group,
+            gradient_slot_count=groups * slots_per_group,
+            loss_slot_count=groups * waves_per_group,
+        )
 
     def initial_parameters(self, seed: int) -> np.ndarray:
         """He-uniform weights for ReLU-like activations, Glorot-uniform otherwise; zero biases."""
@@ -193,7 +213,7 @@ class NetworkPlan:
         for layer in self.layers:
             fan = layer.fan_in if layer.activation.relu_like else layer.fan_in + layer.fan_out
             limit = np.sqrt(6.0 / fan)
-            params[layer.offset:layer.bias_offset] = rng.uniform(-limit, limit, layer.fan_out * layer.fan_in)
+            params[layer.offset : layer.bias_offset] = rng.uniform(-limit, limit, layer.fan_out * layer.fan_in)
         return params
 
 
@@ -224,7 +244,10 @@ def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
     mma = tensor_cores and precision == "half" and all(w % 16 == 0 for w in sizes[1:-1])
     warps = TILED_THREADS // MMA_SUBGROUP
     padded = [_tile_height(size, mma) for size in sizes]
-    if mma and sum(-(-(o // 16) * (i // 16) // warps) for i, o in zip(padded[:-1], padded[1:])) > MAX_MMA_TILES_PER_WARP:
+    if (
+        mma
+        and sum(-(-(o // 16) * (i // 16) // warps) for i, o in zip(padded[:-1], padded[1:])) > MAX_MMA_TILES_PER_WARP
+    ):
         return _tiles(sizes, layers, precision, False)
     element = 2 if precision == "half" else 4
     # Tensor cores load 16-byte aligned rows. Without a pad (stride 64 bytes) shared-memory bank
@@ -252,15 +275,23 @@ def _plan(key: tuple, tensor_cores: bool) -> NetworkPlan:
         layers.append(LayerPlan(fan_in, fan_out, act, offset, z_offset))
         offset += fan_in * fan_out + fan_out
         z_offset += fan_out
-    common = dict(sizes=sizes, layers=tuple(layers), encoding=enc, frequencies=frequencies, precision=precision,
-                  targets=() if slang_truth else tuple(targets), slang_truth=slang_truth)
+    common = dict(
+        sizes=sizes,
+        layers=tuple(layers),
+        encoding=enc,
+        frequencies=frequencies,
+        precision=precision,
+        targets=() if slang_truth else tuple(targets),
+        slang_truth=slang_truth,
+    )
     if offset <= MAX_THREAD_ACCUMULATORS:
         return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))
     tiles = _tiles(sizes, layers, precision, tensor_cores and matmul == "auto")
     if tiles is not None:
         samples, pad, mma = tiles
-        return NetworkPlan(**common, gradient_path="tiles", group_size=TILED_THREADS, mma=mma,
-                           tile_samples=samples, tile_pad=pad)
+        return NetworkPlan(
+            **common, gradient_path="tiles", group_size=TILED_THREADS, mma=mma, tile_samples=samples, tile_pad=pad
+        )
     return NetworkPlan(**common, gradient_path="group", group_size=_group_size(sizes, False))
 
 

@@ -15,19 +15,17 @@ import json
 import subprocess
 import sys
 import time
-from pathlib import Path
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 
-from app.config import Config
-from app.evaluation import GridEvaluator
-from app.gpu import Gpu
-from app.heatmaps import HeatmapImages
-from app.slang_target import check_truth_finite
-from app.trainer import Trainer
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from .config import Config
+from .evaluation import GridEvaluator
+from .gpu import Gpu
+from .heatmaps import HeatmapImages
+from .resources import import_root, module_command
+from .slang_target import check_truth_finite
+from .trainer import Trainer
 
 
 class Rebuild:
@@ -35,11 +33,11 @@ class Rebuild:
         self.gpu, self.config, self.grid = gpu, config, grid
         self.keep_weights = keep_weights  # finish() takes the old network's weights
         self.started = time.perf_counter()
-        self.trainer: Optional[Trainer] = None
-        self.evaluator: Optional[GridEvaluator] = None
-        self.heatmaps: Optional[HeatmapImages] = None
-        self.error: Optional[Exception] = None
-        self.process: Optional[subprocess.Popen] = None
+        self.trainer: Trainer | None = None
+        self.evaluator: GridEvaluator | None = None
+        self.heatmaps: HeatmapImages | None = None
+        self.error: Exception | None = None
+        self.process: subprocess.Popen | None = None
         plan = gpu.plan(config)
         self._stages: list[tuple[str, Callable[[], bool]]] = [
             ("compiling Slang", lambda: bool(gpu.kernels.get(plan))),
@@ -50,9 +48,18 @@ class Rebuild:
             self._stages.append(("building heatmap pipelines", self._first_heatmaps))
         if gpu.software and not gpu.kernels.has(plan):
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "app.rebuild", json.dumps(config.to_dict()), gpu.device.info.type.name.lower(),
-                 str(grid)], cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL)
+                [
+                    sys.executable,
+                    *module_command("rebuild"),
+                    json.dumps(config.to_dict()),
+                    gpu.device.info.type.name.lower(),
+                    str(grid),
+                ],
+                cwd=import_root(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             self._stages.insert(0, ("compiling shaders", lambda: self.process.poll() is not None))
         self._done = 0
 
@@ -95,7 +102,7 @@ class Rebuild:
                 self.error = error
         return self.error is not None or self._done == len(self._stages)
 
-    def finish(self, weights: Optional[np.ndarray] = None) -> tuple[Trainer, GridEvaluator, Optional[HeatmapImages]]:
+    def finish(self, weights: np.ndarray | None = None) -> tuple[Trainer, GridEvaluator, HeatmapImages | None]:
         """The new network at step 0 (the warm-up step is undone), with fresh weights or `weights`."""
         if self.error is not None:
             raise self.error
@@ -112,8 +119,8 @@ class Rebuild:
 
 def _warm(config_json: str, device_kind: str, grid: int) -> None:
     """Child process: compile and run every kernel once, filling the on-disk caches."""
-    from app.config import from_dict
-    from app.gpu import create_gpu
+    from .config import from_dict
+    from .gpu import create_gpu
 
     trainer = Trainer(create_gpu(device_kind), from_dict(json.loads(config_json)))
     trainer.train(1)

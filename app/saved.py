@@ -8,18 +8,17 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Optional
 
-from app import config as cfg
-from app.device import cache_dir
-from app.errors import UserError
+from . import config as cfg
+from .device import cache_dir
+from .errors import UserError
 
 
 def settings_path() -> Path:
     return cache_dir() / "settings.json"
 
 
-def load(path: Optional[Path] = None) -> dict:
+def load(path: Path | None = None) -> dict:
     """The saved settings, or {} when there are none or they can't be read (never fatal)."""
     path = path or settings_path()
     try:
@@ -29,7 +28,7 @@ def load(path: Optional[Path] = None) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def saved_config(data: dict) -> Optional[cfg.Config]:
+def saved_config(data: dict) -> cfg.Config | None:
     try:
         return cfg.from_dict(data["config"], source="saved settings") if "config" in data else None
     except UserError as error:
@@ -37,7 +36,7 @@ def saved_config(data: dict) -> Optional[cfg.Config]:
         return None
 
 
-def save(config: Optional[cfg.Config], view: dict, path: Optional[Path] = None) -> None:
+def save(config: cfg.Config | None, view: dict, path: Path | None = None) -> None:
     """Writes `config` and `view`; with config None the config saved before is kept. Atomic: a
     crash mid-way leaves the previous file."""
     path = path or settings_path()

@@ -16,27 +16,27 @@ from __future__ import annotations
 
 import collections
 import time
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 
-from app.budget import FrameBudget, Rate
-from app.config import STRUCTURAL_FIELDS, Config
-from app.evaluation import VIEWS, GridEvaluator, Summary
-from app.gpu import Gpu
-from app.guard import Divergence, DivergenceGuard
-from app.heatmaps import HeatmapImages
-from app.history import Run, RunHistory
-from app.rebuild import Rebuild
-from app.slang_target import check_truth_finite
-from app.targets import check_finite
-from app.loss_ring import LOSS_HISTORY
-from app.session_frames import FrameRecording
-from app.trainer import Trainer
+from .budget import FrameBudget, Rate
+from .config import STRUCTURAL_FIELDS, Config
+from .evaluation import VIEWS, GridEvaluator, Summary
+from .gpu import Gpu
+from .guard import Divergence, DivergenceGuard
+from .heatmaps import HeatmapImages
+from .history import Run, RunHistory
+from .loss_ring import LOSS_HISTORY
+from .rebuild import Rebuild
+from .session_frames import FrameRecording
+from .slang_target import check_truth_finite
+from .targets import check_finite
+from .trainer import Trainer
 
-CHUNK_SECONDS = 0.25       # headless: whole steps between loss reads, enough to hide launch cost
-SUBMIT_STEPS = 64          # headless: whole steps per command buffer
-STABLE_STEPS = 50          # finite steps with unchanged settings: a network worth going back to
+CHUNK_SECONDS = 0.25  # headless: whole steps between loss reads, enough to hide launch cost
+SUBMIT_STEPS = 64  # headless: whole steps per command buffer
+STABLE_STEPS = 50  # finite steps with unchanged settings: a network worth going back to
 
 
 class Session(FrameRecording):
@@ -48,20 +48,24 @@ class Session(FrameRecording):
         self.history = RunHistory()
         self.budget = FrameBudget()
         self.rebuild: Rebuild | None = None
-        self._after_rebuild: Optional[Callable[[Session], None]] = None
+        self._after_rebuild: Callable[[Session], None] | None = None
         self.rebuild_error: str | None = None
         self.divergence: Divergence | None = None
-        self.pending_steps = 0        # single steps asked for while paused
+        self.pending_steps = 0  # single steps asked for while paused
         self._throughput = collections.deque()
-        self._step_rate = Rate()      # headless chunk sizing
+        self._step_rate = Rate()  # headless chunk sizing
         self._wants_heatmaps = heatmaps
         self._install(Trainer(gpu, config))
         if config.slang_target:  # no numpy twin: its truth is checked as the GPU evaluates it
-            check_truth_finite(self.evaluator.read() if self.evaluator.passes else self.evaluator.evaluate(),
-                               config.slang_target, config.domain)
+            check_truth_finite(
+                self.evaluator.read() if self.evaluator.passes else self.evaluator.evaluate(),
+                config.slang_target,
+                config.domain,
+            )
 
-    def _install(self, trainer: Trainer, evaluator: GridEvaluator | None = None,
-                 heatmaps: HeatmapImages | None = None) -> None:
+    def _install(
+        self, trainer: Trainer, evaluator: GridEvaluator | None = None, heatmaps: HeatmapImages | None = None
+    ) -> None:
         self.trainer = trainer
         self.evaluator = evaluator or GridEvaluator(trainer, self.grid)
         self.heatmaps = heatmaps or (HeatmapImages(self.evaluator) if self._wants_heatmaps else None)
@@ -76,8 +80,8 @@ class Session(FrameRecording):
         self.divergence, self.pending_steps = None, 0
         self.eval_loss = self.eval_grad_loss = float("nan")
         outputs = self.trainer.plan.output_dim
-        self.error_max = np.ones((VIEWS, outputs), np.float32)        # per view (values, d/dx, d/dy)
-        self.invalid_cells = np.zeros((VIEWS, outputs), np.uint32)    # NaN or inf, per view and output
+        self.error_max = np.ones((VIEWS, outputs), np.float32)  # per view (values, d/dx, d/dy)
+        self.invalid_cells = np.zeros((VIEWS, outputs), np.uint32)  # NaN or inf, per view and output
         self._last_eval_time = -1.0
         self._config_since = (self.config, self.trainer.step)
         self.evaluator.progress = 0
@@ -148,7 +152,7 @@ class Session(FrameRecording):
         return self.divergence is None and config is self.config and self.trainer.step - since >= STABLE_STEPS
 
     # ---- rebuilds -----------------------------------------------------------------------
-    def start_rebuild(self, config: Config, then: Optional[Callable[["Session"], None]] = None) -> None:
+    def start_rebuild(self, config: Config, then: Callable[[Session], None] | None = None) -> None:
         """Starts building `config`'s network; a target that is not finite on the grid is a
         UserError, and the current network goes on. When only the targets change (same
         outputs), the new network starts from the current weights. `then(session)` runs once
@@ -156,8 +160,14 @@ class Session(FrameRecording):
         check_finite(config.targets, config.domain, self.grid)
         self.cancel_rebuild()
         self.rebuild_error = None
-        keep = all(getattr(config, f) == getattr(self.config, f) for f in STRUCTURAL_FIELDS
-                   if f not in ("targets", "slang_target")) and config.output_dim == self.config.output_dim
+        keep = (
+            all(
+                getattr(config, f) == getattr(self.config, f)
+                for f in STRUCTURAL_FIELDS
+                if f not in ("targets", "slang_target")
+            )
+            and config.output_dim == self.config.output_dim
+        )
         self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps, keep_weights=keep and then is None)
         self._after_rebuild = then
 
@@ -234,8 +244,9 @@ class Session(FrameRecording):
     def evaluate(self) -> float:
         """A whole evaluation pass now, recorded as a point of the eval curve."""
         evaluation = self.evaluator.evaluate()
-        self._take_evaluation(Summary(evaluation.loss, evaluation.grad_loss, evaluation.error_max,
-                                      evaluation.invalid), evaluation.step)
+        self._take_evaluation(
+            Summary(evaluation.loss, evaluation.grad_loss, evaluation.error_max, evaluation.invalid), evaluation.step
+        )
         return evaluation.loss
 
     def _take_losses(self, steps: range, losses: np.ndarray) -> np.ndarray:

@@ -10,19 +10,20 @@ from dataclasses import dataclass
 
 import slangpy as spy
 
-from app.budget import StepShape, TrainingWork
-from app.loss_ring import LOSS_HISTORY
-from app.plan import ADJUST_PARAMS
-from app.timing import GpuTimer
+from .budget import StepShape, TrainingWork
+from .loss_ring import LOSS_HISTORY
+from .plan import ADJUST_PARAMS
+from .timing import GpuTimer
 
-EVAL_INTERVAL_S = 0.5      # the window plots an eval point at most this often
-FRAME_SUBMIT_STEPS = 32    # whole steps per command buffer before the frame's own
+EVAL_INTERVAL_S = 0.5  # the window plots an eval point at most this often
+FRAME_SUBMIT_STEPS = 32  # whole steps per command buffer before the frame's own
 THROUGHPUT_WINDOW_S = 1.0  # samples/s shown: over the last second
 
 
 @dataclass
 class FrameWork:
     """What one frame recorded, for finish_frame."""
+
     training: TrainingWork
     steps: range
     cells: int
@@ -46,14 +47,19 @@ class FrameRecording:
         train = self.divergence is None and (running or self.pending_steps > 0)
         cells = 0
         if self.evaluator.stale() and self.evaluator.can_start():
-            cells, eval_seconds = self.budget.plan_eval(self.evaluator.cells - self.evaluator.progress,
-                                                        self.evaluator.cells)
+            cells, eval_seconds = self.budget.plan_eval(
+                self.evaluator.cells - self.evaluator.progress, self.evaluator.cells
+            )
         else:
             eval_seconds = 0.0
         work = TrainingWork("", 0, 0)
         if train:
-            work = self.budget.plan_training(max(self.budget.compute_seconds() - eval_seconds, 1e-4),
-                                             self._step_shape(), t.progress.phase, t.progress.started)
+            work = self.budget.plan_training(
+                max(self.budget.compute_seconds() - eval_seconds, 1e-4),
+                self._step_shape(),
+                t.progress.phase,
+                t.progress.started,
+            )
             if work.kind == "steps":  # at most the loss ring's length, and the steps asked for while paused
                 units = min(work.units, LOSS_HISTORY if running else min(LOSS_HISTORY, self.pending_steps))
                 work = TrainingWork("steps", units, units * t.config.batch_size)
@@ -97,8 +103,14 @@ class FrameRecording:
     def _step_shape(self) -> StepShape:
         t = self.trainer
         side_by_side = t.plan.gradient_path == "tiles" and not self.gpu.software
-        return StepShape(t.config.batch_size, t.learn_units, t.learn_unit_samples, t.adjust_units,
-                         t.launch.gradient_slot_count * ADJUST_PARAMS, side_by_side)
+        return StepShape(
+            t.config.batch_size,
+            t.learn_units,
+            t.learn_unit_samples,
+            t.adjust_units,
+            t.launch.gradient_slot_count * ADJUST_PARAMS,
+            side_by_side,
+        )
 
     def finish_frame(self, work: FrameWork, gpu_seconds: dict, wait_seconds: float, frame_work_seconds: float) -> None:
         """After the frame's encoder has run: losses, guard, evaluation, what the budget learns."""

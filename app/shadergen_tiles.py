@@ -4,7 +4,7 @@ forward and backward passes over a tile of samples, and the gradient accumulator
 
 from __future__ import annotations
 
-from app.plan import MMA_SUBGROUP, TILED_THREADS, NetworkPlan
+from .plan import MMA_SUBGROUP, TILED_THREADS, NetworkPlan
 
 
 def tile_constants(plan: NetworkPlan) -> str:
@@ -29,8 +29,11 @@ def _count(entries: int, per: int) -> int:
 
 def _forward(plan: NetworkPlan) -> list[str]:
     rows, last = plan.tile_rows, len(plan.layers) - 1
-    return [f"simtForward<{layer.fan_in}, {layer.fan_out}, {'OutputActivation' if k == last else 'HiddenActivation'}>"
-            f"(tid, w + {layer.offset}, {rows[k]}, {rows[k + 1]});" for k, layer in enumerate(plan.layers)]
+    return [
+        f"simtForward<{layer.fan_in}, {layer.fan_out}, {'OutputActivation' if k == last else 'HiddenActivation'}>"
+        f"(tid, w + {layer.offset}, {rows[k]}, {rows[k + 1]});"
+        for k, layer in enumerate(plan.layers)
+    ]
 
 
 def _backward(plan: NetworkPlan) -> list[str]:
@@ -44,7 +47,9 @@ def _backward(plan: NetworkPlan) -> list[str]:
             calls.append(f"tileActivationGradient<{layer.fan_out}, HiddenActivation>(tid, {block}, {rows[k + 1]});")
         calls.append(f"simtGradients<{layer.fan_in}, {layer.fan_out}>(tid, {block}, {rows[k]}, slot + {layer.offset});")
         if k > 0:  # the first layer's input is the encoded sample: no dH needed
-            calls.append(f"simtBackward<{layer.fan_in}, {layer.fan_out}>(tid, w + {layer.offset}, {block}, {1 - block});")
+            calls.append(
+                f"simtBackward<{layer.fan_in}, {layer.fan_out}>(tid, w + {layer.offset}, {block}, {1 - block});"
+            )
             block = 1 - block
     return calls
 
@@ -55,8 +60,10 @@ def _mma_forward(plan: NetworkPlan) -> list[str]:
     for k, layer in enumerate(plan.layers):
         act = "OutputActivation" if k == last else "HiddenActivation"
         source, stride = _weights(plan, k)
-        calls.append(f"mmaForward<{layer.fan_in}, {layer.fan_out}, {heights[k]}, {heights[k + 1]}, {act}>(tid, {source}, "
-                      f"{stride}, w + {layer.offset}, {rows[k]}, {rows[k + 1]}, {0 if k == last else -1}, loss);")
+        calls.append(
+            f"mmaForward<{layer.fan_in}, {layer.fan_out}, {heights[k]}, {heights[k + 1]}, {act}>(tid, {source}, "
+            f"{stride}, w + {layer.offset}, {rows[k]}, {rows[k + 1]}, {0 if k == last else -1}, loss);"
+        )
     return calls
 
 
@@ -68,12 +75,16 @@ def _mma_backward(plan: NetworkPlan) -> list[str]:
     for k in range(len(plan.layers) - 1, -1, -1):
         layer = plan.layers[k]
         tiles = _count((heights[k + 1] // 16) * (heights[k] // 16), warps)
-        calls += [f"mmaGradients<{heights[k]}, {heights[k + 1]}, {tiles}>(tid, {block}, {rows[k]}, mma{k});",
-                  f"bias{k} += tileBiasGradient<{layer.fan_out}>(tid, {block});"]
+        calls += [
+            f"mmaGradients<{heights[k]}, {heights[k + 1]}, {tiles}>(tid, {block}, {rows[k]}, mma{k});",
+            f"bias{k} += tileBiasGradient<{layer.fan_out}>(tid, {block});",
+        ]
         if k > 0:
             source, stride = _weights(plan, k)
-            calls.append(f"mmaBackward<{layer.fan_in}, {layer.fan_out}, {heights[k + 1]}, HiddenActivation>(tid, {source}, "
-                         f"{stride}, w + {layer.offset}, {block}, {1 - block}, {rows[k]});")
+            calls.append(
+                f"mmaBackward<{layer.fan_in}, {layer.fan_out}, {heights[k + 1]}, HiddenActivation>(tid, {source}, "
+                f"{stride}, w + {layer.offset}, {block}, {1 - block}, {rows[k]});"
+            )
             block = 1 - block
     return calls
 
@@ -97,11 +108,16 @@ def _mma_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str]]:
     declare, write = [], []
     for k, layer in enumerate(plan.layers):
         tiles = _count((heights[k + 1] // 16) * (heights[k] // 16), warps)
-        declare += [f"MatC mma{k}[{tiles}];", f"for (int q = 0; q < {tiles}; q++) mma{k}[q] = MatC(0.0);",
-                    f"float bias{k} = 0.0;  // bias `tid`'s gradient (widths are at most TILED_THREADS)"]
-        write += [f"mmaWriteGradients<{layer.fan_in}, {layer.fan_out}, {heights[k]}, {heights[k + 1]}, {tiles}>"
-                  f"(tid, slot + {layer.offset}, mma{k});",
-                  f"if (tid < {layer.fan_out}) slot[{layer.bias_offset} + tid] = bias{k};"]
+        declare += [
+            f"MatC mma{k}[{tiles}];",
+            f"for (int q = 0; q < {tiles}; q++) mma{k}[q] = MatC(0.0);",
+            f"float bias{k} = 0.0;  // bias `tid`'s gradient (widths are at most TILED_THREADS)",
+        ]
+        write += [
+            f"mmaWriteGradients<{layer.fan_in}, {layer.fan_out}, {heights[k]}, {heights[k + 1]}, {tiles}>"
+            f"(tid, slot + {layer.offset}, mma{k});",
+            f"if (tid < {layer.fan_out}) slot[{layer.bias_offset} + tid] = bias{k};",
+        ]
     return declare, write
 
 

@@ -15,19 +15,18 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 
-from app.config import MAX_TARGET_SOURCE, MAX_TARGETS
-from app.errors import UserError, read_user_text
-from app.evaluation import Evaluation
-from app.gpu import Gpu
-from app.shadergen import TARGET_NAMESPACE, TARGET_SOURCE_NAME, slang_target_block
-from app.targets import grid_centres
+from .config import MAX_TARGET_SOURCE, MAX_TARGETS
+from .errors import UserError, read_user_text
+from .evaluation import Evaluation
+from .gpu import Gpu
+from .shadergen import TARGET_NAMESPACE, TARGET_SOURCE_NAME, slang_target_block
+from .targets import grid_centres
 
-WATCH_INTERVAL_S = 0.5   # how often the watch looks at the file
-MAX_MESSAGES = 6         # compiler messages kept for the UI
+WATCH_INTERVAL_S = 0.5  # how often the watch looks at the file
+MAX_MESSAGES = 6  # compiler messages kept for the UI
 REQUIREMENT = "static const int TARGET_COUNT and [Differentiable] float target(float2 p, int k)"
 _PROBE = f"""
 #line 1 "probe"
@@ -42,8 +41,10 @@ void probeTarget(uniform int* count, uniform float* derivative)
 # One diagnostic of Slang's: "error[E30015]: title", "  --> file:line:column", the source line
 # and a caret line with the message; diagnostics start at column 0.
 _DIAGNOSTIC_START = re.compile(r"^(?=(?:error|warning|note)\[\w+\]: )", re.MULTILINE)
-_HEAD = re.compile(r"^(?P<kind>error|warning|note)\[\w+\]: (?P<title>[^\n]*)\n\s*--> (?P<file>[^\n]*?):(?P<line>\d+):"
-                   r"(?P<column>\d+)")
+_HEAD = re.compile(
+    r"^(?P<kind>error|warning|note)\[\w+\]: (?P<title>[^\n]*)\n\s*--> (?P<file>[^\n]*?):(?P<line>\d+):"
+    r"(?P<column>\d+)"
+)
 _CARET = re.compile(r"^\s*\|\s*\^+ (?P<message>[^\n]*)$", re.MULTILINE)
 
 
@@ -120,9 +121,11 @@ def check_truth_finite(evaluation: Evaluation, slang_target: dict, domain) -> No
     if bad.size:
         j, i, k = bad[0]
         x, y = grid_centres(domain, truths.shape[0])
-        raise UserError(f"target f{k + 1} = target(p, {k}) of {Path(slang_target['file']).name} is "
-                        f"{truths[j, i, k]} at x = {x[j, i]:.4g}, y = {y[j, i]:.4g}: "
-                        f"a target must be finite over the whole domain")
+        raise UserError(
+            f"target f{k + 1} = target(p, {k}) of {Path(slang_target['file']).name} is "
+            f"{truths[j, i, k]} at x = {x[j, i]:.4g}, y = {y[j, i]:.4g}: "
+            f"a target must be finite over the whole domain"
+        )
 
 
 class FileWatch:
@@ -134,14 +137,14 @@ class FileWatch:
         self._seen = self._stamp()
         self._next = time.monotonic() + WATCH_INTERVAL_S
 
-    def _stamp(self) -> Optional[tuple]:
+    def _stamp(self) -> tuple | None:
         try:
             status = os.stat(self.path)
         except OSError:
             return None
         return status.st_mtime_ns, status.st_size
 
-    def changed(self, now: Optional[float] = None) -> bool:
+    def changed(self, now: float | None = None) -> bool:
         now = time.monotonic() if now is None else now
         if now < self._next:
             return False

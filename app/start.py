@@ -5,28 +5,28 @@ The command line builds it (app.cli_args.resolve_start) before a device exists."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app import checkpoint as ckpt
-from app import config as cfg
+from . import checkpoint as ckpt
+from . import config as cfg
 
 if TYPE_CHECKING:
-    from app.session import Session
+    from .session import Session
 
 
 @dataclass
 class Start:
     config: cfg.Config
-    checkpoint: Optional[ckpt.Checkpoint] = None
-    parameters: Optional[np.ndarray] = None  # from --load-network
+    checkpoint: ckpt.Checkpoint | None = None
+    parameters: np.ndarray | None = None  # from --load-network
 
     @property
     def step(self) -> int:
         return self.checkpoint.step if self.checkpoint is not None else 0
 
-    def apply(self, session: "Session") -> None:
+    def apply(self, session: Session) -> None:
         """Puts the starting state into a session just made with `config`."""
         if self.checkpoint is not None:
             ckpt.restore(session, self.checkpoint, self.config)

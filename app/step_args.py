@@ -8,23 +8,43 @@ from __future__ import annotations
 import numpy as np
 import slangpy as spy
 
-from app.components import OPTIMIZERS
-from app.gpu import Gpu
-from app.loss_ring import LOSS_HISTORY
+from .components import OPTIMIZERS
+from .gpu import Gpu
+from .loss_ring import LOSS_HISTORY
 
 REDUCE_GROUPS_PER_ROW = 32768  # adjustParameters' dispatch rows keep each dimension in bounds
 
-STEP_ARGS = np.dtype([
-    ("weights", "<u8"), ("master", "<u8"), ("moments", "<u8"), ("gradient_slots", "<u8"),
-    ("loss_slots", "<u8"), ("loss_history", "<u8"),
-    ("domain", "<f4", (4,)),
-    ("batch_size", "<u4"), ("thread_count", "<u4"), ("seed", "<u4"), ("step", "<u4"),
-    ("group_offset", "<u4"), ("sample_begin", "<u4"), ("sample_end", "<u4"),
-    ("gradient_slot_count", "<u4"), ("loss_slot_count", "<u4"), ("history_index", "<u4"),
-    ("groups_per_row", "<u4"), ("param_offset", "<u4"), ("param_end", "<u4"),
-    ("optimizer", "<u4"), ("learning_rate", "<f4"), ("beta1", "<f4"), ("beta2", "<f4"), ("epsilon", "<f4"),
-    ("step_number", "<u4"), ("padding", "<u4", (3,)),
-])
+STEP_ARGS = np.dtype(
+    [
+        ("weights", "<u8"),
+        ("master", "<u8"),
+        ("moments", "<u8"),
+        ("gradient_slots", "<u8"),
+        ("loss_slots", "<u8"),
+        ("loss_history", "<u8"),
+        ("domain", "<f4", (4,)),
+        ("batch_size", "<u4"),
+        ("thread_count", "<u4"),
+        ("seed", "<u4"),
+        ("step", "<u4"),
+        ("group_offset", "<u4"),
+        ("sample_begin", "<u4"),
+        ("sample_end", "<u4"),
+        ("gradient_slot_count", "<u4"),
+        ("loss_slot_count", "<u4"),
+        ("history_index", "<u4"),
+        ("groups_per_row", "<u4"),
+        ("param_offset", "<u4"),
+        ("param_end", "<u4"),
+        ("optimizer", "<u4"),
+        ("learning_rate", "<f4"),
+        ("beta1", "<f4"),
+        ("beta2", "<f4"),
+        ("epsilon", "<f4"),
+        ("step_number", "<u4"),
+        ("padding", "<u4", (3,)),
+    ]
+)
 assert STEP_ARGS.itemsize == 152  # 6 pointers, 4 floats, 13 uints, the optimizer's 6 fields, 3 pad
 
 

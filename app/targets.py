@@ -10,30 +10,40 @@ from __future__ import annotations
 import ast
 import json
 import math
-from pathlib import Path
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 
-from app.errors import UserError
+from .errors import UserError
+from .resources import asset
 
 TUTORIAL_TARGETS = ["(x + y) / (1 + y*y)", "2*x + y", "0.5*x*x + 1.2*y", "x + 0.5*y*y"]
 
 _FUNCTIONS_1 = {"sin", "cos", "tan", "exp", "log", "sqrt", "abs"}
 _FUNCTIONS_2 = {"pow", "min", "max"}
-_NUMPY = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "exp": np.exp, "log": np.log,
-          "sqrt": np.sqrt, "abs": np.abs, "pow": np.power, "min": np.minimum, "max": np.maximum}
+_NUMPY = {
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "abs": np.abs,
+    "pow": np.power,
+    "min": np.minimum,
+    "max": np.maximum,
+}
 _BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
-MAX_TARGET_LENGTH = 500   # characters: far more than any formula a user types...
-MAX_TARGET_DEPTH = 40     # ...and its nesting, which bounds the recursion of the parser and the checks
+MAX_TARGET_LENGTH = 500  # characters: far more than any formula a user types...
+MAX_TARGET_DEPTH = 40  # ...and its nesting, which bounds the recursion of the parser and the checks
 
 
 class TargetError(UserError):
     """A rejected expression; `column` (1-based) is where the problem is, when it has a place."""
 
-    def __init__(self, message: str, column: Optional[int] = None):
+    def __init__(self, message: str, column: int | None = None):
         super().__init__(message)
         self.column = column
 
@@ -42,7 +52,7 @@ def _shown(text: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _fail(text: str, column: Optional[int], problem: str) -> TargetError:
+def _fail(text: str, column: int | None, problem: str) -> TargetError:
     where = f" at column {column}" if column is not None else ""
     return TargetError(f"target {_shown(text)!r}{where}: {problem}", column)
 
@@ -72,8 +82,11 @@ def _check(node: ast.AST, text: str, lead: int) -> None:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         return _check(node.operand, text, lead)
     if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name):
-        raise _fail(text, node.func.col_offset + 1 + lead,
-                    f"{_describe(node.func)} is not allowed (only the listed functions can be called)")
+        raise _fail(
+            text,
+            node.func.col_offset + 1 + lead,
+            f"{_describe(node.func)} is not allowed (only the listed functions can be called)",
+        )
     if isinstance(node, ast.Call) and not node.keywords:
         name = node.func.id
         arity = 1 if name in _FUNCTIONS_1 else 2 if name in _FUNCTIONS_2 else None
@@ -84,14 +97,27 @@ def _check(node: ast.AST, text: str, lead: int) -> None:
         for arg in node.args:
             _check(arg, text, lead)
         return
-    raise _fail(text, column, f"{_describe(node)} is not allowed (numbers, x, y, + - * / **, parentheses "
-                              f"and {', '.join(sorted(_FUNCTIONS_1 | _FUNCTIONS_2))})")
+    raise _fail(
+        text,
+        column,
+        f"{_describe(node)} is not allowed (numbers, x, y, + - * / **, parentheses "
+        f"and {', '.join(sorted(_FUNCTIONS_1 | _FUNCTIONS_2))})",
+    )
 
 
 def _describe(node: ast.AST) -> str:
-    kinds = {ast.Attribute: "an attribute", ast.Subscript: "a subscript", ast.Compare: "a comparison",
-             ast.Lambda: "a lambda", ast.IfExp: "a conditional", ast.Call: "this call", ast.BoolOp: "and/or",
-             ast.JoinedStr: "a string", ast.Constant: "this constant", ast.Tuple: "a tuple"}
+    kinds = {
+        ast.Attribute: "an attribute",
+        ast.Subscript: "a subscript",
+        ast.Compare: "a comparison",
+        ast.Lambda: "a lambda",
+        ast.IfExp: "a conditional",
+        ast.Call: "this call",
+        ast.BoolOp: "and/or",
+        ast.JoinedStr: "a string",
+        ast.Constant: "this constant",
+        ast.Tuple: "a tuple",
+    }
     for kind, words in kinds.items():
         if isinstance(node, kind):
             return words
@@ -108,7 +134,7 @@ def _depth(node: ast.AST) -> int:
     return depth
 
 
-def _bracket_depth_column(text: str) -> Optional[int]:
+def _bracket_depth_column(text: str) -> int | None:
     """The column of the first bracket nested deeper than MAX_TARGET_DEPTH: found before parsing,
     because Python's parser stops at 200 levels with a message that names no limit of ours."""
     depth = 0
@@ -125,7 +151,7 @@ def _syntax_column(text: str, error: SyntaxError) -> int:
     if not error.offset or error.offset < 1 or not error.lineno:
         return len(text) + 1
     lines = text.split("\n")
-    return sum(len(line) + 1 for line in lines[:error.lineno - 1]) + error.offset
+    return sum(len(line) + 1 for line in lines[: error.lineno - 1]) + error.offset
 
 
 def parse_target(text: str) -> ast.Expression:
@@ -154,7 +180,7 @@ def parse_target(text: str) -> ast.Expression:
     return tree
 
 
-def _integer_exponent(node: ast.AST) -> Optional[int]:
+def _integer_exponent(node: ast.AST) -> int | None:
     """A constant whole-number exponent (2, -1, 3.0), else None."""
     sign = 1
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -252,11 +278,13 @@ def check_finite(targets, domain, grid: int) -> None:
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             i = bad[0]
-            raise UserError(f"target f{k + 1} = {text!r} is {values[i]} at x = {x[i]:.4g}, y = {y[i]:.4g}: "
-                            f"a target must be finite over the whole domain")
+            raise UserError(
+                f"target f{k + 1} = {text!r} is {values[i]} at x = {x[i]:.4g}, y = {y[i]:.4g}: "
+                f"a target must be finite over the whole domain"
+            )
 
 
-PRESET_FILE = Path(__file__).resolve().parent.parent / "assets" / "targets.json"
+PRESET_FILE = asset("targets.json")
 
 
 def target_presets() -> list[tuple[str, list[str]]]:

@@ -9,18 +9,18 @@ from dataclasses import dataclass
 import numpy as np
 import slangpy as spy
 
-from app.config import Config, STRUCTURAL_FIELDS
-from app.gpu import Gpu
-from app.kernels import NetworkKernels
-from app.loss_ring import LOSS_HISTORY, LossRing
-from app.plan import ADJUST_PARAMS, ADJUST_THREADS, LaunchShape, NetworkPlan
-from app.step_args import REDUCE_GROUPS_PER_ROW, STEP_ARGS, StepArgsRing, learn_ranges, step_records
-
+from .config import STRUCTURAL_FIELDS, Config
+from .gpu import Gpu
+from .kernels import NetworkKernels
+from .loss_ring import LOSS_HISTORY, LossRing
+from .plan import ADJUST_PARAMS, ADJUST_THREADS, LaunchShape, NetworkPlan
+from .step_args import REDUCE_GROUPS_PER_ROW, STEP_ARGS, StepArgsRing, learn_ranges, step_records
 
 
 @dataclass
 class Snapshot:
     """A GPU-side copy of everything a step changes, to go back to (e.g. before a NaN)."""
+
     master: spy.Buffer
     weights: spy.Buffer | None  # the half copy, for half precision
     moments: spy.Buffer
@@ -34,6 +34,7 @@ class Snapshot:
 class StepProgress:
     """How far the current step has got when it is recorded in pieces: learnGradient's groups
     [0, position) in the "learn" phase, adjustParameters' groups [0, position) in "adjust"."""
+
     phase: str = "learn"
     position: int = 0
 
@@ -53,10 +54,10 @@ class Trainer:
         self.moments = gpu.buffer(2 * p * 4)
         self.losses = LossRing(gpu)
         self._args = StepArgsRing(gpu)
-        self.step = 0             # optimizer steps taken; also the sampler's step index
+        self.step = 0  # optimizer steps taken; also the sampler's step index
         self.optimizer_steps = 0  # steps since the optimizer state was last reset
-        self.samples_seen = 0     # samples of all steps taken, whatever their batch sizes
-        self.version = 0          # changes whenever the weights do (evaluations compare it)
+        self.samples_seen = 0  # samples of all steps taken, whatever their batch sizes
+        self.version = 0  # changes whenever the weights do (evaluations compare it)
         self.progress = StepProgress()
         self._size_slots()
         self.reset(config.seed)
@@ -98,8 +99,15 @@ class Trainer:
         if self.weights is not self.master:
             self.gpu.write(self.weights, params.astype(np.float16))
 
-    def load(self, master: np.ndarray, weights: np.ndarray | None, moments: np.ndarray, step: int,
-             optimizer_steps: int, samples_seen: int) -> None:
+    def load(
+        self,
+        master: np.ndarray,
+        weights: np.ndarray | None,
+        moments: np.ndarray,
+        step: int,
+        optimizer_steps: int,
+        samples_seen: int,
+    ) -> None:
         """Puts back a saved state (a checkpoint). The half copy is written as it was saved rather
         than rounded again here, so that a resumed run is bit-identical to one never stopped."""
         self.set_parameters(master)
@@ -116,8 +124,10 @@ class Trainer:
 
     def gpu_bytes(self) -> int:
         """Device memory held by this trainer's buffers."""
-        buffers = {id(b): b for b in (self.master, self.weights, self.moments, self.losses.buffer,
-                                      self.gradient_slots, self.loss_slots)}
+        buffers = {
+            id(b): b
+            for b in (self.master, self.weights, self.moments, self.losses.buffer, self.gradient_slots, self.loss_slots)
+        }
         return sum(b.memory_usage.device for b in buffers.values())
 
     # ---- live changes ---------------------------------------------------------------------
@@ -172,8 +182,9 @@ class Trainer:
             self._dispatch(encoder, self.kernels.learn_gradient, self.plan.group_size, address)
             self._dispatch(encoder, self.kernels.adjust_parameters, ADJUST_THREADS, address)
 
-    def _dispatch(self, encoder: spy.CommandEncoder, kernel: spy.ComputeKernel, threads: int, address: int,
-                  rows: int = 1) -> None:
+    def _dispatch(
+        self, encoder: spy.CommandEncoder, kernel: spy.ComputeKernel, threads: int, address: int, rows: int = 1
+    ) -> None:
         """One dispatch reading the StepArgs at `address`. Through the compute-pass API: ~13 us
         of CPU against ~20 us for ComputeKernel.dispatch, at a few hundred dispatches a frame."""
         compute = encoder.begin_compute_pass()
@@ -185,8 +196,13 @@ class Trainer:
 
     def _adjust_dispatch(self, encoder: spy.CommandEncoder, count: int, address: int) -> None:
         rows = max(1, -(-count // REDUCE_GROUPS_PER_ROW))
-        self._dispatch(encoder, self.kernels.adjust_parameters,
-                       max(1, min(count, REDUCE_GROUPS_PER_ROW)) * ADJUST_THREADS, address, rows)
+        self._dispatch(
+            encoder,
+            self.kernels.adjust_parameters,
+            max(1, min(count, REDUCE_GROUPS_PER_ROW)) * ADJUST_THREADS,
+            address,
+            rows,
+        )
 
     def _complete_step(self) -> None:
         self.version += 1
@@ -218,16 +234,18 @@ class Trainer:
         total = self.learn_units if phase == "learn" else self.adjust_units
         count = max(1, min(units, total - position))
         if phase == "learn":
-            ranges = learn_ranges(position, count, self.launch.group_count, self._sample_slices,
-                                  self.samples_per_thread)
+            ranges = learn_ranges(
+                position, count, self.launch.group_count, self._sample_slices, self.samples_per_thread
+            )
             records = step_records(self, len(ranges))
             records["step"], records["step_number"] = self.step, self.optimizer_steps + 1
-            for record, (first_group, groups, begin, end) in zip(records, ranges):
+            for record, (first_group, _groups, begin, end) in zip(records, ranges):
                 record["group_offset"], record["sample_begin"], record["sample_end"] = first_group, begin, end
             base = self._args.upload(encoder, records)
             for i, (_, groups, _, _) in enumerate(ranges):
-                self._dispatch(encoder, self.kernels.learn_gradient, groups * self.plan.group_size,
-                               base + i * STEP_ARGS.itemsize)
+                self._dispatch(
+                    encoder, self.kernels.learn_gradient, groups * self.plan.group_size, base + i * STEP_ARGS.itemsize
+                )
         else:
             records = step_records(self, 1)
             records["param_offset"] = position * ADJUST_PARAMS
@@ -257,8 +275,11 @@ class Trainer:
     # ---- snapshots ----------------------------------------------------------------------
     def new_snapshot(self) -> Snapshot:
         half = self.weights is not self.master
-        return Snapshot(self.gpu.buffer(self.master.size), self.gpu.buffer(self.weights.size) if half else None,
-                        self.gpu.buffer(self.moments.size))
+        return Snapshot(
+            self.gpu.buffer(self.master.size),
+            self.gpu.buffer(self.weights.size) if half else None,
+            self.gpu.buffer(self.moments.size),
+        )
 
     def record_snapshot(self, encoder: spy.CommandEncoder, snap: Snapshot) -> None:
         """Records a copy of the state at a step boundary into `snap`."""

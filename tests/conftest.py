@@ -1,5 +1,8 @@
 import os
+import shutil
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -42,3 +45,26 @@ def make_session(gpu):
         return Session(gpu, validate(Config(**fields)), grid=64, heatmaps=True)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def display():
+    """An X display for window tests: $DISPLAY, or an Xvfb started here."""
+    if os.environ.get("DISPLAY"):
+        yield os.environ["DISPLAY"]
+        return
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        pytest.skip("no DISPLAY and Xvfb is not installed (apt-get install xvfb)")
+    name = f":{90 + os.getpid() % 9}"
+    server = subprocess.Popen(
+        [xvfb, name, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(1.0)
+    if server.poll() is not None:
+        pytest.skip(f"Xvfb could not start on {name}")
+    yield name
+    server.terminate()
+    server.wait()

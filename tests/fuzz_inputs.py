@@ -16,8 +16,28 @@ from app.network_io import export_network
 from app.plan import plan_for
 from app.session import Session
 
-ODD_VALUES = [None, True, False, 0, -1, 1, 2.5, -1e308, 1e308, float("nan"), float("inf"), 10**30, "", "x",
-              "\u00e9\u4e2d", [], [1, 2], {}, {"a": 1}, [[[]]]]
+ODD_VALUES = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    2.5,
+    -1e308,
+    1e308,
+    float("nan"),
+    float("inf"),
+    10**30,
+    "",
+    "x",
+    "\u00e9\u4e2d",
+    [],
+    [1, 2],
+    {},
+    {"a": 1},
+    [[[]]],
+]
 
 
 def _odd(rng: random.Random):
@@ -37,9 +57,9 @@ def mutate_bytes(rng: random.Random, data: bytes) -> bytes:
         elif kind == 2:
             data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
         elif kind == 3:
-            del data[at:at + rng.randint(1, 16)]
+            del data[at : at + rng.randint(1, 16)]
         else:
-            data[at:at + 4] = rng.choice([b"\xff\xff\xff\xff", b"\0\0\0\0", b"\x7f\x7f\x7f\x7f", b"{", b"]"])
+            data[at : at + 4] = rng.choice([b"\xff\xff\xff\xff", b"\0\0\0\0", b"\x7f\x7f\x7f\x7f", b"{", b"]"])
     return bytes(data)
 
 
@@ -112,11 +132,12 @@ class InputFiles:
         """`data` with a mutated JSON header and a checksum that matches: the checks behind the
         checksum have to refuse it (or it is still a valid checkpoint)."""
         _, version, size, payload_size, _ = struct.unpack_from("<8sIIQ32s", data)
-        header = mutate_json(rng, json.loads(data[56:56 + size]))
+        header = mutate_json(rng, json.loads(data[56 : 56 + size]))
         new = json.dumps(header).encode()
-        body = new + data[56 + size:]
-        return struct.pack("<8sIIQ32s", ckpt.MAGIC, version, len(new), payload_size,
-                           hashlib.sha256(body).digest()) + body
+        body = new + data[56 + size :]
+        return (
+            struct.pack("<8sIIQ32s", ckpt.MAGIC, version, len(new), payload_size, hashlib.sha256(body).digest()) + body
+        )
 
 
 def _pools(inputs: InputFiles, safe: bool) -> dict[str, list[str]]:
@@ -129,7 +150,8 @@ def _pools(inputs: InputFiles, safe: bool) -> dict[str, list[str]]:
         "--seed": ["0", "7", str(2**32), "-1", "s"],
         "--lr": ["0.01", "0.5", "1e6", "0", "-1", "nan", "inf", "1e-400", "abc"],
         "--batch-size": ["16", "256", "0", "-5", "99999999999", "x"] + ([] if safe else ["67108864"]),
-        "--hidden": ["16", "8,8", "6,5", "0", "300", "a,b", "16,", "", "1,2,3,4,5,6,7,8,9"] + ([] if safe else ["256"] * 2),
+        "--hidden": ["16", "8,8", "6,5", "0", "300", "a,b", "16,", "", "1,2,3,4,5,6,7,8,9"]
+        + ([] if safe else ["256"] * 2),
         "--activation": list(cfg.ACTIVATIONS) + ["swish", ""],
         "--output-activation": list(cfg.ACTIVATIONS) + ["gelu"],
         "--encoding": list(cfg.ENCODINGS) + ["hash"],
@@ -158,8 +180,11 @@ def command_line(rng: random.Random, inputs: InputFiles, subprocess_safe: bool) 
         argv += ["--iterations", rng.choice(["0", "2", "5"])]  # later options may override it
     for _ in range(rng.randint(0, 5)):
         option = rng.choice(list(pools) + ["--quiet", "--fresh", "--no-vsync"])
-        argv += [option] if option.startswith("--q") or option in ("--fresh", "--no-vsync") else \
-            [option, rng.choice(pools[option])]
+        argv += (
+            [option]
+            if option.startswith("--q") or option in ("--fresh", "--no-vsync")
+            else [option, rng.choice(pools[option])]
+        )
     if argv and rng.random() < 0.15:
         kind, at = rng.randrange(4), rng.randrange(len(argv))
         if kind == 0:

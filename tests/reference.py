@@ -33,15 +33,20 @@ def encode(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.stack([x, y, x * x, y * y], axis=1)
     columns = [x, y]
     for k in range(config.frequencies):
-        w = np.pi * 2.0 ** k
+        w = np.pi * 2.0**k
         columns += [np.sin(w * x), np.cos(w * x), np.sin(w * y), np.cos(w * y)]
     return np.stack(columns, axis=1)
 
 
 def activate(name: str, z: np.ndarray) -> np.ndarray:
-    return {"identity": lambda: z, "leaky_relu": lambda: np.where(z > 0, z, 0.01 * z),
-            "relu": lambda: np.maximum(z, 0.0), "tanh": lambda: np.tanh(z),
-            "sigmoid": lambda: 1.0 / (1.0 + np.exp(-z)), "sin": lambda: np.sin(z)}[name]()
+    return {
+        "identity": lambda: z,
+        "leaky_relu": lambda: np.where(z > 0, z, 0.01 * z),
+        "relu": lambda: np.maximum(z, 0.0),
+        "tanh": lambda: np.tanh(z),
+        "sigmoid": lambda: 1.0 / (1.0 + np.exp(-z)),
+        "sin": lambda: np.sin(z),
+    }[name]()
 
 
 def layer_sizes(config) -> list[int]:
@@ -71,9 +76,9 @@ def unpack(config, params: np.ndarray):
     sizes, layers, offset = layer_sizes(config), [], 0
     for k in range(len(sizes) - 1):
         fan_in, fan_out = sizes[k], sizes[k + 1]
-        w = params[offset:offset + fan_in * fan_out].reshape(fan_out, fan_in).astype(np.float64)
+        w = params[offset : offset + fan_in * fan_out].reshape(fan_out, fan_in).astype(np.float64)
         offset += fan_in * fan_out
-        b = params[offset:offset + fan_out].astype(np.float64)
+        b = params[offset : offset + fan_out].astype(np.float64)
         offset += fan_out
         act = config.output_activation if k == len(sizes) - 2 else config.activation
         layers.append((w, b, act))
@@ -94,7 +99,7 @@ def loss_and_gradient(config, params: np.ndarray, x: np.ndarray, y: np.ndarray, 
     loss = float(np.mean(np.sum(diff * diff, axis=1)))
     grad_parts = []
     d = 2.0 * diff / len(x)
-    for (w, b, act), h_in, z in reversed(list(zip(layers, inputs, pre))):
+    for (w, _b, act), h_in, z in reversed(list(zip(layers, inputs, pre))):
         dz = d * activation_derivative(act, z)
         grad_parts.append((dz.T @ h_in).ravel())
         grad_parts[-1] = np.concatenate([grad_parts[-1], dz.sum(axis=0)])
@@ -110,9 +115,13 @@ def encoding_jacobian(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         rows += [(2 * x, zero), (zero, 2 * y)]
     elif config.encoding == "fourier":
         for k in range(config.frequencies):
-            w = np.pi * 2.0 ** k
-            rows += [(w * np.cos(w * x), zero), (-w * np.sin(w * x), zero),
-                     (zero, w * np.cos(w * y)), (zero, -w * np.sin(w * y))]
+            w = np.pi * 2.0**k
+            rows += [
+                (w * np.cos(w * x), zero),
+                (-w * np.sin(w * x), zero),
+                (zero, w * np.cos(w * y)),
+                (zero, -w * np.sin(w * y)),
+            ]
     return np.stack([np.stack(row, axis=1) for row in rows], axis=1)
 
 
@@ -138,7 +147,7 @@ def truth_values(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 VIRIDIS_ENDS = {0.0: (0.267, 0.005, 0.329), 1.0: (0.993, 0.906, 0.144)}  # matplotlib's viridis
-MAGMA_ENDS = {0.0: (0.001, 0.000, 0.014), 1.0: (0.987, 0.991, 0.750)}    # matplotlib's magma
+MAGMA_ENDS = {0.0: (0.001, 0.000, 0.014), 1.0: (0.987, 0.991, 0.750)}  # matplotlib's magma
 
 
 def linear_to_srgb(c: np.ndarray) -> np.ndarray:

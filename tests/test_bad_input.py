@@ -93,16 +93,19 @@ def test_unreadable_config(tmp_path):
     _assert_rejected(*_run(["--config", str(folder)], tmp_path), ["cannot read"])
 
 
-@pytest.mark.parametrize("text,words", [
-    ("{not json", ["not valid JSON"]),
-    ("[1, 2]", ["JSON object"]),
-    ('{"lr": -1}', ["learning rate"]),
-    ('{"hidden": [300]}', ["width", "300"]),
-    ('{"colour": "blue"}', ["unknown key", "colour"]),
-    ('{"targets": ["x + z"]}', ["unknown name", "z"]),
-    ('{"targets": ["__import__(\'os\')"]}', ["unknown function"]),
-    ('{"domain": [1, 0, 0, 1]}', ["domain"]),
-])
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("{not json", ["not valid JSON"]),
+        ("[1, 2]", ["JSON object"]),
+        ('{"lr": -1}', ["learning rate"]),
+        ('{"hidden": [300]}', ["width", "300"]),
+        ('{"colour": "blue"}', ["unknown key", "colour"]),
+        ('{"targets": ["x + z"]}', ["unknown name", "z"]),
+        ('{"targets": ["__import__(\'os\')"]}', ["unknown function"]),
+        ('{"domain": [1, 0, 0, 1]}', ["domain"]),
+    ],
+)
 def test_invalid_config(tmp_path, text, words):
     path = tmp_path / "config.json"
     path.write_text(text)
@@ -121,8 +124,9 @@ def test_empty_out(tmp_path):
 
 
 def test_bogus_device_override(tmp_path):
-    _assert_rejected(*_run([], tmp_path, env={"SLANGPY_DEVICE_TYPE_OVERRIDE": "bogus"}),
-                     ["SLANGPY_DEVICE_TYPE_OVERRIDE", "bogus"])
+    _assert_rejected(
+        *_run([], tmp_path, env={"SLANGPY_DEVICE_TYPE_OVERRIDE": "bogus"}), ["SLANGPY_DEVICE_TYPE_OVERRIDE", "bogus"]
+    )
 
 
 def test_window_without_display_points_to_headless(tmp_path):
@@ -132,26 +136,32 @@ def test_window_without_display_points_to_headless(tmp_path):
     _assert_rejected(result, tmp_path / "none", ["display", "--headless"])
 
 
-@pytest.mark.parametrize("content,words", [
-    (b"\xff\xfe{}", ["not UTF-8"]),
-    (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", ["nested too deeply"]),
-    (json.dumps({"targets": ["x" + "+x" * 300]}).encode(), ["at most 500 characters"]),
-    (json.dumps({"targets": ["-" * 100 + "x"]}).encode(), ["nested more than"]),
-    (json.dumps({"targets": ["x\u0000"]}).encode(), ["NUL character"]),
-    (json.dumps({"hidden": [[[[16]]]]}).encode(), ["whole number"]),
-])
+@pytest.mark.parametrize(
+    "content,words",
+    [
+        (b"\xff\xfe{}", ["not UTF-8"]),
+        (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", ["nested too deeply"]),
+        (json.dumps({"targets": ["x" + "+x" * 300]}).encode(), ["at most 500 characters"]),
+        (json.dumps({"targets": ["-" * 100 + "x"]}).encode(), ["nested more than"]),
+        (json.dumps({"targets": ["x\u0000"]}).encode(), ["NUL character"]),
+        (json.dumps({"hidden": [[[[16]]]]}).encode(), ["whole number"]),
+    ],
+)
 def test_malformed_config_file(tmp_path, content, words):
     path = tmp_path / "config.json"
     path.write_bytes(content)
     _assert_rejected(*_run(["--config", str(path)], tmp_path), words)
 
 
-@pytest.mark.parametrize("target,domain,words", [
-    ("1/0", [-1, 1, -1, 1], ["f2", "1/0", "inf"]),
-    ("log(-1)", [-1, 1, -1, 1], ["log(-1)", "nan"]),
-    ("sqrt(x)", [-1, 1, -1, 1], ["sqrt(x)", "nan", "x = -"]),
-    ("x*x", [-1e30, 1e30, -1, 1], ["x*x", "inf"]),  # finite in float64, not in the GPU's float32
-])
+@pytest.mark.parametrize(
+    "target,domain,words",
+    [
+        ("1/0", [-1, 1, -1, 1], ["f2", "1/0", "inf"]),
+        ("log(-1)", [-1, 1, -1, 1], ["log(-1)", "nan"]),
+        ("sqrt(x)", [-1, 1, -1, 1], ["sqrt(x)", "nan", "x = -"]),
+        ("x*x", [-1e30, 1e30, -1, 1], ["x*x", "inf"]),  # finite in float64, not in the GPU's float32
+    ],
+)
 def test_non_finite_ground_truth_is_bad_input_not_divergence(tmp_path, target, domain, words):
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"targets": ["x", target], "domain": domain}))
@@ -166,15 +176,46 @@ def test_out_that_fails_after_training_writes_nothing(tmp_path):
 
 
 def test_help_describes_every_option_with_its_default():
-    result = subprocess.run([sys.executable, "-m", "app", "--help"], cwd=ROOT, capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0
     text = " ".join(result.stdout.split())
-    for option in ("--iterations", "--out", "--eval-every", "--screenshot", "--quiet", "--device", "--config",
-                   "--preset", "--hidden", "--activation", "--output-activation", "--encoding", "--frequencies",
-                   "--precision", "--optimizer", "--lr", "--batch-size", "--seed", "--eval-grid", "--width",
-                   "--height", "--no-vsync", "--fresh"):
+    for option in (
+        "--iterations",
+        "--out",
+        "--eval-every",
+        "--screenshot",
+        "--quiet",
+        "--device",
+        "--config",
+        "--preset",
+        "--hidden",
+        "--activation",
+        "--output-activation",
+        "--encoding",
+        "--frequencies",
+        "--precision",
+        "--optimizer",
+        "--lr",
+        "--batch-size",
+        "--seed",
+        "--eval-grid",
+        "--width",
+        "--height",
+        "--no-vsync",
+        "--fresh",
+    ):
         assert option in text, option
-    for default in ("(default 1000)", "(default 100)", "(default 16)", "(default leaky_relu)", "(default 0.01)",
-                    "(default 4096)", "(default adam)", "(default 1280)", "(default 64)"):
+    for default in (
+        "(default 1000)",
+        "(default 100)",
+        "(default 16)",
+        "(default leaky_relu)",
+        "(default 0.01)",
+        "(default 4096)",
+        "(default adam)",
+        "(default 1280)",
+        "(default 64)",
+    ):
         assert default in text, default

@@ -25,8 +25,15 @@ def _session(gpu, **fields) -> Session:
 def _state(session: Session) -> tuple:
     t = session.trainer
     weights = t.gpu.read(t.weights, t.plan.param_count, np.float16) if t.weights is not t.master else None
-    return (t.parameters(), weights, t.gpu.read(t.moments, 2 * t.plan.param_count), t.step, t.optimizer_steps,
-            t.samples_seen, t.config)
+    return (
+        t.parameters(),
+        weights,
+        t.gpu.read(t.moments, 2 * t.plan.param_count),
+        t.step,
+        t.optimizer_steps,
+        t.samples_seen,
+        t.config,
+    )
 
 
 def _assert_same_state(a: Session, b: Session) -> None:
@@ -128,10 +135,10 @@ def _reheader(data: bytes, change) -> bytes:
     """`data` with its JSON header changed by `change(header)`, checksum recomputed: only the
     checks after the checksum can refuse it."""
     _, version, size, payload_size, _ = struct.unpack_from("<8sIIQ32s", data)
-    header = json.loads(data[56:56 + size])
+    header = json.loads(data[56 : 56 + size])
     change(header)
     new = json.dumps(header).encode()
-    body = new + data[56 + size:]
+    body = new + data[56 + size :]
     return struct.pack("<8sIIQ32s", ckpt.MAGIC, version, len(new), payload_size, hashlib.sha256(body).digest()) + body
 
 

@@ -6,18 +6,29 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import exported_network
+from reference import linear_to_srgb
 
 from app.evaluation import GridEvaluator
 from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
 from app.network_io import forward
 from app.targets import grid_centres, target_to_numpy
-from helpers import exported_network
-from reference import linear_to_srgb
 
 GRID = 20
 # ColorBrewer's RdBu (11 classes), as published: the diverging map's anchors, t = 0 .. 1.
-RDBU = ["#67001f", "#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0", "#92c5de", "#4393c3",
-        "#2166ac", "#053061"]
+RDBU = [
+    "#67001f",
+    "#b2182b",
+    "#d6604d",
+    "#f4a582",
+    "#fddbc7",
+    "#f7f7f7",
+    "#d1e5f0",
+    "#92c5de",
+    "#4393c3",
+    "#2166ac",
+    "#053061",
+]
 
 
 def _evaluate(trainer, steps=25):
@@ -34,13 +45,17 @@ def _network_differences(trainer, h):
     return dx.reshape(GRID, GRID, -1), dy.reshape(GRID, GRID, -1)
 
 
-@pytest.mark.parametrize("fields", [
-    dict(),                                                       # the tutorial's 4-16-4, LeakyReLU
-    dict(encoding="fourier", frequencies=3, activation="relu", hidden=[24, 16]),
-    dict(encoding="raw", activation="sin", output_activation="tanh"),
-    dict(activation="sigmoid", hidden=[12, 12, 12]),
-    dict(precision="half", activation="tanh"),
-], ids=["leaky_relu", "fourier-relu-wide", "raw-sin", "sigmoid-3-layers", "half"])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        dict(),  # the tutorial's 4-16-4, LeakyReLU
+        dict(encoding="fourier", frequencies=3, activation="relu", hidden=[24, 16]),
+        dict(encoding="raw", activation="sin", output_activation="tanh"),
+        dict(activation="sigmoid", hidden=[12, 12, 12]),
+        dict(precision="half", activation="tanh"),
+    ],
+    ids=["leaky_relu", "fourier-relu-wide", "raw-sin", "sigmoid-3-layers", "half"],
+)
 def test_network_derivatives_match_central_differences(make_trainer, fields):
     trainer = make_trainer(seed=3, **fields)
     evaluation = _evaluate(trainer)
@@ -56,9 +71,16 @@ def test_network_derivatives_match_central_differences(make_trainer, fields):
 
 
 # One module for every truth test (each new set of targets is a compile of its own).
-TRUTHS = ["(x + y) / (1 + y*y)", "2*x + y", "0.5*x*x + 1.2*y", "x + 0.5*y*y",   # the tutorial's four
-          "abs(x) - abs(y)", "min(x, y)", "max(x*y, 0.1)",                      # no derivative somewhere
-          "sin(3*x) * cos(2*y) + x**3 - pow(y, 2) + sqrt(2 + x) + log(2 + y) / (1 + x*x)"]
+TRUTHS = [
+    "(x + y) / (1 + y*y)",
+    "2*x + y",
+    "0.5*x*x + 1.2*y",
+    "x + 0.5*y*y",  # the tutorial's four
+    "abs(x) - abs(y)",
+    "min(x, y)",
+    "max(x*y, 0.1)",  # no derivative somewhere
+    "sin(3*x) * cos(2*y) + x**3 - pow(y, 2) + sqrt(2 + x) + log(2 + y) / (1 + x*x)",
+]
 
 
 @pytest.fixture(scope="module")
@@ -73,10 +95,12 @@ def truth_derivatives(gpu):
 
 def test_truth_derivatives_match_the_tutorial_targets_closed_forms(truth_derivatives):
     d, x, y = truth_derivatives
-    closed = [(1 / (1 + y * y), (1 + y * y - 2 * y * (x + y)) / (1 + y * y) ** 2),   # (x + y) / (1 + y*y)
-              (2 + 0 * x, 1 + 0 * y),                                           # 2*x + y
-              (x, 1.2 + 0 * y),                                                 # 0.5*x*x + 1.2*y
-              (1 + 0 * x, y)]                                                   # x + 0.5*y*y
+    closed = [
+        (1 / (1 + y * y), (1 + y * y - 2 * y * (x + y)) / (1 + y * y) ** 2),  # (x + y) / (1 + y*y)
+        (2 + 0 * x, 1 + 0 * y),  # 2*x + y
+        (x, 1.2 + 0 * y),  # 0.5*x*x + 1.2*y
+        (1 + 0 * x, y),
+    ]  # x + 0.5*y*y
     for o, (ddx, ddy) in enumerate(closed):
         np.testing.assert_allclose(d[..., o, 2], ddx, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(d[..., o, 3], ddy, rtol=1e-5, atol=1e-6)
@@ -118,7 +142,7 @@ def test_diverging_colour_bar_is_colorbrewers_rdbu(make_trainer):
     bar = np.asarray(images.colorbars.to_numpy(), np.float32)[::-1, 2, :3]  # bottom = 0
     for k, hex_colour in enumerate(RDBU):
         row = min(int(k / 10 * COLORBAR_HEIGHT), COLORBAR_HEIGHT - 1)
-        expected = np.array([int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+        expected = np.array([int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)])
         np.testing.assert_allclose(linear_to_srgb(bar[row]), expected, atol=0.02)
 
 
@@ -130,17 +154,22 @@ def test_derivative_heatmap_pixels_follow_the_diverging_map(make_trainer):
     evaluation = images.evaluator.read()
     atlas = np.asarray(images.atlas.to_numpy(), np.float32)[..., :3]
     bars = np.asarray(images.colorbars.to_numpy(), np.float32)[::-1, :, :3]
-    lookup = lambda column, t: bars[np.clip((t * COLORBAR_HEIGHT).astype(int), 0, COLORBAR_HEIGHT - 1), column]
+
+    def lookup(column, t):
+        return bars[np.clip((t * COLORBAR_HEIGHT).astype(int), 0, COLORBAR_HEIGHT - 1), column]
+
     for view, (learned, truth) in ((1, (0, 2)), (2, (1, 3))):
         for output in range(4):
             lo, hi = images.value_ranges[view, output]
             assert lo == pytest.approx(-hi), "symmetric about 0: white is 0"
-            rows = atlas[output * 32:(output + 1) * 32][::-1]
+            rows = atlas[output * 32 : (output + 1) * 32][::-1]
             d = evaluation.derivatives[..., output, :]
             base = 3 * view * 32
-            np.testing.assert_allclose(rows[:, base:base + 32], lookup(2, np.clip((d[..., truth] - lo) / (hi - lo), 0, 1)),
-                                       atol=0.03)
-            np.testing.assert_allclose(rows[:, base + 32:base + 64],
-                                       lookup(2, np.clip((d[..., learned] - lo) / (hi - lo), 0, 1)), atol=0.03)
+            np.testing.assert_allclose(
+                rows[:, base : base + 32], lookup(2, np.clip((d[..., truth] - lo) / (hi - lo), 0, 1)), atol=0.03
+            )
+            np.testing.assert_allclose(
+                rows[:, base + 32 : base + 64], lookup(2, np.clip((d[..., learned] - lo) / (hi - lo), 0, 1)), atol=0.03
+            )
             error = np.abs(d[..., learned] - d[..., truth]) / evaluation.error_max[view, output]
-            np.testing.assert_allclose(rows[:, base + 64:base + 96], lookup(1, error), atol=0.03)
+            np.testing.assert_allclose(rows[:, base + 64 : base + 96], lookup(1, error), atol=0.03)

@@ -10,22 +10,24 @@ import itertools
 import numpy as np
 import pytest
 import slangpy as spy
+from reference import forward_with_input_gradients
 
 from app.config import Config, validate
 from app.evaluation import GridEvaluator
 from app.export_slang import evaluated_parameters, trainer_source
 from app.network_io import export_network, forward
 from app.trainer import Trainer
-from reference import forward_with_input_gradients
 
 CONFIGS = {
     "float, tutorial network": dict(),
     "half, tutorial network": dict(precision="half"),
-    "fourier, tanh, sigmoid output": dict(encoding="fourier", frequencies=2, hidden=[12, 8], activation="tanh",
-                                          output_activation="sigmoid"),
+    "fourier, tanh, sigmoid output": dict(
+        encoding="fourier", frequencies=2, hidden=[12, 8], activation="tanh", output_activation="sigmoid"
+    ),
     "raw, sin, three layers": dict(encoding="raw", activation="sin", hidden=[8, 8, 8]),
-    "relu, two targets, other domain": dict(activation="relu", hidden=[24], targets=["x*y", "sin(3*x) + y"],
-                                            domain=[0.0, 2.0, -0.5, 0.5]),
+    "relu, two targets, other domain": dict(
+        activation="relu", hidden=[24], targets=["x*y", "sin(3*x) + y"], domain=[0.0, 2.0, -0.5, 0.5]
+    ),
 }
 HARNESS = """
 import {module};

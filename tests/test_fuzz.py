@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzz_inputs import InputFiles, command_line, mutate_bytes, mutate_json
 
 from app import checkpoint as ckpt
 from app import config as cfg
@@ -25,7 +26,6 @@ from app.errors import UserError
 from app.network_io import load_network
 from app.plan import plan_for
 from app.session import Session
-from fuzz_inputs import InputFiles, command_line, mutate_bytes, mutate_json
 
 ROOT = Path(__file__).resolve().parent.parent
 COUNTS: dict[str, list[int]] = {}  # kind -> [cases, valid ones]
@@ -50,8 +50,11 @@ def inputs(tmp_path_factory, gpu) -> InputFiles:
 @pytest.fixture(scope="module", autouse=True)
 def report():
     yield
-    print("\nfuzz cases: " + ", ".join(f"{kind} {n} ({valid} valid)" for kind, (n, valid) in COUNTS.items())
-          + f"; total {sum(n for n, _ in COUNTS.values())}")
+    print(
+        "\nfuzz cases: "
+        + ", ".join(f"{kind} {n} ({valid} valid)" for kind, (n, valid) in COUNTS.items())
+        + f"; total {sum(n for n, _ in COUNTS.values())}"
+    )
 
 
 def test_command_lines_in_process(inputs):
@@ -160,8 +163,9 @@ def test_whole_program(inputs, tmp_path):
                 argv += [option, str(tmp_path / name)]
                 files.append(tmp_path / name)
         try:
-            result = subprocess.run([sys.executable, "-m", "app", *argv], cwd=ROOT, capture_output=True, text=True,
-                                    timeout=90, env=env)
+            result = subprocess.run(
+                [sys.executable, "-m", "app", *argv], cwd=ROOT, capture_output=True, text=True, timeout=90, env=env
+            )
         except subprocess.TimeoutExpired:
             raise AssertionError(f"{argv!r} hung") from None
         _count("whole program (subprocess)", _check_run(result, argv, out, files))

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from app import grad_check
 from helpers import gpu_loss_and_gradient
 from reference import loss_and_gradient, sample_points, truth_values
+
+from app import grad_check
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every activation appears in each precision, hidden or at the output.
@@ -102,7 +102,7 @@ def test_a_wrong_gradient_fails_the_check(make_trainer, monkeypatch, corrupt):
             return np.zeros_like(gradient)
         if corrupt == "one layer doubled":
             layer = trainer.plan.layers[1]
-            gradient[layer.offset:layer.end] *= 2
+            gradient[layer.offset : layer.end] *= 2
             return gradient
         index = int(np.argmax(np.abs(gradient)))
         gradient[index] *= 1.05
@@ -115,8 +115,13 @@ def test_a_wrong_gradient_fails_the_check(make_trainer, monkeypatch, corrupt):
 
 def test_command_line_grad_check_after_a_headless_run(tmp_path):
     out = tmp_path / "run"
-    result = subprocess.run([sys.executable, "-m", "app", "--headless", "--iterations", "20", "--quiet", "--grad-check",
-                             "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "--headless", "--iterations", "20", "--quiet", "--grad-check", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     at = next(k for k, line in enumerate(lines) if line.startswith("grad-check: "))  # sgl may log before it

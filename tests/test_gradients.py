@@ -3,7 +3,6 @@ against central finite differences of the GPU's own loss."""
 
 import numpy as np
 import pytest
-
 from helpers import gpu_loss, gpu_loss_and_gradient
 from reference import loss_and_gradient, sample_points, truth_values
 
@@ -21,14 +20,17 @@ def _reference(trainer, step=0, params=None):
 
 def _assert_close(gpu, ref, rel):
     scale = np.max(np.abs(ref)) + 1e-12
-    assert np.max(np.abs(gpu - ref)) / scale < rel, f"max error {np.max(np.abs(gpu - ref)) / scale:.3g} of scale {scale:.3g}"
+    assert np.max(np.abs(gpu - ref)) / scale < rel, (
+        f"max error {np.max(np.abs(gpu - ref)) / scale:.3g} of scale {scale:.3g}"
+    )
 
 
 @pytest.mark.parametrize("activation", ACTIVATIONS)
 @pytest.mark.parametrize("encoding", ["poly2", "raw", "fourier"])
 def test_float_gradient_matches_numpy(make_trainer, activation, encoding):
-    trainer = make_trainer(activation=activation, encoding=encoding, frequencies=2,
-                           hidden=[12, 7], batch_size=300, seed=3)
+    trainer = make_trainer(
+        activation=activation, encoding=encoding, frequencies=2, hidden=[12, 7], batch_size=300, seed=3
+    )
     gpu_l, gpu_g = gpu_loss_and_gradient(trainer)
     ref_l, ref_g = _reference(trainer)
     assert abs(gpu_l - ref_l) / ref_l < 1e-4
@@ -53,11 +55,20 @@ def test_half_gradient_matches_numpy(make_trainer, activation):
     _assert_close(gpu_g, ref_g, 3e-2)  # half arithmetic: ~3 significant digits
 
 
-@pytest.mark.parametrize("activation,precision", [("tanh", "float"), ("sin", "float"), ("sigmoid", "float"),
-                                                  ("leaky_relu", "float"), ("tanh", "half")])
+@pytest.mark.parametrize(
+    "activation,precision",
+    [("tanh", "float"), ("sin", "float"), ("sigmoid", "float"), ("leaky_relu", "float"), ("tanh", "half")],
+)
 def test_gradient_matches_finite_differences(make_trainer, activation, precision):
-    trainer = make_trainer(activation=activation, precision=precision, encoding="fourier", frequencies=1,
-                           hidden=[8], batch_size=128, seed=7)
+    trainer = make_trainer(
+        activation=activation,
+        precision=precision,
+        encoding="fourier",
+        frequencies=1,
+        hidden=[8],
+        batch_size=128,
+        seed=7,
+    )
     _, gradient = gpu_loss_and_gradient(trainer)
     params = trainer.parameters()
     h = 2e-2 if precision == "half" else 2e-3
@@ -67,7 +78,11 @@ def test_gradient_matches_finite_differences(make_trainer, activation, precision
         minus[index] -= h
         numeric = (gpu_loss(trainer, plus) - gpu_loss(trainer, minus)) / (2 * h)
         tolerance = 0.1 if precision == "half" else 1e-2
-        assert abs(numeric - gradient[index]) <= tolerance * abs(gradient[index]) + 1e-4, (index, numeric, gradient[index])
+        assert abs(numeric - gradient[index]) <= tolerance * abs(gradient[index]) + 1e-4, (
+            index,
+            numeric,
+            gradient[index],
+        )
 
 
 def test_sampler_matches_numpy_port(make_trainer):

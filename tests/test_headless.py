@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_cli(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture(scope="module")
@@ -68,20 +70,45 @@ def test_loss_csv_and_heatmaps(default_run):
 
 
 def test_summary_config_reloads(default_run, tmp_path):
-    result = run_cli("--headless", "--iterations", "3", "--config", str(default_run / "summary.json"),
-                     "--lr", "0.002", "--out", str(tmp_path / "again"), "--quiet")
+    result = run_cli(
+        "--headless",
+        "--iterations",
+        "3",
+        "--config",
+        str(default_run / "summary.json"),
+        "--lr",
+        "0.002",
+        "--out",
+        str(tmp_path / "again"),
+        "--quiet",
+    )
     assert result.returncode == 0, result.stderr
     config = json.loads((tmp_path / "again" / "summary.json").read_text())["config"]
     assert config["lr"] == 0.002 and config["hidden"] == [16]
 
 
 def test_tutorial_preset_reproduces_the_tutorial(tmp_path):
-    result = run_cli("--headless", "--preset", "tutorial", "--iterations", "1000", "--eval-every", "500",
-                     "--out", str(tmp_path), "--quiet")
+    result = run_cli(
+        "--headless",
+        "--preset",
+        "tutorial",
+        "--iterations",
+        "1000",
+        "--eval-every",
+        "500",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    )
     assert result.returncode == 0, result.stderr
     summary = json.loads((tmp_path / "summary.json").read_text())
     c = summary["config"]
-    assert (c["domain"], c["hidden"], c["precision"], c["output_activation"]) == ([0, 1, 0, 1], [16], "half", "leaky_relu")
+    assert (c["domain"], c["hidden"], c["precision"], c["output_activation"]) == (
+        [0, 1, 0, 1],
+        [16],
+        "half",
+        "leaky_relu",
+    )
     assert summary["eval_loss"] < 2e-2  # 16 samples a step, half precision: a looser fit
 
 
@@ -107,14 +134,17 @@ def test_large_batch_loops_samples_per_thread(gpu):
     assert trainer.launch.thread_count < trainer.config.batch_size
     loss, gradient = gpu_loss_and_gradient(trainer)
     x, y = sample_points(2, 0, 150_001, trainer.config.domain)
-    ref_loss, ref_gradient = loss_and_gradient(trainer.config, trainer.parameters(), x, y, truth_values(trainer.config, x, y))
+    ref_loss, ref_gradient = loss_and_gradient(
+        trainer.config, trainer.parameters(), x, y, truth_values(trainer.config, x, y)
+    )
     assert loss == pytest.approx(ref_loss, rel=1e-4)
     assert np.max(np.abs(gradient - ref_gradient)) < 1e-4 * np.max(np.abs(ref_gradient))
 
 
 def test_divergence_stops_with_last_finite_network(tmp_path):
-    result = run_cli("--headless", "--iterations", "400", "--optimizer", "sgd", "--lr", "1e6",
-                     "--out", str(tmp_path), "--quiet")
+    result = run_cli(
+        "--headless", "--iterations", "400", "--optimizer", "sgd", "--lr", "1e6", "--out", str(tmp_path), "--quiet"
+    )
     assert result.returncode == 3, result.stderr
     assert "non-finite at step" in result.stderr and "Traceback" not in result.stderr
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -132,7 +162,7 @@ def _outside_forward(network, x, y):
     """network.json evaluated from the README's schema alone, in float64 (no app code)."""
     cols = [x, y]
     for k in range(network["encoding"].get("frequencies", 0) if network["encoding"]["kind"] == "fourier" else 0):
-        w = np.pi * 2.0 ** k
+        w = np.pi * 2.0**k
         cols += [np.sin(w * x), np.cos(w * x), np.sin(w * y), np.cos(w * y)]
     h = np.stack(cols, axis=1)
     acts = {"identity": lambda z: z, "tanh": np.tanh, "leaky_relu": lambda z: np.where(z > 0, z, 0.01 * z)}
@@ -145,9 +175,24 @@ def test_custom_targets_fit_and_the_derivative_loss_agrees_outside(tmp_path):
     """The issue's run, shortened for CI: two typed targets, Fourier features; the fit and both
     losses are checked from network.json with numpy alone, the derivatives by central differences
     (h = 1e-7 in float64: a LeakyReLU network has kinks that a larger step would straddle)."""
-    result = run_cli("--headless", "--target", "sin(3*x)*cos(2*y)", "--target", "exp(-4*(x*x+y*y))", "--encoding",
-                     "fourier", "--hidden", "32", "--iterations", "300", "--eval-grid", "32", "--out", str(tmp_path),
-                     "--quiet")
+    result = run_cli(
+        "--headless",
+        "--target",
+        "sin(3*x)*cos(2*y)",
+        "--target",
+        "exp(-4*(x*x+y*y))",
+        "--encoding",
+        "fourier",
+        "--hidden",
+        "32",
+        "--iterations",
+        "300",
+        "--eval-grid",
+        "32",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    )
     assert result.returncode == 0, result.stderr
     summary = json.loads((tmp_path / "summary.json").read_text())
     network = json.loads((tmp_path / "network.json").read_text())
@@ -172,7 +217,9 @@ def test_screenshot_after_a_headless_run_is_a_png_renamed_into_place(tmp_path):
     """The screenshot is rendered under a temporary name beside it, which keeps the .png
     extension (sgl picks the image format from it), and renamed once every file is written."""
     shot = tmp_path / "shot.png"
-    result = run_cli("--headless", "--iterations", "5", "--quiet", "--out", str(tmp_path / "run"), "--screenshot", str(shot))
+    result = run_cli(
+        "--headless", "--iterations", "5", "--quiet", "--out", str(tmp_path / "run"), "--screenshot", str(shot)
+    )
     assert result.returncode == 0, result.stderr
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert [p.name for p in tmp_path.iterdir() if ".partial" in p.name] == []

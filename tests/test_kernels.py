@@ -2,17 +2,18 @@
 
 import numpy as np
 import pytest
+from helpers import gpu_loss_and_gradient
+from reference import MAGMA_ENDS, VIRIDIS_ENDS, linear_to_srgb
 
 from app.evaluation import GridEvaluator
 from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
 from app.network_io import export_network, forward
-from helpers import gpu_loss_and_gradient
-from reference import MAGMA_ENDS, VIRIDIS_ENDS, linear_to_srgb
 
 
 def test_adam_steps_match_numpy(make_trainer):
-    trainer = make_trainer(optimizer="adam", lr=0.02, beta1=0.8, beta2=0.99, epsilon=1e-6, batch_size=256,
-                           activation="tanh")
+    trainer = make_trainer(
+        optimizer="adam", lr=0.02, beta1=0.8, beta2=0.99, epsilon=1e-6, batch_size=256, activation="tanh"
+    )
     params = trainer.parameters().astype(np.float64)
     m = np.zeros_like(params)
     v = np.zeros_like(params)
@@ -42,9 +43,20 @@ def test_sgd_momentum_matches_numpy(make_trainer):
         np.testing.assert_allclose(trainer.parameters(), params, rtol=1e-4, atol=1e-6)
 
 
-@pytest.mark.parametrize("fields", [dict(), dict(encoding="fourier", frequencies=3, activation="sin", hidden=[9, 5],
-                                         targets=["sin(3*x) * cos(2*y)", "exp(-x*x) - abs(y)", "min(x, y) ** 2"]),
-                                    dict(precision="half", activation="tanh")])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        dict(),
+        dict(
+            encoding="fourier",
+            frequencies=3,
+            activation="sin",
+            hidden=[9, 5],
+            targets=["sin(3*x) * cos(2*y)", "exp(-x*x) - abs(y)", "min(x, y) ** 2"],
+        ),
+        dict(precision="half", activation="tanh"),
+    ],
+)
 def test_evaluate_grid_matches_numpy_forward(make_trainer, fields):
     trainer = make_trainer(eval_grid=24, **fields)
     trainer.train(20)
@@ -94,13 +106,19 @@ def test_heatmap_pixels_follow_values(make_trainer):
     evaluation = images.evaluator.read()
     bars = _texture_rgb(images.colorbars)[::-1]  # bottom = 0
     assert atlas.shape == (4 * 32, 9 * 32, 3)  # values, d/dx, d/dy: 3 panels each
-    lookup = lambda column, t: bars[np.clip((t * COLORBAR_HEIGHT).astype(int), 0, COLORBAR_HEIGHT - 1), column]
+
+    def lookup(column, t):
+        return bars[np.clip((t * COLORBAR_HEIGHT).astype(int), 0, COLORBAR_HEIGHT - 1), column]
+
     for output in range(4):
         lo, hi = images.value_ranges[0, output]
-        rows = atlas[output * 32:(output + 1) * 32][::-1]  # image rows run top-down, grid j bottom-up
+        rows = atlas[output * 32 : (output + 1) * 32][::-1]  # image rows run top-down, grid j bottom-up
         truth_t = np.clip((evaluation.truths[..., output] - lo) / (hi - lo), 0, 1)
         learned_t = np.clip((evaluation.predictions[..., output] - lo) / (hi - lo), 0, 1)
-        error_t = np.abs(evaluation.predictions[..., output] - evaluation.truths[..., output]) / evaluation.error_max[0, output]
+        error_t = (
+            np.abs(evaluation.predictions[..., output] - evaluation.truths[..., output])
+            / evaluation.error_max[0, output]
+        )
         np.testing.assert_allclose(rows[:, :32], lookup(0, truth_t), atol=0.03)
         np.testing.assert_allclose(rows[:, 32:64], lookup(0, learned_t), atol=0.03)
         np.testing.assert_allclose(rows[:, 64:96], lookup(1, error_t), atol=0.03)

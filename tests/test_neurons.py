@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import exported_network
+from reference import activate
 
 from app.evaluation import GridEvaluator, neuron_side, neuron_stride
 from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
 from app.network_io import encode
 from app.neurons import from_ordered_bits, neuron_points
-from helpers import exported_network
-from reference import activate
 
 
 def _numpy_neurons(trainer, grid):
@@ -27,11 +27,15 @@ def _numpy_neurons(trainer, grid):
     return np.concatenate(columns, axis=1).T.reshape(-1, n, n)
 
 
-@pytest.mark.parametrize("fields,grid", [
-    (dict(), 64),                                                        # stride 2: 32 x 32 images
-    (dict(encoding="fourier", frequencies=3, activation="relu", hidden=[24, 16]), 24),
-    (dict(activation="tanh", precision="half"), 40),
-], ids=["tutorial", "fourier-relu", "half"])
+@pytest.mark.parametrize(
+    "fields,grid",
+    [
+        (dict(), 64),  # stride 2: 32 x 32 images
+        (dict(encoding="fourier", frequencies=3, activation="relu", hidden=[24, 16]), 24),
+        (dict(activation="tanh", precision="half"), 40),
+    ],
+    ids=["tutorial", "fourier-relu", "half"],
+)
 def test_neuron_values_match_numpy_activations(make_trainer, fields, grid):
     trainer = make_trainer(seed=4, **fields)
     trainer.train(20)
@@ -44,7 +48,7 @@ def test_neuron_values_match_numpy_activations(make_trainer, fields, grid):
     tolerance = 2e-2 if trainer.config.precision == "half" else 1e-4
     scale = np.abs(expected).max(axis=(1, 2), keepdims=True) + 1e-6
     assert np.all(np.abs(values - expected) <= tolerance * scale), np.abs(values - expected).max()
-    hidden = values[trainer.plan.input_dim:trainer.plan.neuron_count - trainer.plan.output_dim]
+    hidden = values[trainer.plan.input_dim : trainer.plan.neuron_count - trainer.plan.output_dim]
     assert np.all(hidden.std(axis=(1, 2)) > 1e-4), "every hidden neuron varies over the domain"
     ranges = images.neurons.ranges()
     np.testing.assert_allclose(ranges[:, 0], values.min(axis=(1, 2)), rtol=1e-6)
@@ -63,7 +67,7 @@ def test_neuron_atlas_pixels_follow_each_neurons_own_scale(make_trainer):
     side = neurons.side
     for neuron in range(neurons.count):
         row, column = divmod(neuron, neurons.columns)
-        tile = atlas[row * side:(row + 1) * side, column * side:(column + 1) * side][::-1]
+        tile = atlas[row * side : (row + 1) * side, column * side : (column + 1) * side][::-1]
         top = np.abs(ranges[neuron]).max()
         t = np.clip(0.5 + 0.5 * values[neuron] / top, 0, 1)
         expected = bars[np.clip((t * COLORBAR_HEIGHT).astype(int), 0, COLORBAR_HEIGHT - 1)]

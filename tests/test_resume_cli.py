@@ -17,8 +17,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run(tmp_path: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    return subprocess.run([sys.executable, "-m", "app", "--headless", "--quiet", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "app", "--headless", "--quiet", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
 
 
 def assert_refused(result: subprocess.CompletedProcess, *words: str) -> None:
@@ -33,10 +39,27 @@ def assert_refused(result: subprocess.CompletedProcess, *words: str) -> None:
 def test_resumed_run_writes_a_byte_identical_network(tmp_path, precision):
     common = ["--precision", precision, "--batch-size", "2048", "--eval-every", "50", "--seed", "5"]
     whole = run(tmp_path, *common, "--iterations", "130", "--out", str(tmp_path / "whole"))
-    first = run(tmp_path, *common, "--iterations", "55", "--out", str(tmp_path / "first"),
-                "--save-checkpoint", str(tmp_path / "at55.ckpt"))
-    resumed = run(tmp_path, "--resume", str(tmp_path / "at55.ckpt"), "--iterations", "130", "--eval-every", "50",
-                  "--out", str(tmp_path / "resumed"))
+    first = run(
+        tmp_path,
+        *common,
+        "--iterations",
+        "55",
+        "--out",
+        str(tmp_path / "first"),
+        "--save-checkpoint",
+        str(tmp_path / "at55.ckpt"),
+    )
+    resumed = run(
+        tmp_path,
+        "--resume",
+        str(tmp_path / "at55.ckpt"),
+        "--iterations",
+        "130",
+        "--eval-every",
+        "50",
+        "--out",
+        str(tmp_path / "resumed"),
+    )
     for result in (whole, first, resumed):
         assert result.returncode == 0, result.stderr
     assert "checkpoint: " in first.stdout
@@ -51,27 +74,71 @@ def test_resumed_run_writes_a_byte_identical_network(tmp_path, precision):
 
 
 def test_resume_defaults_and_overrides(tmp_path):
-    assert run(tmp_path, "--iterations", "20", "--out", str(tmp_path / "a"), "--save-checkpoint",
-               str(tmp_path / "a.ckpt")).returncode == 0
-    more = run(tmp_path, "--resume", str(tmp_path / "a.ckpt"), "--lr", "0.003", "--iterations", "25",
-               "--out", str(tmp_path / "b"), "--export-slang", str(tmp_path / "b.slang"))
+    assert (
+        run(
+            tmp_path, "--iterations", "20", "--out", str(tmp_path / "a"), "--save-checkpoint", str(tmp_path / "a.ckpt")
+        ).returncode
+        == 0
+    )
+    more = run(
+        tmp_path,
+        "--resume",
+        str(tmp_path / "a.ckpt"),
+        "--lr",
+        "0.003",
+        "--iterations",
+        "25",
+        "--out",
+        str(tmp_path / "b"),
+        "--export-slang",
+        str(tmp_path / "b.slang"),
+    )
     assert more.returncode == 0, more.stderr
     summary = json.loads((tmp_path / "b" / "summary.json").read_text())
     assert summary["steps"] == 25 and summary["config"]["lr"] == 0.003
     source = (tmp_path / "b.slang").read_text()
     assert "25 steps" in source and "void trained_network(float2 xy, out float outputs[TRAINED_OUTPUTS])" in source
-    assert_refused(run(tmp_path, "--resume", str(tmp_path / "a.ckpt"), "--iterations", "5",
-                       "--out", str(tmp_path / "c")), "--iterations 5", "step 20")
-    assert_refused(run(tmp_path, "--resume", str(tmp_path / "a.ckpt"), "--hidden", "8", "--out", str(tmp_path / "c")),
-                   "--hidden", "--resume")
+    assert_refused(
+        run(tmp_path, "--resume", str(tmp_path / "a.ckpt"), "--iterations", "5", "--out", str(tmp_path / "c")),
+        "--iterations 5",
+        "step 20",
+    )
+    assert_refused(
+        run(tmp_path, "--resume", str(tmp_path / "a.ckpt"), "--hidden", "8", "--out", str(tmp_path / "c")),
+        "--hidden",
+        "--resume",
+    )
     assert not (tmp_path / "c").exists()
 
 
 def test_load_network_starts_from_the_saved_weights(tmp_path):
-    assert run(tmp_path, "--iterations", "40", "--hidden", "12,6", "--activation", "tanh", "--encoding", "fourier",
-               "--frequencies", "2", "--out", str(tmp_path / "a")).returncode == 0
-    again = run(tmp_path, "--load-network", str(tmp_path / "a" / "network.json"), "--iterations", "0",
-                "--out", str(tmp_path / "b"))
+    assert (
+        run(
+            tmp_path,
+            "--iterations",
+            "40",
+            "--hidden",
+            "12,6",
+            "--activation",
+            "tanh",
+            "--encoding",
+            "fourier",
+            "--frequencies",
+            "2",
+            "--out",
+            str(tmp_path / "a"),
+        ).returncode
+        == 0
+    )
+    again = run(
+        tmp_path,
+        "--load-network",
+        str(tmp_path / "a" / "network.json"),
+        "--iterations",
+        "0",
+        "--out",
+        str(tmp_path / "b"),
+    )
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "b" / "network.json").read_bytes() == (tmp_path / "a" / "network.json").read_bytes()
     summary = json.loads((tmp_path / "b" / "summary.json").read_text())
@@ -79,25 +146,33 @@ def test_load_network_starts_from_the_saved_weights(tmp_path):
     assert summary["eval_loss"] == pytest.approx(json.loads((tmp_path / "a" / "summary.json").read_text())["eval_loss"])
 
 
-@pytest.mark.parametrize("content,words", [
-    (b"", ["not a Slang Visual Trainer checkpoint"]),
-    (b"SVTCKPT\0\x01\0\0\0", ["truncated"]),
-    (b"SVTCKPT\0\x09\0\0\0" + bytes(60), ["version 9"]),
-])
+@pytest.mark.parametrize(
+    "content,words",
+    [
+        (b"", ["not a Slang Visual Trainer checkpoint"]),
+        (b"SVTCKPT\0\x01\0\0\0", ["truncated"]),
+        (b"SVTCKPT\0\x09\0\0\0" + bytes(60), ["version 9"]),
+    ],
+)
 def test_bad_checkpoint_writes_nothing(tmp_path, content, words):
     path = tmp_path / "bad.ckpt"
     path.write_bytes(content)
     out = tmp_path / "out"
-    assert_refused(run(tmp_path, "--resume", str(path), "--out", str(out), "--save-checkpoint",
-                       str(tmp_path / "new.ckpt")), "bad.ckpt", *words)
+    assert_refused(
+        run(tmp_path, "--resume", str(path), "--out", str(out), "--save-checkpoint", str(tmp_path / "new.ckpt")),
+        "bad.ckpt",
+        *words,
+    )
     assert not out.exists() and not (tmp_path / "new.ckpt").exists()
 
 
 def test_output_files_are_checked_before_training(tmp_path):
     assert_refused(run(tmp_path, "--export-slang", str(tmp_path / "net.txt")), "--export-slang", ".slang")
     assert_refused(run(tmp_path, "--save-checkpoint", str(tmp_path)), "--save-checkpoint", "folder")
-    assert_refused(run(tmp_path, "--save-checkpoint", str(tmp_path / "missing" / "x" / "a.ckpt"), "--out",
-                       str(tmp_path / "o")), "--save-checkpoint")  # parent folders are not created
+    assert_refused(
+        run(tmp_path, "--save-checkpoint", str(tmp_path / "missing" / "x" / "a.ckpt"), "--out", str(tmp_path / "o")),
+        "--save-checkpoint",
+    )  # parent folders are not created
     assert not (tmp_path / "o").exists()
 
 
@@ -105,7 +180,16 @@ def test_output_files_are_checked_before_training(tmp_path):
 def test_a_failing_out_leaves_no_checkpoint_or_export(tmp_path):
     """/proc passes the permission check for root, but nothing can be created in it: the
     checkpoint and the export, already written under temporary names, are removed."""
-    result = run(tmp_path, "--iterations", "3", "--out", "/proc/visual-trainer-run", "--save-checkpoint",
-                 str(tmp_path / "a.ckpt"), "--export-slang", str(tmp_path / "a.slang"))
+    result = run(
+        tmp_path,
+        "--iterations",
+        "3",
+        "--out",
+        "/proc/visual-trainer-run",
+        "--save-checkpoint",
+        str(tmp_path / "a.ckpt"),
+        "--export-slang",
+        str(tmp_path / "a.slang"),
+    )
     assert_refused(result, "--out", "nothing was written")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"]

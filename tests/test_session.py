@@ -147,15 +147,21 @@ def test_budget_grows_work_at_most_twofold_a_frame():
         counts.append(work.units)
         budget.observe(work, work.units * 1e-6, 0, 0.0, 0.001)  # far faster than the prior guess
     prior = 4096 * 6 * 148 / 1e9  # seconds a step, guessed for a CPU driver
-    assert counts == [int(1.0 / prior) * 2 ** k for k in range(6)]
+    assert counts == [int(1.0 / prior) * 2**k for k in range(6)]
 
 
 def test_budget_sizes_side_by_side_workgroup_tiles_by_trying():
     """Workgroup tiles on a GPU: a piece costs one group's time up to what the GPU runs at once
     (here 256 of 512 groups, 11 ms a round against a ~12 ms budget). Pieces double while they
     fit and settle at the largest that does; planning by a per-group rate gave 1 group a frame."""
-    shape = StepShape(batch=1 << 22, learn_units=512, learn_unit_cost=8192, adjust_units=300, adjust_unit_cost=512,
-                      learn_side_by_side=True)
+    shape = StepShape(
+        batch=1 << 22,
+        learn_units=512,
+        learn_unit_cost=8192,
+        adjust_units=300,
+        adjust_unit_cost=512,
+        learn_side_by_side=True,
+    )
     budget = FrameBudget()
     budget.forget_network(20_000, software=False)
     budget.observe(TrainingWork("", 0, 0), 0.0, 0, 0.0, 0.003)

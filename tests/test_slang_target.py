@@ -57,10 +57,12 @@ def test_a_file_that_compiles_is_the_truth(gpu, tmp_path):
     x, y = (a.astype(np.float64) for a in grid_centres(config.domain, 16))
     np.testing.assert_allclose(evaluation.truths, ripple(x, y), atol=2e-6)
     h = 1e-6
-    np.testing.assert_allclose(evaluation.derivatives[..., 2], (ripple(x + h, y) - ripple(x - h, y)) / (2 * h),
-                               rtol=1e-4, atol=2e-5)
-    np.testing.assert_allclose(evaluation.derivatives[..., 3], (ripple(x, y + h) - ripple(x, y - h)) / (2 * h),
-                               rtol=1e-4, atol=2e-5)
+    np.testing.assert_allclose(
+        evaluation.derivatives[..., 2], (ripple(x + h, y) - ripple(x - h, y)) / (2 * h), rtol=1e-4, atol=2e-5
+    )
+    np.testing.assert_allclose(
+        evaluation.derivatives[..., 3], (ripple(x, y + h) - ripple(x, y - h)) / (2 * h), rtol=1e-4, atol=2e-5
+    )
 
 
 def test_the_example_file_compiles(gpu):
@@ -69,12 +71,18 @@ def test_the_example_file_compiles(gpu):
 
 
 BROKEN = {
-    "syntax": (RIPPLE.replace("return 0.5 * p.x * p.y;", "return 0.5 * p.x * p.y"), ["broken.slang:11:1", "expected ';'"]),
+    "syntax": (
+        RIPPLE.replace("return 0.5 * p.x * p.y;", "return 0.5 * p.x * p.y"),
+        ["broken.slang:11:1", "expected ';'"],
+    ),
     "unknown name": (RIPPLE.replace("length(p)", "lenght(p)"), ["broken.slang:7:15", "lenght"]),
     "no TARGET_COUNT": (RIPPLE.replace("static const int TARGET_COUNT = 2;", ""), ["must define", "TARGET_COUNT"]),
     "not differentiable": (RIPPLE.replace("[Differentiable]\n", ""), ["must define", "fwd_diff"]),
     "wrong signature": (RIPPLE.replace("float2 p, int k", "float2 p"), ["broken.slang:8:9", "'k'", "and 1 more"]),
-    "too many targets": (RIPPLE.replace("TARGET_COUNT = 2", "TARGET_COUNT = 9"), ["TARGET_COUNT must be between 1 and 8"]),
+    "too many targets": (
+        RIPPLE.replace("TARGET_COUNT = 2", "TARGET_COUNT = 9"),
+        ["TARGET_COUNT must be between 1 and 8"],
+    ),
 }
 
 
@@ -90,8 +98,10 @@ def test_a_file_that_does_not_compile_is_an_error_with_the_compilers_line(gpu, t
     assert caught.value.messages and all("\n" not in line for line in caught.value.messages)
 
 
-@pytest.mark.parametrize("content,words", [(None, "cannot read"), (b"\xff\xfe", "not UTF-8"),
-                                           (b"x" * 70000, "larger than"), (b"a\0b", "NUL")])
+@pytest.mark.parametrize(
+    "content,words",
+    [(None, "cannot read"), (b"\xff\xfe", "not UTF-8"), (b"x" * 70000, "larger than"), (b"a\0b", "NUL")],
+)
 def test_an_unreadable_file_is_an_error(gpu, tmp_path, content, words):
     path = tmp_path / "bad.slang"
     if content is not None:
@@ -110,10 +120,35 @@ def test_a_truth_that_is_not_finite_is_refused(gpu, tmp_path):
 def test_headless_run_with_a_target_file_fits(tmp_path):
     path = _write(tmp_path / "ripple.slang", RIPPLE)
     out = tmp_path / "run"
-    result = subprocess.run([sys.executable, "-m", "app", "--headless", "--target-file", path, "--hidden", "8",
-                             "--encoding", "fourier", "--frequencies", "2", "--activation", "tanh", "--iterations", "400",
-                             "--quiet", "--eval-grid", "32", "--out", str(out)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "--headless",
+            "--target-file",
+            path,
+            "--hidden",
+            "8",
+            "--encoding",
+            "fourier",
+            "--frequencies",
+            "2",
+            "--activation",
+            "tanh",
+            "--iterations",
+            "400",
+            "--quiet",
+            "--eval-grid",
+            "32",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["config"]["slang_target"]["source"] == RIPPLE, "the run keeps the code it fit"
@@ -129,8 +164,13 @@ def test_headless_run_with_a_target_file_fits(tmp_path):
 def test_a_broken_target_file_on_the_command_line(tmp_path):
     path = _write(tmp_path / "broken.slang", BROKEN["syntax"][0])
     out = tmp_path / "run"
-    result = subprocess.run([sys.executable, "-m", "app", "--headless", "--target-file", path, "--quiet",
-                             "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "--headless", "--target-file", path, "--quiet", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1, result.stderr
     assert lines[0].startswith("error: target file 'broken.slang' does not compile: broken.slang:11:1")

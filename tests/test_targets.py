@@ -12,8 +12,15 @@ from app.config import Config, validate
 from app.errors import UserError
 from app.plan import plan_for
 from app.shadergen import network_source
-from app.targets import (MAX_TARGET_DEPTH, MAX_TARGET_LENGTH, TargetError, parse_target, target_presets,
-                         target_to_numpy, target_to_slang)
+from app.targets import (
+    MAX_TARGET_DEPTH,
+    MAX_TARGET_LENGTH,
+    TargetError,
+    parse_target,
+    target_presets,
+    target_to_numpy,
+    target_to_slang,
+)
 
 VALID = {
     "x": lambda x, y: x,
@@ -64,10 +71,10 @@ HOSTILE = [
     ("sin(*[x])", 1, "sin takes 1 argument"),
     ("sin(x=1)", 1, "this call"),
     ("x; } void f() {", 4, "unmatched '}'"),
-    ("x); } [shader(\"compute\")] void f() { (x", 2, "unmatched ')'"),
+    ('x); } [shader("compute")] void f() { (x', 2, "unmatched ')'"),
     ("p.x", 1, "an attribute"),
     ("sin(x) /* */", 9, "invalid syntax"),
-    ("#include \"x\"", 13, "invalid syntax"),
+    ('#include "x"', 13, "invalid syntax"),
     ("x\ny", 3, "invalid syntax"),
     ("x\0", None, "NUL character"),
     ("f'{x}'", 1, "a string"),
@@ -88,7 +95,9 @@ def test_valid_targets_compile_to_matching_slang_and_numpy(text):
     assert "inf" not in source and "#" not in source and "}" not in source
 
 
-@pytest.mark.parametrize("text,column,words", INVALID + HOSTILE, ids=lambda v: repr(v)[:40] if isinstance(v, str) else None)
+@pytest.mark.parametrize(
+    "text,column,words", INVALID + HOSTILE, ids=lambda v: repr(v)[:40] if isinstance(v, str) else None
+)
 def test_rejected_targets_name_the_problem_and_its_column(text, column, words):
     with pytest.raises(TargetError) as caught:
         parse_target(text)

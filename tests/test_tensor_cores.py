@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import gpu_loss_and_gradient
+from reference import loss_and_gradient, sample_points, truth_values
 
 from app.config import Config, validate
 from app.session import Session
 from app.trainer import Trainer
-from helpers import gpu_loss_and_gradient
-from reference import loss_and_gradient, sample_points, truth_values
 
 WIDE = dict(encoding="raw", hidden=[64, 64, 64], activation="leaky_relu")
 
@@ -25,8 +25,9 @@ def tensor_gpu(gpu):
 
 @pytest.mark.parametrize("activation", ["leaky_relu", "tanh", "sigmoid", "relu"])
 def test_tensor_core_gradients_match_float64(tensor_gpu, activation):
-    trainer = Trainer(tensor_gpu, validate(Config(**dict(WIDE, activation=activation), precision="half",
-                                                  batch_size=4096, seed=3)))
+    trainer = Trainer(
+        tensor_gpu, validate(Config(**dict(WIDE, activation=activation), precision="half", batch_size=4096, seed=3))
+    )
     assert trainer.plan.matmul == "tensor-core" and any(trainer.plan.mma)
     loss, gradient = gpu_loss_and_gradient(trainer)
     c = trainer.config

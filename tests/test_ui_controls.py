@@ -10,10 +10,11 @@ import pytest
 
 imgui = pytest.importorskip("imgui_bundle").imgui
 
+from test_ui_offscreen import _centre, _type  # noqa: E402
+
 from app.components import INVALID_COLOUR  # noqa: E402
 from app.ui.offscreen import OffscreenApp  # noqa: E402
 from app.ui.panels.training import BATCH_SIZES  # noqa: E402
-from test_ui_offscreen import _centre, _type  # noqa: E402
 
 
 @pytest.fixture
@@ -104,7 +105,7 @@ def test_the_layout_follows_the_window_size(ui, size):
         assert _inside(rect, *size), (name, rect)
         assert rect[2] - rect[0] >= 0.1 * size[0] * 0.5 and rect[3] - rect[1] >= 40, (name, rect)
     rects = list(windows.values())
-    assert all(_overlap(a, b) == 0 for i, a in enumerate(rects) for b in rects[i + 1:])
+    assert all(_overlap(a, b) == 0 for i, a in enumerate(rects) for b in rects[i + 1 :])
     covered = sum((r[2] - r[0]) * (r[3] - r[1]) for r in rects)
     assert covered > 0.95 * size[0] * (size[1] - imgui.get_frame_height())
 
@@ -145,8 +146,9 @@ def test_non_finite_predictions_have_their_own_colour_and_legend(ui):
     grid = ui.session.heatmaps.grid
     assert np.all(ui.session.invalid_cells == grid * grid), "every cell is counted as not finite"
     atlas = ui.session.heatmaps.atlas.to_numpy().astype(np.float32)[..., :3]
-    np.testing.assert_allclose(atlas[:, grid:2 * grid], np.broadcast_to(INVALID_COLOUR, atlas[:, grid:2 * grid].shape),
-                               atol=0.01)
+    np.testing.assert_allclose(
+        atlas[:, grid : 2 * grid], np.broadcast_to(INVALID_COLOUR, atlas[:, grid : 2 * grid].shape), atol=0.01
+    )
     assert np.all(np.isfinite(ui.session.error_max)), "colour bars keep a finite range"
     truth = atlas[:, :grid]
     assert not np.any(np.all(np.abs(truth - INVALID_COLOUR) < 0.01, axis=-1)), "the truth is finite"
@@ -168,7 +170,7 @@ def test_unchecked_checkboxes_stand_out_from_the_background(ui):
     ui.frame()
     x0, y0, x1, y1 = (int(v) for v in ui.app.rects["show f1"])
     pixels = ui.target.to_numpy()[..., :3].astype(int)
-    box = pixels[y0:y1, x0:x0 + (y1 - y0)]  # the square part of the widget
+    box = pixels[y0:y1, x0 : x0 + (y1 - y0)]  # the square part of the widget
     background = pixels[y0 + (y1 - y0) // 2, x0 - 3]
     assert np.abs(box - background).max() > 40, "the empty box's frame is visible"
 

@@ -10,13 +10,14 @@ import pytest
 
 pytest.importorskip("imgui_bundle")
 
-from app import checkpoint as ckpt  # noqa: E402
-from app.config import Config, validate  # noqa: E402
-from app.export_slang import trainer_source  # noqa: E402
-from app.session import Session  # noqa: E402
-from app.ui import files  # noqa: E402
-from app.ui.offscreen import OffscreenApp  # noqa: E402
-from test_ui_offscreen import _centre  # noqa: E402
+from test_ui_offscreen import _centre
+
+from app import checkpoint as ckpt
+from app.config import Config, validate
+from app.export_slang import trainer_source
+from app.session import Session
+from app.ui import files
+from app.ui.offscreen import OffscreenApp
 
 
 class FakeDialog:

@@ -117,7 +117,7 @@ def test_heatmaps_not_blank_and_truth_differs_from_untrained(make_session):
         ui.frame(12)  # the first evaluation passes may be split over frames
         atlas = ui.session.heatmaps.atlas.to_numpy().astype(np.float32)[..., :3]
         g = ui.session.heatmaps.grid
-        truth, learned = atlas[:, :g], atlas[:, g:2 * g]
+        truth, learned = atlas[:, :g], atlas[:, g : 2 * g]
         assert truth.std() > 0.05 and learned.std() > 0.01, "heatmaps are not flat"
         assert np.abs(truth - learned).mean() > 0.05
         pixels = ui.target.to_numpy()[..., :3].astype(np.float32)

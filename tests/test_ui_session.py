@@ -13,11 +13,12 @@ import pytest
 
 imgui = pytest.importorskip("imgui_bundle").imgui
 
+from test_ui_offscreen import _centre, _type  # noqa: E402
+
 from app.budget import FRAME_SECONDS  # noqa: E402
 from app.config import Config, validate  # noqa: E402
 from app.trainer import Trainer  # noqa: E402
 from app.ui.offscreen import OffscreenApp  # noqa: E402
-from test_ui_offscreen import _centre, _type  # noqa: E402
 
 MAX_TEST_BATCH = 1 << 22
 

@@ -66,8 +66,13 @@ def test_outputs_added_removed_and_chosen_from_presets(ui):
     ui.click(*_centre(ui, "preset Gaussian bump"))
     assert ui.session.rebuild.config.targets[0] == "exp(-4 * (x*x + y*y))"
     ui.click(*_centre(ui, "add output"))
-    assert ui.session.rebuild.config.targets == ["exp(-4 * (x*x + y*y))", "2*x + y", "0.5*x*x + 1.2*y",
-                                                 "x + 0.5*y*y", "x * y"]
+    assert ui.session.rebuild.config.targets == [
+        "exp(-4 * (x*x + y*y))",
+        "2*x + y",
+        "0.5*x*x + 1.2*y",
+        "x + 0.5*y*y",
+        "x * y",
+    ]
     ui.click(*_centre(ui, "remove f2"))
     _rebuilt(ui)
     assert ui.session.config.targets == ["exp(-4 * (x*x + y*y))", "0.5*x*x + 1.2*y", "x + 0.5*y*y", "x * y"]
@@ -95,7 +100,7 @@ def test_views_neurons_and_gradient_check(ui):
     assert ui.app.windows["Neuron"][:2] == ui.app.windows["Loss"][:2]
     ix0, iy0, ix1, iy1 = (int(v) for v in ui.app.rects["neuron image"])
     assert ix1 - ix0 > 200, "large"
-    image = ui.target.to_numpy()[iy0 + 2:iy1 - 2, ix0 + 2:ix1 - 2, :3].astype(np.float32)
+    image = ui.target.to_numpy()[iy0 + 2 : iy1 - 2, ix0 + 2 : ix1 - 2, :3].astype(np.float32)
     assert image.std() > 3, "not a flat image"
     ui.click((nx0 + nx1) / 2, (ny0 + ny1) / 2)
     assert ui.app.selected_neuron is None

@@ -20,25 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 TITLE = "Slang Visual Trainer"
 
 
-@pytest.fixture(scope="module")
-def display():
-    if os.environ.get("DISPLAY"):
-        yield os.environ["DISPLAY"]
-        return
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        pytest.skip("no DISPLAY and Xvfb is not installed (apt-get install xvfb)")
-    name = f":{90 + os.getpid() % 9}"
-    server = subprocess.Popen([xvfb, name, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.0)
-    if server.poll() is not None:
-        pytest.skip(f"Xvfb could not start on {name}")
-    yield name
-    server.terminate()
-    server.wait()
-
-
 def _bitmap(path: Path) -> np.ndarray:
     import slangpy as spy
 
@@ -64,9 +45,26 @@ class RunningWindow:
         self.env = dict(os.environ, DISPLAY=display, XDG_CACHE_HOME=str(self.cache))
         self.first = tmp_path / "first.png"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "app", "--width", str(size[0]), "--height", str(size[1]), "--fresh",
-             "--screenshot-after", "10", "--screenshot", str(self.first)],
-            cwd=ROOT, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "app",
+                "--width",
+                str(size[0]),
+                "--height",
+                str(size[1]),
+                "--fresh",
+                "--screenshot-after",
+                "10",
+                "--screenshot",
+                str(self.first),
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         if not _wait_for(self.first.exists, 90, self.process):
             self.process.kill()
             pytest.fail(f"no first frame within 90 s: {self.process.communicate()[1][-2000:]}")
@@ -76,8 +74,9 @@ class RunningWindow:
         """`xdotool command WINDOW args` (`xdotool key --window WINDOW keys` for keys)."""
         if shutil.which("xdotool") is None:
             pytest.skip("xdotool is not installed (apt-get install xdotool)")
-        found = subprocess.run(["xdotool", "search", "--name", TITLE], env=self.env, capture_output=True,
-                               text=True, timeout=10).stdout.split()
+        found = subprocess.run(
+            ["xdotool", "search", "--name", TITLE], env=self.env, capture_output=True, text=True, timeout=10
+        ).stdout.split()
         assert found, "the window is on the display"
         line = ["key", "--window", found[0], *args] if command == "key" else [command, found[0], *args]
         subprocess.run(["xdotool", *line], env=self.env, check=True, timeout=10)
@@ -116,7 +115,9 @@ def test_f12_saves_a_screenshot_at_the_window_size_after_resizes(display, tmp_pa
             window.xdotool("windowsize", str(width), str(height))
             time.sleep(1.0)
             window.xdotool("key", "F12")
-            assert _wait_for(lambda: len(window.screenshots()) > before, 20, window.process), "F12 saved nothing"
+            assert _wait_for(lambda before=before: len(window.screenshots()) > before, 20, window.process), (
+                "F12 saved nothing"
+            )
             time.sleep(1.1)  # screenshot names have a resolution of a second
             shot = _bitmap(window.screenshots()[-1])
             assert shot.shape[:2] == (height, width)
@@ -219,14 +220,22 @@ def test_closing_during_a_rebuild_ends_cleanly(display, tmp_path, gpu, closing):
     add, apply = _rebuild_clicks(gpu, size)
     window = RunningWindow(display, tmp_path, size)
     for x, y in (add, apply):
-        found = subprocess.run(["xdotool", "search", "--name", TITLE], env=window.env, capture_output=True,
-                               text=True, timeout=10).stdout.split()
-        subprocess.run(["xdotool", "mousemove", "--window", found[0], str(int(x)), str(int(y)), "click", "1"],
-                       env=window.env, check=True, timeout=10)
+        found = subprocess.run(
+            ["xdotool", "search", "--name", TITLE], env=window.env, capture_output=True, text=True, timeout=10
+        ).stdout.split()
+        subprocess.run(
+            ["xdotool", "mousemove", "--window", found[0], str(int(x)), str(int(y)), "click", "1"],
+            env=window.env,
+            check=True,
+            timeout=10,
+        )
         time.sleep(0.5)
     compiling: list = []
-    assert _wait_for(lambda: compiling.extend(c for c in _children(window.process.pid) if "app.rebuild" in c[1])
-                     or compiling, 30, window.process), "Apply started a rebuild"
+    assert _wait_for(
+        lambda: compiling.extend(c for c in _children(window.process.pid) if "app.rebuild" in c[1]) or compiling,
+        30,
+        window.process,
+    ), "Apply started a rebuild"
     if closing == "windowclose":
         window.xdotool("windowclose")
         assert _wait_for(lambda: window.process.poll() is not None, 30, window.process), "the app ended"

@@ -13,12 +13,12 @@ import json
 import os
 import sys
 
-from app.bench import torch_reference
-from app.bench.runners import AtomicReference, time_app
-from app.bench.startup import cold_and_warm
-from app.config import Config, validate
-from app.device import describe
-from app.gpu import create_gpu
+from ..bench import torch_reference
+from ..bench.runners import AtomicReference, time_app
+from ..bench.startup import cold_and_warm
+from ..config import Config, validate
+from ..device import describe
+from ..gpu import create_gpu
 
 NETWORKS = {  # name: (config fields, PyTorch layer sizes)
     "4-16-4": (dict(), [4, 16, 4]),
@@ -45,22 +45,53 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list
     for precision in ("float", "half"):
         config = validate(Config(batch_size=batch, precision=precision, **fields))
         plan = gpu.plan(config)
-        rows.append(dict(trainer="app", network=name, batch=batch, precision=precision, matmul=plan.matmul,
-                         gradient_sums=plan.gradient_path,
-                         **_measure(lambda n: time_app(gpu, config, n)[0], batch, budget, cap)))
+        rows.append(
+            dict(
+                trainer="app",
+                network=name,
+                batch=batch,
+                precision=precision,
+                matmul=plan.matmul,
+                gradient_sums=plan.gradient_path,
+                **_measure(lambda n, config=config: time_app(gpu, config, n)[0], batch, budget, cap),
+            )
+        )
     if atomic is not None and name == "4-16-4":
-        rows.append(dict(trainer="atomic-reference", network=name, batch=batch, precision="float",
-                         **_measure(lambda n: atomic.time(batch, n), batch, budget, cap)))
+        rows.append(
+            dict(
+                trainer="atomic-reference",
+                network=name,
+                batch=batch,
+                precision="float",
+                **_measure(lambda n: atomic.time(batch, n), batch, budget, cap),
+            )
+        )
     if use_torch:
         for half in (False, True):
             label = "fp16" if half else "fp32"
-            rows.append(dict(trainer=f"torch-eager-{label}", network=name, batch=batch, precision=label,
-                             **_measure(lambda n: torch_reference.time_eager(sizes, batch, n, half), batch, budget, cap)))
+            rows.append(
+                dict(
+                    trainer=f"torch-eager-{label}",
+                    network=name,
+                    batch=batch,
+                    precision=label,
+                    **_measure(
+                        lambda n, half=half: torch_reference.time_eager(sizes, batch, n, half), batch, budget, cap
+                    ),
+                )
+            )
             if not args.no_compile:
                 graph = torch_reference.CompiledGraph(sizes, batch, half)
-                rows.append(dict(trainer=f"torch-compiled-graph-{label}", network=name, batch=batch, precision=label,
-                                 build_seconds=graph.build_seconds,
-                                 **_measure(graph.time, batch, budget, cap * 10)))
+                rows.append(
+                    dict(
+                        trainer=f"torch-compiled-graph-{label}",
+                        network=name,
+                        batch=batch,
+                        precision=label,
+                        build_seconds=graph.build_seconds,
+                        **_measure(graph.time, batch, budget, cap * 10),
+                    )
+                )
     best = max((r["samples_per_second"] for r in rows if r["trainer"].startswith("torch")), default=None)
     for row in rows:
         if row["trainer"] == "app" and best:
@@ -72,9 +103,11 @@ def _print(row: dict) -> None:
     ratio = f"  x{row['vs_best_torch']:.2f} best PyTorch" if "vs_best_torch" in row else ""
     kernel = f" [{row['matmul']}, {row['gradient_sums']}]" if "matmul" in row else ""
     build = f" (compile+capture {row['build_seconds']:.0f} s)" if "build_seconds" in row else ""
-    print(f"{row['trainer']:>28} {row['network']:>13} {row['precision']:>5} batch {row['batch']:>9}: "
-          f"{row['samples_per_second']:10.3g} samples/s {row['steps_per_second']:10.1f} steps/s{ratio}{kernel}{build}",
-          flush=True)
+    print(
+        f"{row['trainer']:>28} {row['network']:>13} {row['precision']:>5} batch {row['batch']:>9}: "
+        f"{row['samples_per_second']:10.3g} samples/s {row['steps_per_second']:10.1f} steps/s{ratio}{kernel}{build}",
+        flush=True,
+    )
 
 
 def run_benchmarks(args) -> dict:

@@ -4,17 +4,17 @@ the seconds they took, waiting for the GPU before and after."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 import slangpy as spy
 
-from app.components import slang_constants
-from app.config import Config
-from app.gpu import Gpu
-from app.plan import plan_for
-from app.loss_ring import LOSS_HISTORY
-from app.trainer import Trainer
+from ..components import slang_constants
+from ..config import Config
+from ..gpu import Gpu
+from ..loss_ring import LOSS_HISTORY
+from ..plan import plan_for
+from ..resources import shader_dir
+from ..trainer import Trainer
 
 STEPS_PER_SUBMIT = 64  # as the app's headless loop does: many steps per command encoder
 
@@ -41,9 +41,12 @@ class AtomicReference:
     def __init__(self, gpu: Gpu):
         self.gpu, device = gpu, gpu.device
         # the constants (LeakyReLU slope, optimizer ids) the app's generated modules start with
-        source = slang_constants() + "\n" + (Path(__file__).parent / "atomic_reference.slang").read_text()
+        source = slang_constants() + "\n" + (shader_dir() / "atomic_reference.slang").read_text()
         module = device.load_module_from_source("atomic_reference", source)
-        link = lambda name: device.create_compute_kernel(device.link_program([module], [module.entry_point(name)]))
+
+        def link(name: str) -> spy.ComputeKernel:
+            return device.create_compute_kernel(device.link_program([module], [module.entry_point(name)]))
+
         self.learn, self.adjust = link("learnGradientAtomic"), link("adjustParametersAtomic")
         usage = spy.BufferUsage.unordered_access | spy.BufferUsage.shader_resource
         params = plan_for(Config()).initial_parameters(0)
@@ -53,14 +56,34 @@ class AtomicReference:
         self.moments = device.create_buffer(data=np.zeros(2 * params.size, np.float32), usage=usage)
 
     def record(self, encoder: spy.CommandEncoder, batch: int, step: int) -> None:
-        self.learn.dispatch([batch, 1, 1], command_encoder=encoder, params=self.params.device_address,
-                            grads=self.grads.device_address, batchSize=batch, seed=0, step=step,
-                            domain=spy.float4(-1, 1, -1, 1))
+        self.learn.dispatch(
+            [batch, 1, 1],
+            command_encoder=encoder,
+            params=self.params.device_address,
+            grads=self.grads.device_address,
+            batchSize=batch,
+            seed=0,
+            step=step,
+            domain=spy.float4(-1, 1, -1, 1),
+        )
         encoder.global_barrier()
-        settings = {"kind": 1, "learningRate": 0.01, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-7, "stepNumber": step + 1}
-        self.adjust.dispatch([self.count, 1, 1], command_encoder=encoder, params=self.params.device_address,
-                             grads=self.grads.device_address, moments=self.moments.device_address,
-                             count=self.count, optimizer=settings)
+        settings = {
+            "kind": 1,
+            "learningRate": 0.01,
+            "beta1": 0.9,
+            "beta2": 0.999,
+            "epsilon": 1e-7,
+            "stepNumber": step + 1,
+        }
+        self.adjust.dispatch(
+            [self.count, 1, 1],
+            command_encoder=encoder,
+            params=self.params.device_address,
+            grads=self.grads.device_address,
+            moments=self.moments.device_address,
+            count=self.count,
+            optimizer=settings,
+        )
         encoder.global_barrier()
 
     def time(self, batch: int, steps: int) -> float:

@@ -1,6 +1,7 @@
 """Start-up costs, each timed in a child process so that imports, device creation and shader
 compilation all count: the first trained step (broken down by stage), an architecture rebuild,
 and the first window frame."""
+
 from __future__ import annotations
 
 import os
@@ -9,18 +10,20 @@ import sys
 import tempfile
 import time
 
+from ..resources import module_command
+
 STAGES = ("imports", "device", "compile", "first_step")
 
 
 def _child(mode: str) -> None:
     """Prints a wall-clock stamp after each stage; the parent knows when the process started.
     It starts as the app does (app/__main__.py), without PyTorch."""
-    from app.fast_start import skip_torch
+    from ..fast_start import skip_torch
 
     skip_torch()
-    from app.config import Config
-    from app.gpu import create_gpu
-    from app.trainer import Trainer
+    from ..config import Config
+    from ..gpu import create_gpu
+    from ..trainer import Trainer
 
     print(f"imports {time.time():.6f}", flush=True)
     gpu = create_gpu(os.environ.get("VISUAL_TRAINER_BENCH_DEVICE", "auto"))
@@ -38,8 +41,9 @@ def _child(mode: str) -> None:
 def _run_child(cache_dir: str, mode: str) -> dict[str, float]:
     env = dict(os.environ, XDG_CACHE_HOME=cache_dir)
     start = time.time()
-    result = subprocess.run([sys.executable, "-m", "app.bench.startup", mode], env=env, capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, *module_command("bench.startup"), mode], env=env, capture_output=True, text=True, check=True
+    )
     stamps = dict(line.split() for line in result.stdout.splitlines() if line.split()[0] in (*STAGES, "rebuild"))
     times, previous = {}, start
     for stage in STAGES:  # seconds each stage took, and the total to the first step
@@ -59,8 +63,12 @@ def time_to_first_window_frame(cache_dir: str) -> float | None:
     env = dict(os.environ, XDG_CACHE_HOME=cache_dir)
     shot = os.path.join(cache_dir, "first-frame.png")
     start = time.time()
-    process = subprocess.Popen([sys.executable, "-m", "app", "--fresh", "--screenshot-after", "0", "--screenshot", shot],
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, *module_command(""), "--fresh", "--screenshot-after", "0", "--screenshot", shot],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         while not os.path.exists(shot) and process.poll() is None and time.time() - start < 120:
             time.sleep(0.01)

@@ -80,8 +80,9 @@ class CompiledGraph:
 
         device = torch.device("cuda")
         self.model = _model(sizes, device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=0.01, betas=(0.9, 0.999), eps=1e-7,
-                                          fused=True, capturable=True)
+        self.optimizer = torch.optim.Adam(
+            self.model.parameters(), lr=0.01, betas=(0.9, 0.999), eps=1e-7, fused=True, capturable=True
+        )
         loss = torch.compile(_loss_function(self.model, sizes, half), mode="max-autotune-no-cudagraphs")
         self.points = torch.empty(batch, 2, device=device)
 

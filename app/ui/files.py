@@ -12,15 +12,14 @@ import datetime
 import shutil
 import sys
 from pathlib import Path
-from typing import Optional
 
 from imgui_bundle import portable_file_dialogs as pfd
 
-from app import checkpoint
-from app.atomic import write_atomic
-from app.device import cache_dir
-from app.errors import UserError
-from app.export_slang import trainer_source
+from .. import checkpoint
+from ..atomic import write_atomic
+from ..device import cache_dir
+from ..errors import UserError
+from ..export_slang import trainer_source
 
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")  # what portable_file_dialogs runs on Linux
 ERROR_SECONDS = 10.0
@@ -46,7 +45,7 @@ def _first_line(error: BaseException) -> str:
 class FileActions:
     def __init__(self, app):
         self.app = app
-        self.pending: Optional[tuple[str, object]] = None  # (action, open dialog)
+        self.pending: tuple[str, object] | None = None  # (action, open dialog)
 
     # ---- requests from the menu ------------------------------------------------------------
     def request(self, action: str) -> None:
@@ -58,7 +57,9 @@ class FileActions:
             return
         step = self.app.session.trainer.step
         if action == "save":
-            dialog = pfd.save_file("Save checkpoint", str(Path.cwd() / f"visual-trainer-{step}.ckpt"), CHECKPOINT_FILTER)
+            dialog = pfd.save_file(
+                "Save checkpoint", str(Path.cwd() / f"visual-trainer-{step}.ckpt"), CHECKPOINT_FILTER
+            )
         elif action == "export":
             dialog = pfd.save_file("Export Slang", str(Path.cwd() / "trained_network.slang"), SLANG_FILTER)
         else:

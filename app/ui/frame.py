@@ -8,16 +8,24 @@ import time
 import slangpy as spy
 from imgui_bundle import imgui
 
-from app.ui import layout, menu
-from app.ui.panels import diagram, heatmaps, loss_plot, network, neuron_view, training
-from app.ui.state import AppState
-from app.ui.style import em
+from ..ui import layout, menu
+from ..ui.panels import diagram, heatmaps, loss_plot, network, neuron_view, training
+from ..ui.state import AppState
+from ..ui.style import em
 
 BACKGROUND = [0.06, 0.065, 0.075, 1.0]
-_BODIES = {layout.TRAINING: training.draw, layout.NETWORK: network.draw, layout.HEATMAPS: heatmaps.draw,
-           layout.DIAGRAM: diagram.draw, layout.LOSS: loss_plot.draw}
-_FLAGS = {layout.HEATMAPS: imgui.WindowFlags_.horizontal_scrollbar,
-          layout.DIAGRAM: imgui.WindowFlags_.no_scrollbar, layout.LOSS: imgui.WindowFlags_.no_scrollbar}
+_BODIES = {
+    layout.TRAINING: training.draw,
+    layout.NETWORK: network.draw,
+    layout.HEATMAPS: heatmaps.draw,
+    layout.DIAGRAM: diagram.draw,
+    layout.LOSS: loss_plot.draw,
+}
+_FLAGS = {
+    layout.HEATMAPS: imgui.WindowFlags_.horizontal_scrollbar,
+    layout.DIAGRAM: imgui.WindowFlags_.no_scrollbar,
+    layout.LOSS: imgui.WindowFlags_.no_scrollbar,
+}
 
 
 def draw_ui(app: AppState) -> None:

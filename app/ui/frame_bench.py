@@ -15,13 +15,13 @@ import json
 import statistics
 import time
 
-from app.config import Config
-from app.device import describe
-from app.gpu import create_gpu
-from app.session import Session
-from app.timing import PARTS
-from app.ui.offscreen import OffscreenApp
-from app.ui.window import HEATMAP_GRID
+from ..config import Config
+from ..device import describe
+from ..gpu import create_gpu
+from ..session import Session
+from ..timing import PARTS
+from ..ui.offscreen import OffscreenApp
+from ..ui.window import HEATMAP_GRID
 
 
 def _frames(ui: OffscreenApp, frames: int) -> dict:
@@ -36,9 +36,13 @@ def _frames(ui: OffscreenApp, frames: int) -> dict:
             gpu[part].append(ms)
     wall = time.perf_counter() - start
     times.sort()
-    result = {"ms_per_frame": statistics.median(times) * 1000, "p95_ms": times[int(0.95 * (len(times) - 1))] * 1000,
-              "frames": frames, "samples_per_second": (ui.session.trainer.samples_seen - samples) / wall,
-              "training": ui.app.stats.training}
+    result = {
+        "ms_per_frame": statistics.median(times) * 1000,
+        "p95_ms": times[int(0.95 * (len(times) - 1))] * 1000,
+        "frames": frames,
+        "samples_per_second": (ui.session.trainer.samples_seen - samples) / wall,
+        "training": ui.app.stats.training,
+    }
     if all(gpu.values()):
         result["gpu_ms"] = {part: statistics.median(values) for part, values in gpu.items()}
     return result
@@ -68,22 +72,32 @@ def run(args) -> dict:
     finally:
         ui.close()
     headless = _headless_rate(gpu, config, args.seconds)
-    return {"device": describe(gpu.device), "size": [args.width, args.height], "network": config.hidden,
-            "batch_size": config.batch_size, "paused": paused, "training": training,
-            "headless_samples_per_second": headless,
-            "window_over_headless": training["samples_per_second"] / headless if headless else None}
+    return {
+        "device": describe(gpu.device),
+        "size": [args.width, args.height],
+        "network": config.hidden,
+        "batch_size": config.batch_size,
+        "paused": paused,
+        "training": training,
+        "headless_samples_per_second": headless,
+        "window_over_headless": training["samples_per_second"] / headless if headless else None,
+    }
 
 
 def _print(result: dict) -> None:
-    print(f"device: {result['device']['adapter']} ({result['device']['type']}), {result['size'][0]}x{result['size'][1]}, "
-          f"hidden {result['network']}, batch {result['batch_size']}")
+    print(
+        f"device: {result['device']['adapter']} ({result['device']['type']}), {result['size'][0]}x{result['size'][1]}, "
+        f"hidden {result['network']}, batch {result['batch_size']}"
+    )
     for mode in ("paused", "training"):
         r = result[mode]
         line = f"{mode:>9}: {r['ms_per_frame']:6.2f} ms/frame median, {r['p95_ms']:6.2f} ms p95"
         if "gpu_ms" in r:
             line += "  GPU " + ", ".join(f"{k} {v:.2f} ms" for k, v in r["gpu_ms"].items())
         print(line)
-    print(f"window training: {result['training']['samples_per_second']:.4g} samples/s ({result['training']['training']})")
+    print(
+        f"window training: {result['training']['samples_per_second']:.4g} samples/s ({result['training']['training']})"
+    )
     print(f"headless:        {result['headless_samples_per_second']:.4g} samples/s")
     print(f"window / headless: {result['window_over_headless']:.2f}")
 

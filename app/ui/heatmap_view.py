@@ -5,15 +5,15 @@ and the headless heatmaps.png."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
 
 import numpy as np
 from imgui_bundle import imgui
 
-from app.components import INVALID_COLOUR
-from app.heatmaps import PANELS, VIEWS, HeatmapImages
-from app.ui.style import MUTED, em
+from ..components import INVALID_COLOUR
+from ..heatmaps import PANELS, VIEWS, HeatmapImages
+from ..ui.style import MUTED, em
 
 # (view, output, i, j) -> (x, y, truth, prediction): values under the mouse for the tooltip.
 Lookup = Callable[[int, int, int, int], tuple[float, float, float, float]]
@@ -26,9 +26,9 @@ INVALID = imgui.ImVec4(*INVALID_COLOUR, 1.0)
 
 @dataclass
 class HeatmapLayout:
-    image_em: float = 7.0      # side of each square heatmap
-    bar_em: float = 0.8        # colour bar width
-    outputs: Optional[Sequence[int]] = None  # which outputs to show; None = all
+    image_em: float = 7.0  # side of each square heatmap
+    bar_em: float = 0.8  # colour bar width
+    outputs: Sequence[int] | None = None  # which outputs to show; None = all
 
 
 def _format(value: float) -> str:
@@ -62,8 +62,10 @@ def _tooltip(lookup: Lookup, view: int, output: int, grid: int, image_min: imgui
         return
     x, y, truth, prediction = lookup(view, output, i, j)
     what = QUANTITY[view]
-    imgui.set_tooltip(f"x = {x:.3f}   y = {y:.3f}\n{what} truth     {truth:.4g}\n{what} learned   {prediction:.4g}\n"
-                      f"|error|     {abs(prediction - truth):.4g}")
+    imgui.set_tooltip(
+        f"x = {x:.3f}   y = {y:.3f}\n{what} truth     {truth:.4g}\n{what} learned   {prediction:.4g}\n"
+        f"|error|     {abs(prediction - truth):.4g}"
+    )
 
 
 def _legend(invalid: np.ndarray, outputs: Sequence[int]) -> None:
@@ -73,8 +75,9 @@ def _legend(invalid: np.ndarray, outputs: Sequence[int]) -> None:
         return
     start = imgui.get_cursor_screen_pos()
     side = imgui.get_text_line_height()
-    imgui.get_window_draw_list().add_rect_filled(start, imgui.ImVec2(start.x + side, start.y + side),
-                                                 imgui.get_color_u32(INVALID))
+    imgui.get_window_draw_list().add_rect_filled(
+        start, imgui.ImVec2(start.x + side, start.y + side), imgui.get_color_u32(INVALID)
+    )
     imgui.dummy(imgui.ImVec2(side, side))
     imgui.same_line()
     where = ", ".join(f"f{o + 1}: {n:,} cells" for o, n in counts)
@@ -103,9 +106,18 @@ def column_titles(view: int) -> tuple[str, str, str]:
     return (f"{QUANTITY[view]} truth", f"{QUANTITY[view]} learned", "|error|")
 
 
-def draw_heatmaps(renderer, images: HeatmapImages, labels: Sequence[str], error_max: np.ndarray,
-                  invalid: np.ndarray, domain: Sequence[float], layout: HeatmapLayout, view: int = 0,
-                  lookup: Optional[Lookup] = None, row_title: Optional[RowTitle] = None) -> None:
+def draw_heatmaps(
+    renderer,
+    images: HeatmapImages,
+    labels: Sequence[str],
+    error_max: np.ndarray,
+    invalid: np.ndarray,
+    domain: Sequence[float],
+    layout: HeatmapLayout,
+    view: int = 0,
+    lookup: Lookup | None = None,
+    row_title: RowTitle | None = None,
+) -> None:
     """Draws the rows of `view` (0 values, 1 d/dx, 2 d/dy) at the cursor; `error_max` and
     `invalid` are (views, outputs). Values: truth and learned share the viridis scale of the
     truth's finite range (learned values outside it saturate). Derivatives: the diverging map,
@@ -139,7 +151,9 @@ def draw_heatmaps(renderer, images: HeatmapImages, labels: Sequence[str], error_
                 imgui.same_line(0, bar_block - bar + spacing)
             u0, v0 = (3 * view + panel) / width, output / rows
             image_min = imgui.get_cursor_screen_pos()
-            imgui.image(atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), imgui.ImVec2(u0 + 1 / width, v0 + 1 / rows))
+            imgui.image(
+                atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), imgui.ImVec2(u0 + 1 / width, v0 + 1 / rows)
+            )
             if panel == 0:
                 axis_labels(domain, image_min, size, x_axis=False)
             if row == len(outputs) - 1:

@@ -10,12 +10,11 @@ none can end up floating out of reach."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from imgui_bundle import imgui
 from imgui_bundle.imgui import internal as imgui_internal
 
-from app.ui.style import em
+from ..ui.style import em
 
 TRAINING, NETWORK, HEATMAPS, DIAGRAM, LOSS = "Training", "Network", "Heatmaps", "Network diagram", "Loss"
 PANELS = (TRAINING, NETWORK, HEATMAPS, DIAGRAM, LOSS)
@@ -27,10 +26,10 @@ Ratios = tuple[float, float, float, float]  # left, training, middle, diagram
 
 @dataclass
 class Layout:
-    ratios: Optional[Ratios] = None        # the user's, once they drag a splitter; else defaults
-    built_size: Optional[tuple] = None     # the dock space was last built for this size...
-    measured: Optional[Ratios] = None      # ...and measured these ratios once it settled
-    settle: int = 0                        # frames until a new build is measured
+    ratios: Ratios | None = None  # the user's, once they drag a splitter; else defaults
+    built_size: tuple | None = None  # the dock space was last built for this size...
+    measured: Ratios | None = None  # ...and measured these ratios once it settled
+    settle: int = 0  # frames until a new build is measured
 
 
 def _clamp(ratio: float, low: float = 0.1, high: float = 0.9) -> float:
@@ -43,7 +42,7 @@ def default_ratios(width: float, height: float, heatmap_width: float) -> Ratios:
     return left, _clamp(em(34) / max(height, 1.0), 0.45, 0.75), middle, 0.5
 
 
-def measure(windows: dict, pos: imgui.ImVec2, size: imgui.ImVec2) -> Optional[Ratios]:
+def measure(windows: dict, pos: imgui.ImVec2, size: imgui.ImVec2) -> Ratios | None:
     """The ratios the panels' rects show, from the last frame."""
     if not all(name in windows for name in PANELS) or size.x <= 0 or size.y <= 0:
         return None
@@ -63,8 +62,13 @@ def _build(dock_id: int, size: imgui.ImVec2, ratios: Ratios) -> None:
     training, network = split(left, imgui.Dir.up, _clamp(training_ratio))[1:]
     heatmaps, right = split(rest, imgui.Dir.left, _clamp(middle_ratio))[1:]
     diagram, loss = split(right, imgui.Dir.up, _clamp(diagram_ratio))[1:]
-    for name, node in ((TRAINING, training), (NETWORK, network), (HEATMAPS, heatmaps), (DIAGRAM, diagram),
-                       (LOSS, loss)):
+    for name, node in (
+        (TRAINING, training),
+        (NETWORK, network),
+        (HEATMAPS, heatmaps),
+        (DIAGRAM, diagram),
+        (LOSS, loss),
+    ):
         imgui_internal.dock_builder_dock_window(name, node)
     imgui_internal.dock_builder_finish(dock_id)
 

@@ -6,13 +6,23 @@ import time
 
 from imgui_bundle import imgui
 
-from app.ui.style import MUTED, em
+from ..ui.style import MUTED, em
 
-KEYS = (("Space", "play / pause"), ("S", "one step while paused"), ("R", "reset (same seed)"),
-        ("F12", "save a screenshot"))
-_OVERLAY = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.no_inputs | imgui.WindowFlags_.no_saved_settings
-            | imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_focus_on_appearing
-            | imgui.WindowFlags_.no_nav | imgui.WindowFlags_.no_docking)
+KEYS = (
+    ("Space", "play / pause"),
+    ("S", "one step while paused"),
+    ("R", "reset (same seed)"),
+    ("F12", "save a screenshot"),
+)
+_OVERLAY = (
+    imgui.WindowFlags_.no_decoration
+    | imgui.WindowFlags_.no_inputs
+    | imgui.WindowFlags_.no_saved_settings
+    | imgui.WindowFlags_.always_auto_resize
+    | imgui.WindowFlags_.no_focus_on_appearing
+    | imgui.WindowFlags_.no_nav
+    | imgui.WindowFlags_.no_docking
+)
 
 
 FILE_ITEMS = (("Save checkpoint...", "save"), ("Load checkpoint...", "load"), ("Export Slang...", "export"))
@@ -54,8 +64,9 @@ def notice(app) -> None:
     if not text or time.monotonic() > until:
         return
     viewport = imgui.get_main_viewport()
-    corner = imgui.ImVec2(viewport.work_pos.x + viewport.work_size.x - em(1),
-                          viewport.work_pos.y + viewport.work_size.y - em(1))
+    corner = imgui.ImVec2(
+        viewport.work_pos.x + viewport.work_size.x - em(1), viewport.work_pos.y + viewport.work_size.y - em(1)
+    )
     imgui.set_next_window_pos(corner, imgui.Cond_.always, imgui.ImVec2(1.0, 1.0))
     imgui.set_next_window_bg_alpha(0.9)
     if imgui.begin("##notice", None, _OVERLAY)[0]:

@@ -7,10 +7,10 @@ import time
 
 from imgui_bundle import imgui
 
-from app.session import Session
-from app.ui.frame import frame
-from app.ui.renderer import UiRenderer, create_target, save_png
-from app.ui.state import AppState
+from ..session import Session
+from ..ui.frame import frame
+from ..ui.renderer import UiRenderer, create_target, save_png
+from ..ui.state import AppState
 
 
 class OffscreenApp:

@@ -13,7 +13,7 @@ import slangpy as spy
 from imgui_bundle import imgui, implot
 from slangpy.ui import imgui_bundle as spy_imgui
 
-from app.ui.style import apply_style
+from ..ui.style import apply_style
 
 FONT_PIXELS = 15.0
 TARGET_FORMAT = spy.Format.rgba8_unorm  # the renderer encodes sRGB itself for non-sRGB targets
@@ -70,8 +70,11 @@ def _load_font() -> None:
 
 def create_target(device: spy.Device, width: int, height: int) -> spy.Texture:
     return device.create_texture(
-        format=TARGET_FORMAT, width=width, height=height,
-        usage=spy.TextureUsage.render_target | spy.TextureUsage.shader_resource | spy.TextureUsage.copy_source)
+        format=TARGET_FORMAT,
+        width=width,
+        height=height,
+        usage=spy.TextureUsage.render_target | spy.TextureUsage.shader_resource | spy.TextureUsage.copy_source,
+    )
 
 
 def save_png(texture: spy.Texture, path: str) -> None:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.heatmaps import HeatmapImages
-from app.ui.heatmap_view import HeatmapLayout, draw_heatmaps
-from app.ui.renderer import UiRenderer, create_target, save_png
-from app.ui.style import MUTED, em
+from ..heatmaps import HeatmapImages
+from ..ui.heatmap_view import HeatmapLayout, draw_heatmaps
+from ..ui.renderer import UiRenderer, create_target, save_png
+from ..ui.style import MUTED, em
 
-_FLAGS = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_saved_settings
-          | imgui.WindowFlags_.no_background)
+_FLAGS = (
+    imgui.WindowFlags_.no_decoration
+    | imgui.WindowFlags_.no_move
+    | imgui.WindowFlags_.no_saved_settings
+    | imgui.WindowFlags_.no_background
+)
 
 
 def _layout(renderer, images, title, subtitle, evaluation, width, height) -> imgui.ImVec2:
@@ -22,8 +26,15 @@ def _layout(renderer, images, title, subtitle, evaluation, width, height) -> img
     imgui.text_colored(MUTED, subtitle)
     imgui.dummy(imgui.ImVec2(0, em(0.3)))
     config = images.evaluator.trainer.config
-    draw_heatmaps(renderer, images, config.target_labels(), evaluation.error_max, evaluation.invalid,
-                  config.domain, HeatmapLayout(image_em=9.0))
+    draw_heatmaps(
+        renderer,
+        images,
+        config.target_labels(),
+        evaluation.error_max,
+        evaluation.invalid,
+        config.domain,
+        HeatmapLayout(image_em=9.0),
+    )
     size = imgui.get_window_size()
     imgui.end()
     return size
@@ -56,10 +67,13 @@ def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: s
 def write_run_heatmaps(session, folder) -> None:
     """heatmaps.png of a headless run into `folder`, titled with what was trained."""
     plan, config = session.trainer.plan, session.config
-    title = (f"Slang Visual Trainer - {session.trainer.step} steps, {plan.title}, "
-             f"{config.activation}, {config.precision}")
+    title = (
+        f"Slang Visual Trainer - {session.trainer.step} steps, {plan.title}, {config.activation}, {config.precision}"
+    )
     x0, x1, y0, y1 = config.domain
-    subtitle = (f"eval loss {session.eval_loss:.4g} on a {session.grid}x{session.grid} grid; x in [{x0:g}, {x1:g}] "
-                f"left to right, y in [{y0:g}, {y1:g}] bottom to top\n"
-                f"truth and learned share each row's value scale; |error| has its own")
+    subtitle = (
+        f"eval loss {session.eval_loss:.4g} on a {session.grid}x{session.grid} grid; x in [{x0:g}, {x1:g}] "
+        f"left to right, y in [{y0:g}, {y1:g}] bottom to top\n"
+        f"truth and learned share each row's value scale; |error| has its own"
+    )
     write_heatmaps_png(session.heatmaps, title, subtitle, str(folder / "heatmaps.png"))

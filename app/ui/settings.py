@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app import saved
-from app.errors import UserError
-from app.targets import parse_target
-from app.ui.target_edits import MAX_MINE
+from .. import saved
+from ..errors import UserError
+from ..targets import parse_target
+from ..ui.target_edits import MAX_MINE
 
 
 def restore_view(app, data: dict) -> None:
@@ -41,7 +41,11 @@ def _valid_target(text) -> bool:
 
 def save(app) -> None:
     """Saves the view and the config worth restoring (never one that just diverged)."""
-    view = {"ini": imgui.save_ini_settings_to_memory(), "image_em": app.layout.image_em, "vsync": app.vsync,
-            "outputs": None if app.layout.outputs is None else list(app.layout.outputs),
-            "my_targets": list(app.targets.mine)}
+    view = {
+        "ini": imgui.save_ini_settings_to_memory(),
+        "image_em": app.layout.image_em,
+        "vsync": app.vsync,
+        "outputs": None if app.layout.outputs is None else list(app.layout.outputs),
+        "my_targets": list(app.targets.mine),
+    }
     saved.save(app.session.restorable_config(), view)

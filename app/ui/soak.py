@@ -24,12 +24,12 @@ import os
 import resource
 import time
 
-from app.config import Config
-from app.device import describe
-from app.gpu import create_gpu
-from app.session import Session
-from app.ui.offscreen import OffscreenApp
-from app.ui.window import HEATMAP_GRID
+from ..config import Config
+from ..device import describe
+from ..gpu import create_gpu
+from ..session import Session
+from ..ui.offscreen import OffscreenApp
+from ..ui.window import HEATMAP_GRID
 
 ARCHITECTURES = ([16], [24, 12], [8, 8, 8], [32])
 SLACK_BYTES = 16 << 20  # allocator noise, caches that fill once (Python, numpy, the driver)
@@ -60,11 +60,19 @@ def headless(gpu, steps: int, batch_size: int) -> dict:
     seconds = time.perf_counter() - begin
     end_rss, end_gpu = rss_bytes(), session.trainer.gpu_bytes()
     history = _history_bytes(session) - start_history
-    return {"steps": session.trainer.step, "batch_size": batch_size, "seconds": seconds,
-            "steps_per_second": (session.trainer.step - 200) / seconds, "eval_loss": session.eval_loss,
-            "rss_start": start_rss, "rss_end": end_rss, "history_bytes": history,
-            "gpu_start": start_gpu, "gpu_end": end_gpu,
-            "within_bound": end_rss - start_rss <= history + SLACK_BYTES and end_gpu == start_gpu}
+    return {
+        "steps": session.trainer.step,
+        "batch_size": batch_size,
+        "seconds": seconds,
+        "steps_per_second": (session.trainer.step - 200) / seconds,
+        "eval_loss": session.eval_loss,
+        "rss_start": start_rss,
+        "rss_end": end_rss,
+        "history_bytes": history,
+        "gpu_start": start_gpu,
+        "gpu_end": end_gpu,
+        "within_bound": end_rss - start_rss <= history + SLACK_BYTES and end_gpu == start_gpu,
+    }
 
 
 def _change_architecture(ui: OffscreenApp, hidden: list[int]) -> None:
@@ -98,12 +106,20 @@ def window(gpu, frames: int, change_every: int, batch_size: int) -> dict:
         ui.close()
     seconds = time.perf_counter() - begin
     steady = marks.get("all built", marks["start"])
-    return {"frames": frames, "change_every": change_every, "architecture_changes": changes,
-            "seconds": seconds, "ms_per_frame": 1000 * seconds / frames, "last_run_steps": steps,
-            "rss_start": marks["start"], "rss_all_built": marks.get("all built"), "rss_end": marks["end"],
-            "gpu_by_architecture": gpu_by_architecture,
-            "within_bound": marks["end"] - steady <= SLACK_BYTES
-            and all(len(set(sizes)) == 1 for sizes in gpu_by_architecture.values())}
+    return {
+        "frames": frames,
+        "change_every": change_every,
+        "architecture_changes": changes,
+        "seconds": seconds,
+        "ms_per_frame": 1000 * seconds / frames,
+        "last_run_steps": steps,
+        "rss_start": marks["start"],
+        "rss_all_built": marks.get("all built"),
+        "rss_end": marks["end"],
+        "gpu_by_architecture": gpu_by_architecture,
+        "within_bound": marks["end"] - steady <= SLACK_BYTES
+        and all(len(set(sizes)) == 1 for sizes in gpu_by_architecture.values()),
+    }
 
 
 def _mb(value: int) -> str:
@@ -113,17 +129,25 @@ def _mb(value: int) -> str:
 def _print(result: dict) -> None:
     print(f"device: {result['device']['adapter']} ({result['device']['type']})")
     h = result["headless"]
-    print(f"headless: {h['steps']:,} steps of {h['batch_size']} samples in {h['seconds']:.0f} s "
-          f"({h['steps_per_second']:.0f} steps/s), eval loss {h['eval_loss']:.3g}")
-    print(f"  host RSS {_mb(h['rss_start'])} -> {_mb(h['rss_end'])} ({_mb(h['rss_end'] - h['rss_start'])}; "
-          f"loss history {_mb(h['history_bytes'])}), trainer GPU {_mb(h['gpu_start'])} -> {_mb(h['gpu_end'])}; "
-          f"bound {'held' if h['within_bound'] else 'EXCEEDED'}")
+    print(
+        f"headless: {h['steps']:,} steps of {h['batch_size']} samples in {h['seconds']:.0f} s "
+        f"({h['steps_per_second']:.0f} steps/s), eval loss {h['eval_loss']:.3g}"
+    )
+    print(
+        f"  host RSS {_mb(h['rss_start'])} -> {_mb(h['rss_end'])} ({_mb(h['rss_end'] - h['rss_start'])}; "
+        f"loss history {_mb(h['history_bytes'])}), trainer GPU {_mb(h['gpu_start'])} -> {_mb(h['gpu_end'])}; "
+        f"bound {'held' if h['within_bound'] else 'EXCEEDED'}"
+    )
     w = result["window"]
-    print(f"window: {w['frames']:,} frames in {w['seconds']:.0f} s ({w['ms_per_frame']:.1f} ms/frame), "
-          f"{w['architecture_changes']} architecture changes")
+    print(
+        f"window: {w['frames']:,} frames in {w['seconds']:.0f} s ({w['ms_per_frame']:.1f} ms/frame), "
+        f"{w['architecture_changes']} architecture changes"
+    )
     built = _mb(w["rss_all_built"]) if w["rss_all_built"] else "-"
-    print(f"  host RSS {_mb(w['rss_start'])} -> {built} (all architectures built) -> {_mb(w['rss_end'])}; "
-          f"bound {'held' if w['within_bound'] else 'EXCEEDED'}")
+    print(
+        f"  host RSS {_mb(w['rss_start'])} -> {built} (all architectures built) -> {_mb(w['rss_end'])}; "
+        f"bound {'held' if w['within_bound'] else 'EXCEEDED'}"
+    )
     for title, sizes in w["gpu_by_architecture"].items():
         print(f"  trainer GPU {title}: {', '.join(sorted({_mb(s) for s in sizes}))} over {len(sizes)} visits")
 
@@ -138,9 +162,12 @@ def main() -> int:
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     gpu = create_gpu(args.device)
-    result = {"device": describe(gpu.device), "slack_bytes": SLACK_BYTES,
-              "headless": headless(gpu, args.steps, args.batch_size),
-              "window": window(gpu, args.frames, args.change_every, args.batch_size)}
+    result = {
+        "device": describe(gpu.device),
+        "slack_bytes": SLACK_BYTES,
+        "headless": headless(gpu, args.steps, args.batch_size),
+        "window": window(gpu, args.frames, args.change_every, args.batch_size),
+    }
     _print(result)
     if args.json:
         with open(args.json, "w") as handle:

@@ -7,35 +7,34 @@ from __future__ import annotations
 import datetime
 import time
 from dataclasses import dataclass, field
-from typing import Optional
 
 import numpy as np
 from imgui_bundle import imgui
 
-from app import grad_check
-from app.config import STRUCTURAL_FIELDS, Config
-from app.device import cache_dir
-from app.errors import UserError
-from app.evaluation import Evaluation
-from app.grad_check import GradCheck
-from app.session import Session
-from app.session_frames import FrameWork
-from app.timing import GpuTimer
-from app.ui.files import FileActions
-from app.ui.heatmap_view import HeatmapLayout
-from app.ui.layout import Layout
-from app.ui.renderer import UiRenderer
-from app.ui.target_edits import TargetEdits
+from .. import grad_check
+from ..config import STRUCTURAL_FIELDS, Config
+from ..device import cache_dir
+from ..errors import UserError
+from ..evaluation import Evaluation
+from ..grad_check import GradCheck
+from ..session import Session
+from ..session_frames import FrameWork
+from ..timing import GpuTimer
+from ..ui.files import FileActions
+from ..ui.heatmap_view import HeatmapLayout
+from ..ui.layout import Layout
+from ..ui.renderer import UiRenderer
+from ..ui.target_edits import TargetEdits
 
 DIAGRAM_INTERVAL_S = 0.25  # weights read back for the diagram at most 4 times a second
 
 
 @dataclass
 class Stats:
-    frame_ms: float = 0.0   # time between frames (includes waiting for vsync)
-    work_ms: float = 0.0    # time this frame took to build, record, run and read back
+    frame_ms: float = 0.0  # time between frames (includes waiting for vsync)
+    work_ms: float = 0.0  # time this frame took to build, record, run and read back
     gpu_ms: dict = field(default_factory=dict)  # "training"/"heatmaps"/"ui" -> ms, when measured
-    training: str = ""      # what the budget gave training in the last frame that trained
+    training: str = ""  # what the budget gave training in the last frame that trained
 
 
 class AppState:
@@ -48,21 +47,21 @@ class AppState:
         self.field_errors: dict[str, str] = {}  # a rejected value's message, by the field it came from
         self.stats = Stats()
         self.timer = GpuTimer(session.gpu.device)
-        self.screenshot_path: Optional[str] = None
-        self.dock = Layout()                # the panels' layout (app.ui.layout)
-        self.layout_reset = False          # View > Reset layout: rebuild the default next frame
+        self.screenshot_path: str | None = None
+        self.dock = Layout()  # the panels' layout (app.ui.layout)
+        self.layout_reset = False  # View > Reset layout: rebuild the default next frame
         self.notice: tuple[str, float] = ("", 0.0)  # a message for the bottom of the window, until
         self.windows: dict[str, tuple[float, float, float, float]] = {}  # panels' screen rects
         self.quit = False
         self.frame_index = 0
         self.rects: dict[str, tuple[float, float, float, float]] = {}  # named widgets' screen rects
-        self._diagram: tuple[float, object, Optional[np.ndarray]] = (-1.0, None, None)
-        self._evaluation: tuple[int, Optional[Evaluation]] = (-1, None)
-        self.files = FileActions(self)     # File menu: checkpoints and Slang export
-        self.view = 0                              # heatmaps: 0 values, 1 d/dx, 2 d/dy
-        self.selected_neuron: Optional[int] = None  # the diagram's neuron shown large
-        self.grad_check: Optional[GradCheck] = None   # the last gradient check of this network
-        self.grad_check_wanted = False             # run one at the next step boundary
+        self._diagram: tuple[float, object, np.ndarray | None] = (-1.0, None, None)
+        self._evaluation: tuple[int, Evaluation | None] = (-1, None)
+        self.files = FileActions(self)  # File menu: checkpoints and Slang export
+        self.view = 0  # heatmaps: 0 values, 1 d/dx, 2 d/dy
+        self.selected_neuron: int | None = None  # the diagram's neuron shown large
+        self.grad_check: GradCheck | None = None  # the last gradient check of this network
+        self.grad_check_wanted = False  # run one at the next step boundary
         self.targets = TargetEdits(session)
         self.on_new_network()
 
@@ -72,7 +71,7 @@ class AppState:
 
     def on_new_network(self) -> None:
         """After start-up or a rebuild: the draft follows the network, shown outputs are kept."""
-        self.draft = self.config               # the network panel's edits, applied by "Apply"
+        self.draft = self.config  # the network panel's edits, applied by "Apply"
         self._diagram = (-1.0, None, None)
         self.targets.sync()
         self.grad_check = None
@@ -108,7 +107,7 @@ class AppState:
 
     # ---- actions --------------------------------------------------------------------------
     @property
-    def error(self) -> Optional[str]:
+    def error(self) -> str | None:
         """Any field's message (tests)."""
         return next(iter(self.field_errors.values()), None)
 
@@ -132,7 +131,7 @@ class AppState:
             return
         self.field_errors.pop("network", None)
 
-    def reset(self, seed: Optional[int] = None) -> None:
+    def reset(self, seed: int | None = None) -> None:
         self.session.reset(seed)
         self._diagram = (-1.0, None, None)
 
@@ -159,7 +158,9 @@ class AppState:
             self.grad_check = grad_check.run(self.session.trainer)
         except Exception as error:  # a failure to run is a message, not a crash
             self.grad_check = None
-            self.say(f"gradient check failed to run: {str(error).strip().splitlines()[0] if str(error).strip() else error}")
+            self.say(
+                f"gradient check failed to run: {str(error).strip().splitlines()[0] if str(error).strip() else error}"
+            )
 
     def step_once(self) -> None:
         if not self.running:
@@ -201,7 +202,11 @@ class AppState:
     def diagram_weights(self) -> np.ndarray:
         read_at, seen, params = self._diagram
         now, trainer = time.perf_counter(), self.session.trainer
-        if seen is None or seen[0] is not trainer or (seen[1] != trainer.version and now - read_at >= DIAGRAM_INTERVAL_S):
+        if (
+            seen is None
+            or seen[0] is not trainer
+            or (seen[1] != trainer.version and now - read_at >= DIAGRAM_INTERVAL_S)
+        ):
             params = trainer.parameters()
             self._diagram = (now, (trainer, trainer.version), params)
         return params

@@ -43,8 +43,9 @@ def too_small(width_em: float, height_em: float, what: str) -> bool:
     if avail.x >= em(width_em) and avail.y >= em(height_em):
         return False
     imgui.push_text_wrap_pos(0.0)
-    imgui.text_colored(MUTED, f"Too small to show {what}: widen or heighten this panel (drag its edge), "
-                              "or View > Reset layout.")
+    imgui.text_colored(
+        MUTED, f"Too small to show {what}: widen or heighten this panel (drag its edge), or View > Reset layout."
+    )
     imgui.pop_text_wrap_pos()
     return True
 

@@ -10,16 +10,14 @@ current weights, so the other outputs keep what they learned."""
 
 from __future__ import annotations
 
-from typing import Optional
+from .. import slang_target
+from ..config import MAX_TARGETS, Config
+from ..errors import UserError
+from ..slang_target import FileWatch, SlangTargetError
+from ..targets import TargetError, parse_target, target_presets
 
-from app import slang_target
-from app.config import MAX_TARGETS, Config
-from app.errors import UserError
-from app.slang_target import FileWatch, SlangTargetError
-from app.targets import TargetError, parse_target, target_presets
-
-MAX_MINE = 12                 # the user's own expressions remembered, most recent first
-NEW_TARGET = "x * y"          # what "+ output" starts the new output with
+MAX_MINE = 12  # the user's own expressions remembered, most recent first
+NEW_TARGET = "x * y"  # what "+ output" starts the new output with
 
 
 class TargetEdits:
@@ -29,12 +27,12 @@ class TargetEdits:
     def __init__(self, session):
         self.session = session
         self.texts: list[str] = []
-        self.errors: dict[int, UserError] = {}     # by output: the last rejected expression's error
+        self.errors: dict[int, UserError] = {}  # by output: the last rejected expression's error
         self.mine: list[str] = []
         self.presets = target_presets()
-        self.file_path = ""                        # the Slang file field
-        self.file_messages: list[str] = []         # why the file was not taken (compiler lines)
-        self.watch: Optional[FileWatch] = None
+        self.file_path = ""  # the Slang file field
+        self.file_messages: list[str] = []  # why the file was not taken (compiler lines)
+        self.watch: FileWatch | None = None
         self.sync()
 
     # ---- state ---------------------------------------------------------------------------
@@ -48,7 +46,7 @@ class TargetEdits:
         that hold a rejected expression the user is still fixing."""
         config = self.session.config
         texts = list(config.targets)
-        for k, error in self.errors.items():
+        for k in self.errors:
             if k < len(texts) and k < len(self.texts):
                 texts[k] = self.texts[k]
         self.errors = {k: e for k, e in self.errors.items() if k < len(texts)}
@@ -64,7 +62,7 @@ class TargetEdits:
     def using_file(self) -> bool:
         return bool(self._base().slang_target)
 
-    def _rebuild(self, **changes) -> Optional[UserError]:
+    def _rebuild(self, **changes) -> UserError | None:
         try:
             self.session.start_rebuild(self._base().replace(**changes))
         except UserError as error:
@@ -119,7 +117,7 @@ class TargetEdits:
     def _remember(self, text: str) -> None:
         if any(text in expressions for _, expressions in self.presets):
             return
-        self.mine = [text] + [t for t in self.mine if t != text][:MAX_MINE - 1]
+        self.mine = [text] + [t for t in self.mine if t != text][: MAX_MINE - 1]
 
     # ---- a Slang file ----------------------------------------------------------------------
     def load_file(self, path: str) -> None:

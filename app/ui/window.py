@@ -8,18 +8,17 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
-from typing import Optional
 
 import slangpy as spy
 from slangpy.ui import imgui_bundle as spy_imgui
 
-from app.gpu import Gpu
-from app.session import Session
-from app.start import Start
-from app.ui import settings
-from app.ui.frame import frame
-from app.ui.renderer import UiRenderer, create_target, save_png
-from app.ui.state import AppState
+from ..gpu import Gpu
+from ..session import Session
+from ..start import Start
+from ..ui import settings
+from ..ui.frame import frame
+from ..ui.renderer import UiRenderer, create_target, save_png
+from ..ui.state import AppState
 
 MINIMISED_SLEEP_S = 0.05
 LOST_AFTER_FAILURES = 5
@@ -30,16 +29,17 @@ HEATMAP_GRID = 64  # the window's evaluation grid: keeps the frame rate on a CPU
 class WindowOptions:
     width: int = 1280
     height: int = 800
-    vsync: Optional[bool] = None            # None: as saved (on by default)
-    screenshot: Optional[str] = None        # where --screenshot-after saves (else the F12 folder)
-    screenshot_after: Optional[int] = None  # for tests and scripted screenshots of the real window
+    vsync: bool | None = None  # None: as saved (on by default)
+    screenshot: str | None = None  # where --screenshot-after saves (else the F12 folder)
+    screenshot_after: int | None = None  # for tests and scripted screenshots of the real window
 
 
 class _Window:
     def __init__(self, options: WindowOptions, app: AppState, renderer: UiRenderer):
         self.app, self.renderer, self.options = app, renderer, options
-        self.window = spy.Window(width=options.width, height=options.height, title="Slang Visual Trainer",
-                                 resizable=True)
+        self.window = spy.Window(
+            width=options.width, height=options.height, title="Slang Visual Trainer", resizable=True
+        )
         self.surface = app.gpu.device.create_surface(self.window)
         self.size = (0, 0)
         self.vsync = app.vsync

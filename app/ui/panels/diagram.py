@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
-from app.ui.style import MUTED, em, too_small
+from ...ui.style import MUTED, em, too_small
 
-NEGATIVE = (0.96, 0.58, 0.13)   # Playground's orange
-POSITIVE = (0.03, 0.47, 0.74)   # Playground's blue
-MIN_NODE_SPACING_EM = 0.85      # closer nodes are summarised
-MAX_NODES = 16                  # per column, at most
+NEGATIVE = (0.96, 0.58, 0.13)  # Playground's orange
+POSITIVE = (0.03, 0.47, 0.74)  # Playground's blue
+MIN_NODE_SPACING_EM = 0.85  # closer nodes are summarised
+MAX_NODES = 16  # per column, at most
 
 
 def _colour(weight: float, alpha: float) -> int:
@@ -92,8 +92,12 @@ def _diagram(app, plan, sizes, params, scale, avail) -> None:
             for i, y_in in zip(neurons[k], ys[k]):
                 value = float(w[o, i])
                 mag = min(abs(value) / scale, 1.0)
-                draw_list.add_line(imgui.ImVec2(xs[k], y_in), imgui.ImVec2(xs[k + 1], y_out),
-                                   _colour(value, 0.25 + 0.65 * mag), 0.5 + em(0.3) * mag)
+                draw_list.add_line(
+                    imgui.ImVec2(xs[k], y_in),
+                    imgui.ImVec2(xs[k + 1], y_out),
+                    _colour(value, 0.25 + 0.65 * mag),
+                    0.5 + em(0.3) * mag,
+                )
     _nodes(app, draw_list, plan, sizes, neurons, xs, ys)
     _titles(app, sizes, xs, top)
     imgui.dummy(avail)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.ui.style import BAD, MUTED
+from ...ui.style import BAD, MUTED
 
 
 def draw(app) -> None:

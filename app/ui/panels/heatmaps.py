@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.heatmaps import VIEWS
-from app.ui.heatmap_view import draw_heatmaps
-from app.ui.panels import targets
-from app.ui.style import MUTED, em
+from ...heatmaps import VIEWS
+from ...ui.heatmap_view import draw_heatmaps
+from ...ui.panels import targets
+from ...ui.style import MUTED, em
 
 
 def _lookup(app):
@@ -22,6 +22,7 @@ def _lookup(app):
             return x, y, float(ev.truths[j, i, output]), float(ev.predictions[j, i, output])
         d = ev.derivatives[j, i, output]
         return x, y, float(d[view + 1]), float(d[view - 1])  # (truth, learned) d/dx or d/dy
+
     return lookup
 
 
@@ -36,8 +37,9 @@ def _view_picker(app) -> None:
             imgui.set_tooltip(f"{name} of the learned network and of the truth,\nby Slang's forward-mode autodiff")
     imgui.same_line(0, em(1.5))
     imgui.set_next_item_width(em(7))
-    changed, size = imgui.slider_float("size", app.layout.image_em, 4.0, 14.0, "%.1f em",
-                                       imgui.SliderFlags_.always_clamp)
+    changed, size = imgui.slider_float(
+        "size", app.layout.image_em, 4.0, 14.0, "%.1f em", imgui.SliderFlags_.always_clamp
+    )
     app.remember("heatmap size", "size")
     if changed:
         app.layout.image_em = round(size, 1)
@@ -64,12 +66,23 @@ def draw(app) -> None:
     imgui.separator()
     evaluator = app.session.evaluator
     if evaluator.passes == 0:  # a wide network on a slow device evaluates over many frames
-        imgui.text_colored(MUTED, f"evaluating the {evaluator.grid}x{evaluator.grid} grid: "
-                                  f"{100 * evaluator.progress / evaluator.cells:.0f}%")
+        imgui.text_colored(
+            MUTED,
+            f"evaluating the {evaluator.grid}x{evaluator.grid} grid: {100 * evaluator.progress / evaluator.cells:.0f}%",
+        )
     session = app.session
     spacing = imgui.get_style().item_spacing.x
     row_width = 3 * em(app.layout.image_em) + em(app.layout.bar_em + 3.6) + 2 * spacing
-    draw_heatmaps(app.renderer, session.heatmaps, session.config.target_labels(), session.error_max,
-                  session.invalid_cells, session.config.domain, app.layout, app.view, _lookup(app),
-                  targets.row_title(app, imgui.get_cursor_pos_x() + em(2.5) + row_width))
+    draw_heatmaps(
+        app.renderer,
+        session.heatmaps,
+        session.config.target_labels(),
+        session.error_max,
+        session.invalid_cells,
+        session.config.domain,
+        app.layout,
+        app.view,
+        _lookup(app),
+        targets.row_title(app, imgui.get_cursor_pos_x() + em(2.5) + row_width),
+    )
     targets.draw_after_rows(app)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui, implot
 
-from app.ui.style import MUTED, too_small
+from ...ui.style import MUTED, too_small
 
 MAX_POINTS = 4000  # plotted per curve; long runs are strided so a frame stays cheap
 TRAIN = imgui.ImVec4(0.30, 0.65, 1.00, 1.0)

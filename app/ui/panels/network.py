@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.config import ACTIVATIONS, ENCODINGS, MAX_FREQUENCIES, MAX_HIDDEN_LAYERS, MAX_WIDTH, PRECISIONS
-from app.errors import UserError
-from app.plan import plan_for
-from app.ui.style import BAD, MUTED, WARN, em, field_error
+from ...config import ACTIVATIONS, ENCODINGS, MAX_FREQUENCIES, MAX_HIDDEN_LAYERS, MAX_WIDTH, PRECISIONS
+from ...errors import UserError
+from ...plan import plan_for
+from ...ui.style import BAD, MUTED, WARN, em, field_error
 
 
 def _edit(app, **changes) -> None:
@@ -47,9 +47,12 @@ def draw(app) -> None:
     if imgui.button("- layer", imgui.ImVec2(half, 0)):
         _edit(app, hidden=hidden[:-1])
     imgui.end_disabled()
-    for label, name, options in (("activation", "activation", ACTIVATIONS),
-                                 ("output activation", "output_activation", ACTIVATIONS),
-                                 ("encoding", "encoding", ENCODINGS), ("precision", "precision", PRECISIONS)):
+    for label, name, options in (
+        ("activation", "activation", ACTIVATIONS),
+        ("output activation", "output_activation", ACTIVATIONS),
+        ("encoding", "encoding", ENCODINGS),
+        ("precision", "precision", PRECISIONS),
+    ):
         choice = _choice(label, getattr(d, name), options)
         if choice is not None:
             _edit(app, **{name: choice})

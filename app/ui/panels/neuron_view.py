@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.ui.heatmap_view import BAR_COLUMNS, axis_labels, colorbar
-from app.ui.style import MUTED, em
+from ...ui.heatmap_view import BAR_COLUMNS, axis_labels, colorbar
+from ...ui.style import MUTED, em
 
 
 def neuron_name(plan, neuron: int) -> str:
@@ -22,8 +22,12 @@ def neuron_name(plan, neuron: int) -> str:
     return f"hidden {column}, neuron {index + 1}"
 
 
-_FLAGS = (imgui.WindowFlags_.no_docking | imgui.WindowFlags_.no_collapse | imgui.WindowFlags_.no_saved_settings
-          | imgui.WindowFlags_.no_scrollbar)
+_FLAGS = (
+    imgui.WindowFlags_.no_docking
+    | imgui.WindowFlags_.no_collapse
+    | imgui.WindowFlags_.no_saved_settings
+    | imgui.WindowFlags_.no_scrollbar
+)
 
 
 def draw(app, over: tuple[float, float, float, float]) -> None:
@@ -42,13 +46,18 @@ def draw(app, over: tuple[float, float, float, float]) -> None:
         domain = app.config.domain
         margin = max(imgui.calc_text_size(f"{v:.3g}").x for v in domain[2:]) + em(0.5)  # y's labels
         avail = imgui.get_content_region_avail()
-        side = max(min(avail.x - margin - bar - labels - em(0.6), avail.y - imgui.get_text_line_height() - em(0.3)),
-                   em(3))
+        side = max(
+            min(avail.x - margin - bar - labels - em(0.6), avail.y - imgui.get_text_line_height() - em(0.3)), em(3)
+        )
         imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + margin)
         origin = imgui.get_cursor_screen_pos()
         u0, v0, u1, v1 = images.neurons.tile(neuron)
-        imgui.image(app.renderer.texture(images.neurons.atlas), imgui.ImVec2(side, side), imgui.ImVec2(u0, v0),
-                    imgui.ImVec2(u1, v1))
+        imgui.image(
+            app.renderer.texture(images.neurons.atlas),
+            imgui.ImVec2(side, side),
+            imgui.ImVec2(u0, v0),
+            imgui.ImVec2(u1, v1),
+        )
         app.remember("neuron image")
         axis_labels(domain, origin, side, x_axis=False)
         axis_labels(domain, origin, side, x_axis=True)

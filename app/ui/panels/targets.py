@@ -10,19 +10,23 @@ from pathlib import Path
 
 from imgui_bundle import imgui
 
-from app.config import MAX_TARGETS
-from app.targets import MAX_TARGET_LENGTH, TargetError
-from app.ui.style import BAD, MUTED, em
+from ...config import MAX_TARGETS
+from ...targets import MAX_TARGET_LENGTH, TargetError
+from ...ui.style import BAD, MUTED, em
 
 
 def _mark_column(text: str, column: int, field_min: imgui.ImVec2, field_max: imgui.ImVec2) -> None:
     """A red caret under the field at `column` (1-based) of `text`."""
     pad = imgui.get_style().frame_padding.x
-    x = field_min.x + pad + imgui.calc_text_size(text[:max(column - 1, 0)]).x
+    x = field_min.x + pad + imgui.calc_text_size(text[: max(column - 1, 0)]).x
     x = min(x, field_max.x - pad)
     y, h = field_max.y, em(0.35)
-    imgui.get_window_draw_list().add_triangle_filled(imgui.ImVec2(x, y - h), imgui.ImVec2(x - h, y + h * 0.6),
-                                                    imgui.ImVec2(x + h, y + h * 0.6), imgui.get_color_u32(BAD))
+    imgui.get_window_draw_list().add_triangle_filled(
+        imgui.ImVec2(x, y - h),
+        imgui.ImVec2(x - h, y + h * 0.6),
+        imgui.ImVec2(x + h, y + h * 0.6),
+        imgui.get_color_u32(BAD),
+    )
 
 
 def _menu(app, output: int) -> None:
@@ -68,7 +72,7 @@ def row_title(app, width: float):
         app.remember(f"target f{output + 1}")
         field_min, field_max = imgui.get_item_rect_min(), imgui.get_item_rect_max()
         if entered or imgui.is_item_deactivated_after_edit():
-            edits.submit(output, text[:MAX_TARGET_LENGTH + 1])
+            edits.submit(output, text[: MAX_TARGET_LENGTH + 1])
         imgui.same_line()
         if imgui.arrow_button("presets", imgui.Dir.down):
             imgui.open_popup(f"target menu {output}")
@@ -98,7 +102,7 @@ def row_title(app, width: float):
 
 
 def draw_after_rows(app) -> None:
-    """"+ output" for expressions."""
+    """ "+ output" for expressions."""
     if app.config.slang_target:
         return
     imgui.begin_disabled(app.config.output_dim >= MAX_TARGETS)
@@ -124,12 +128,15 @@ def draw_source(app) -> None:
         edits.load_file(edits.file_path.strip())
     imgui.same_line()
     imgui.set_next_item_width(max(imgui.get_content_region_avail().x - em(4.5), em(8)))
-    entered, path = imgui.input_text_with_hint("##target file", "path/to/targets.slang, then Enter", edits.file_path,
-                                                imgui.InputTextFlags_.enter_returns_true)
+    entered, path = imgui.input_text_with_hint(
+        "##target file", "path/to/targets.slang, then Enter", edits.file_path, imgui.InputTextFlags_.enter_returns_true
+    )
     app.remember("target file")
     if imgui.is_item_hovered():
-        imgui.set_tooltip("a Slang file with static const int TARGET_COUNT and\n"
-                          "[Differentiable] float target(float2 p, int k); it is recompiled when it changes")
+        imgui.set_tooltip(
+            "a Slang file with static const int TARGET_COUNT and\n"
+            "[Differentiable] float target(float2 p, int k); it is recompiled when it changes"
+        )
     edits.file_path = path
     imgui.same_line()
     if (imgui.button("Load") or entered) and path.strip():

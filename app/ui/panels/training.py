@@ -7,11 +7,11 @@ import random
 
 from imgui_bundle import imgui
 
-from app.config import OPTIMIZERS
-from app.ui.panels import divergence
-from app.ui.style import BAD, GOOD, MUTED, em, field_error
+from ...config import OPTIMIZERS
+from ...ui.panels import divergence
+from ...ui.style import BAD, GOOD, MUTED, em, field_error
 
-BATCH_SIZES = [2 ** k for k in range(4, 21)]
+BATCH_SIZES = [2**k for k in range(4, 21)]
 LOG_LR_RANGE = (-5.0, 0.0)  # the slider's range, in log10 of the learning rate
 
 
@@ -50,8 +50,10 @@ def _grad_check(app) -> None:
         app.request_grad_check()
     app.remember("gradient check")
     if imgui.is_item_hovered():
-        imgui.set_tooltip("the training kernels' parameter gradients on a fixed batch, against SlangPy's\n"
-                          "autodiff of an independent Slang loss (.bwds) and central differences")
+        imgui.set_tooltip(
+            "the training kernels' parameter gradients on a fixed batch, against SlangPy's\n"
+            "autodiff of an independent Slang loss (.bwds) and central differences"
+        )
     imgui.same_line()
     check = app.grad_check
     if check is None:
@@ -85,7 +87,7 @@ def _controls(app) -> None:
         imgui.set_tooltip("fresh weights from the same seed")
     imgui.same_line()
     if imgui.button("New seed", imgui.ImVec2(third * 0.8, 0)):
-        app.reset(random.randrange(1, 2 ** 31))
+        app.reset(random.randrange(1, 2**31))
     imgui.same_line()
     imgui.text_colored(MUTED, "seed")
     imgui.same_line()
@@ -109,11 +111,12 @@ def _hyperparameters(app) -> None:
         app.apply_hot("batch size", batch_size=BATCH_SIZES[index])
     # A slider over log10(lr) that shows the rate itself: ImGui's own logarithmic flag misreads
     # a %e format (it set lr = 10 wherever it was clicked).
-    changed, log_lr = imgui.slider_float("learning rate", math.log10(c.lr), *LOG_LR_RANGE, f"{c.lr:.3g}",
-                                         imgui.SliderFlags_.always_clamp)
+    changed, log_lr = imgui.slider_float(
+        "learning rate", math.log10(c.lr), *LOG_LR_RANGE, f"{c.lr:.3g}", imgui.SliderFlags_.always_clamp
+    )
     app.remember("learning rate", "learning rate")
     if changed:
-        app.apply_hot("learning rate", lr=round_significant(10.0 ** log_lr))
+        app.apply_hot("learning rate", lr=round_significant(10.0**log_lr))
     changed, lr = imgui.input_double("exact lr", c.lr, 0.0, 0.0, "%.6g", imgui.InputTextFlags_.enter_returns_true)
     app.remember("exact lr", "exact lr")
     if changed:
@@ -161,17 +164,25 @@ def _figures(app) -> None:
     _row("eval loss", _figure(session.eval_loss, ".4g") + f"  ({session.grid}x{session.grid} grid)")
     _row("eval ∂ loss", _figure(session.eval_grad_loss, ".4g") + "  (∂/∂x, ∂/∂y)")
     if imgui.is_item_hovered():
-        imgui.set_tooltip("the same grid's mean over cells of the squared errors of the derivatives\n"
-                          "in x and y, summed over outputs (forward-mode autodiff of network and truth)")
+        imgui.set_tooltip(
+            "the same grid's mean over cells of the squared errors of the derivatives\n"
+            "in x and y, summed over outputs (forward-mode autodiff of network and truth)"
+        )
     if app.running:
         rate = session.samples_per_second()
         _row("samples / s", f"{rate / 1e6:.2f} M" if rate >= 1e4 else f"{rate:,.0f}")
         _row("training", s.training)
         plan = session.trainer.plan
-        _row("kernels", f"{plan.matmul}, {'workgroup' if plan.gradient_path == 'tiles' else plan.gradient_path} gradient sums")
+        _row(
+            "kernels",
+            f"{plan.matmul}, {'workgroup' if plan.gradient_path == 'tiles' else plan.gradient_path} gradient sums",
+        )
     else:
         _row("samples / s", "paused")
-    _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms > 0 else "-")
+    _row(
+        "frame",
+        f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms > 0 else "-",
+    )
     if s.gpu_ms:  # only what the device's timestamp queries measured
         _row("GPU ms", f"train {s.gpu_ms['training']:.3g}, maps {s.gpu_ms['heatmaps']:.3g}, UI {s.gpu_ms['ui']:.3g}")
     else:

@@ -1,0 +1,140 @@
+"""The package as a new user gets it: a wheel built from the repository, installed into a fresh
+virtual environment, runs from a folder outside the checkout (headless, --screenshot,
+--export-slang, --grad-check and the window), with its shaders and assets inside the package
+and no top-level module named `app` in site-packages."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "slang_visual_trainer"
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    (built,) = out.glob("*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> Path:
+    """A fresh virtual environment with the wheel and its dependencies; returns its bin folder."""
+    env_dir = tmp_path_factory.mktemp("venv")
+    venv.create(env_dir, with_pip=True)
+    bin_dir = env_dir / "bin"
+    result = subprocess.run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return bin_dir
+
+
+def test_wheel_holds_the_code_shaders_and_assets(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert not any(name.startswith("app/") for name in names), "no top-level `app` package"
+    for source in (ROOT / "app").rglob("*.py"):
+        assert f"{PACKAGE}/{source.relative_to(ROOT / 'app').as_posix()}" in names, source
+    for shader in (ROOT / "shaders").glob("*.slang"):
+        assert f"{PACKAGE}/shaders/{shader.name}" in names, shader
+    for preset in (ROOT / "assets" / "presets").glob("*.json"):
+        assert f"{PACKAGE}/assets/presets/{preset.name}" in names, preset
+    assert f"{PACKAGE}/assets/targets.json" in names
+
+
+def _run(bin_dir: Path, cwd: Path, *args: str, env: dict | None = None, timeout: int = 300):
+    return subprocess.run(
+        [str(bin_dir / "visual-trainer"), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "XDG_CACHE_HOME": str(cwd / "cache"), **(env or {})},
+    )
+
+
+def test_installed_app_runs_outside_the_checkout(installed, tmp_path):
+    site = subprocess.run(
+        [str(installed / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert not (Path(site) / "app").exists(), "no top-level `app` in site-packages"
+    out, shot, exported = tmp_path / "run", tmp_path / "shot.png", tmp_path / "net.slang"
+    result = _run(
+        installed,
+        tmp_path,
+        "--headless",
+        "--iterations",
+        "20",
+        "--quiet",
+        "--preset",
+        "waves",
+        "--out",
+        str(out),
+        "--screenshot",
+        str(shot),
+        "--export-slang",
+        str(exported),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    for name in ("summary.json", "network.json", "loss.csv", "heatmaps.png"):
+        assert (out / name).stat().st_size > 0, name
+    assert shot.stat().st_size > 10_000 and "trained_network" in exported.read_text()
+    check = _run(installed, tmp_path, "--grad-check")
+    assert check.returncode == 0 and "grad-check:" in check.stdout, check.stdout + check.stderr[-2000:]
+
+
+def test_installed_window_opens_outside_the_checkout(installed, tmp_path, display):
+    """The window draws (it saves its 5th frame) and Ctrl+C ends it with exit code 0."""
+    shot = tmp_path / "window.png"
+    args = ["--fresh", "--width", "900", "--height", "600", "--screenshot-after", "5", "--screenshot", str(shot)]
+    env = {**os.environ, "DISPLAY": display, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    process = subprocess.Popen(
+        [str(installed / "visual-trainer"), *args],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not shot.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert shot.exists() and shot.stat().st_size > 10_000, stderr[-3000:]
+    assert process.returncode == 0, stderr[-3000:]
