@@ -7,13 +7,19 @@ later bit for bit. The format (also in the README):
     12      4     header length H, uint32 LE
     16      8     payload length D, uint64 LE
     24      32    SHA-256 of the H + D bytes that follow
-    56      H     header: UTF-8 JSON (config, counters, array lengths, loss-history runs)
+    56      H     header: UTF-8 JSON (config, counters, loss-history runs with their records'
+                  counts: {"count", "span", "recent", "buckets"} for "train" and "eval")
     56 + H  D     payload: little-endian arrays, back to back, in this order:
                   master parameters  float32[P]
                   half weights       float16[P]   (only when "half_weights" is true)
                   optimizer moments  float32[2P]  (Adam's m then v; SGD's velocity then unused)
-                  for each run: train steps, train losses, eval steps, eval losses  float64[n]
+                  for each run, its train then its eval loss record (app/history.py):
+                      recent steps, recent losses  float64[r] each
+                      bucket rows                   float64[6b]  (first step, last step,
+                                                    count, min, sum, max per bucket)
 
+Version 1 files (every point of each series: steps then losses, float64[n] each) are still
+read: their series are converted into records as if appended point by point.
 Anything else (another magic, version or length, a checksum mismatch, a header that does not
 describe a network this app can build) is refused with one line naming the problem."""
 
@@ -31,14 +37,16 @@ import numpy as np
 from . import config as cfg
 from .atomic import write_atomic
 from .errors import UserError
-from .history import EARLIER_RUNS_KEPT, Run
+from .history import EARLIER_RUNS_KEPT, LossRecord, Run
 from .plan import plan_for
 
 if TYPE_CHECKING:
     from .session import Session
 
 MAGIC = b"SVTCKPT\0"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
+SERIES = ("train", "eval")
 APP = "slang-visual-trainer"
 _PREFIX = struct.Struct("<8sIIQ32s")
 MAX_HEADER_BYTES = 1 << 20
@@ -68,7 +76,7 @@ def capture(session: Session) -> Checkpoint:
     session.complete_step()
     t, count = session.trainer, session.trainer.plan.param_count
     weights = t.gpu.read(t.weights, count, np.float16) if t.weights is not t.master else None
-    runs = [_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y) for r in session.history.runs]
+    runs = [_copy_run(run) for run in session.history.runs]
     return Checkpoint(
         t.config,
         t.step,
@@ -98,14 +106,16 @@ def restore(session: Session, checkpoint: Checkpoint, config: cfg.Config | None 
     )
     if config is not None:
         trainer.apply(config)
-    session.continue_history([_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y) for r in checkpoint.runs])
+    session.continue_history([_copy_run(run) for run in checkpoint.runs])
 
 
-def _run(label: str, train_x, train_y, eval_x, eval_y) -> Run:
-    run = Run(label)
-    run.train.extend(np.array(train_x, np.float64), np.array(train_y, np.float64))
-    run.eval.extend(np.array(eval_x, np.float64), np.array(eval_y, np.float64))
-    return run
+def _copy_run(run: Run) -> Run:
+    """A run whose records are copies: the session and the checkpoint never share one."""
+    copy = Run(run.label)
+    for name in SERIES:
+        meta, arrays = getattr(run, name).state()
+        setattr(copy, name, LossRecord.from_state(meta, arrays))
+    return copy
 
 
 # ---- bytes --------------------------------------------------------------------------------
@@ -114,8 +124,14 @@ def encode(checkpoint: Checkpoint) -> bytes:
     if checkpoint.weights is not None:
         arrays.append(checkpoint.weights.astype("<f2"))
     arrays.append(checkpoint.moments.astype("<f4"))
+    runs = []
     for run in checkpoint.runs:
-        arrays += [a.astype("<f8") for a in (run.train.x, run.train.y, run.eval.x, run.eval.y)]
+        entry = {"label": run.label}
+        for name in SERIES:
+            meta, record_arrays = getattr(run, name).state()
+            entry[name] = meta
+            arrays += [a.astype("<f8") for a in record_arrays]
+        runs.append(entry)
     header = json.dumps(
         {
             "app": APP,
@@ -125,7 +141,7 @@ def encode(checkpoint: Checkpoint) -> bytes:
             "samples_seen": checkpoint.samples_seen,
             "parameters": int(checkpoint.master.size),
             "half_weights": checkpoint.weights is not None,
-            "runs": [{"label": r.label, "train": r.train.count, "eval": r.eval.count} for r in checkpoint.runs],
+            "runs": runs,
         }
     ).encode()
     payload = b"".join(a.tobytes() for a in arrays)
@@ -163,8 +179,8 @@ def decode(data: bytes, name: str = "checkpoint") -> Checkpoint:
     if len(data) < _PREFIX.size:
         raise fail(f"is truncated ({len(data)} of at least {_PREFIX.size} bytes)")
     _, version, header_size, payload_size, digest = _PREFIX.unpack_from(data)
-    if version != VERSION:
-        raise fail(f"has format version {version}; this app reads version {VERSION}")
+    if version not in READABLE_VERSIONS:
+        raise fail(f"has format version {version}; this app reads versions {READABLE_VERSIONS[0]} to {VERSION}")
     if header_size > MAX_HEADER_BYTES:
         raise fail(f"is corrupted (a header of {header_size} bytes)")
     end = _PREFIX.size + header_size + payload_size
@@ -179,7 +195,7 @@ def decode(data: bytes, name: str = "checkpoint") -> Checkpoint:
         header = json.loads(bytes(body[:header_size]).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise fail("has a header that is not JSON") from None
-    return _from_parts(header, body[header_size:], fail)
+    return _from_parts(header, body[header_size:], version, fail)
 
 
 def _count(header: dict, key: str, fail) -> int:
@@ -189,7 +205,7 @@ def _count(header: dict, key: str, fail) -> int:
     return value
 
 
-def _from_parts(header, payload: memoryview, fail) -> Checkpoint:
+def _from_parts(header, payload: memoryview, version: int, fail) -> Checkpoint:
     """Checks the header against what this app can build and cuts the payload into arrays."""
     if not isinstance(header, dict) or header.get("app") != APP:
         raise fail("was not written by Slang Visual Trainer")
@@ -214,10 +230,18 @@ def _from_parts(header, payload: memoryview, fail) -> Checkpoint:
     ):
         raise fail("has no valid list of runs")
     lengths = [params, params, 2 * params] if half else [params, 2 * params]
+    per_series = []  # version 2: (meta, array count) per record; version 1: None
     for run in runs:
-        n, m = _count(run, "train", fail), _count(run, "eval", fail)
-        lengths += [n, n, m, m]
-    sizes = ([4, 2, 4] if half else [4, 4]) + [8] * 4 * len(runs)
+        for name in SERIES:
+            if version == 1:
+                n = _count(run, name, fail)
+                lengths += [n, n]
+                per_series.append((None, 2))
+            else:
+                meta = _record_meta(run.get(name), fail)
+                lengths += LossRecord.array_lengths(meta)
+                per_series.append((meta, 3))
+    sizes = ([4, 2, 4] if half else [4, 4]) + [8] * (len(lengths) - (3 if half else 2))
     expected = sum(n * s for n, s in zip(lengths, sizes))
     if expected != len(payload):
         raise fail(f"has {len(payload)} bytes of arrays where its header describes {expected}")
@@ -228,6 +252,24 @@ def _from_parts(header, payload: memoryview, fail) -> Checkpoint:
     master, weights, moments = arrays[0], (arrays[1] if half else None), arrays[2 if half else 1]
     if not all(np.all(np.isfinite(a)) for a in (master, moments) + ((weights,) if half else ())):
         raise fail("holds parameters or optimizer moments that are not finite")
-    history = arrays[3 if half else 2 :]
-    saved_runs = [_run(r["label"], *history[4 * k : 4 * k + 4]) for k, r in enumerate(runs)]
+    history = iter(arrays[3 if half else 2 :])
+    saved_runs, series = [], iter(per_series)
+    for k, entry in enumerate(runs):
+        run = Run(entry["label"])
+        for name in SERIES:
+            meta, n = next(series)
+            parts = [next(history) for _ in range(n)]
+            try:
+                record = LossRecord.from_points(*parts) if meta is None else LossRecord.from_state(meta, parts)
+            except ValueError as error:
+                raise fail(f"has an inconsistent {name} loss record in run {k + 1}: {error}") from None
+            setattr(run, name, record)
+        saved_runs.append(run)
     return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, moments, saved_runs)
+
+
+def _record_meta(meta, fail) -> dict:
+    """A version 2 record's counts, each a non-negative integer."""
+    if not isinstance(meta, dict):
+        raise fail("has no valid loss record counts")
+    return {key: _count(meta, key, fail) for key in ("count", "span", "recent", "buckets")}

@@ -262,7 +262,7 @@ class Session(FrameRecording):
     def _take_evaluation(self, summary: Summary, step: int) -> None:
         self._take_summary(summary)
         run = self.history.current
-        if run.eval.count and run.eval.x[-1] == step:
+        if run.eval.count and run.eval.last_x == step:
             return
         run.eval.extend(step, summary.loss)
         self._last_eval_time = time.perf_counter()

@@ -152,14 +152,21 @@ REFUSED = {
     "extra bytes": (lambda d: d + b"\0", "after its end"),
     "flipped payload bit": (lambda d: d[:-3] + bytes([d[-3] ^ 1]) + d[-2:], "checksum"),
     "flipped header bit": (lambda d: d[:60] + bytes([d[60] ^ 4]) + d[61:], "checksum"),
-    "version 2": (lambda d: d[:8] + struct.pack("<I", 2) + d[12:], "version 2"),
+    "version 3": (lambda d: d[:8] + struct.pack("<I", 3) + d[12:], "version 3"),
     "huge header": (lambda d: d[:12] + struct.pack("<I", 1 << 30) + d[16:], "corrupted"),
     "other app": (lambda d: _reheader(d, lambda h: h.update(app="elsewhere")), "not written by"),
     "bad config": (lambda d: _reheader(d, lambda h: h["config"].update(lr=-1)), "learning rate"),
     "wrong parameter count": (lambda d: _reheader(d, lambda h: h["config"].update(hidden=[17])), "parameters"),
     "precision mismatch": (lambda d: _reheader(d, lambda h: h.update(half_weights=False)), "precision"),
     "negative step": (lambda d: _reheader(d, lambda h: h.update(step=-4)), "'step'"),
-    "history longer than the payload": (lambda d: _reheader(d, lambda h: h["runs"][0].update(train=10**6)), "bytes"),
+    "history longer than the payload": (
+        lambda d: _reheader(d, lambda h: h["runs"][0]["train"].update(recent=10**6)),
+        "bytes",
+    ),
+    "history that does not add up": (
+        lambda d: _reheader(d, lambda h: h["runs"][0]["train"].update(count=10**6)),
+        "inconsistent train loss record",
+    ),
     "no runs": (lambda d: _reheader(d, lambda h: h.update(runs=[])), "runs"),
 }
 
