@@ -88,19 +88,18 @@ class LossRecord:
         """Host memory the record holds."""
         return self._x.nbytes + self._y.nbytes + self._rows.nbytes
 
-    def rows(self) -> tuple[np.ndarray, ...]:
-        """The whole record, oldest first, as (first step, last step, count, min, mean, max):
-        the buckets, then each recent point as a row of its own."""
+    def parts(self) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+        """The buckets, then the recent points, each as (first step, last step, count, min,
+        mean, max) columns (a recent point is a row of its own)."""
         b, n = self.buckets, self._held
         x, y = self._x[:n], self._y[:n]
-        return (
-            np.concatenate([b[:, FIRST], x]),
-            np.concatenate([b[:, LAST], x]),
-            np.concatenate([b[:, COUNT], np.ones(n)]),
-            np.concatenate([b[:, MIN], y]),
-            np.concatenate([b[:, SUM] / np.maximum(b[:, COUNT], 1), y]),
-            np.concatenate([b[:, MAX], y]),
-        )
+        older = (b[:, FIRST], b[:, LAST], b[:, COUNT], b[:, MIN], b[:, SUM] / np.maximum(b[:, COUNT], 1), b[:, MAX])
+        return older, (x, x, np.ones(n), y, y, y)
+
+    def rows(self) -> tuple[np.ndarray, ...]:
+        """The whole record, oldest first, as the columns of `parts`."""
+        older, recent = self.parts()
+        return tuple(np.concatenate([a, b]) for a, b in zip(older, recent))
 
     # ---- appending ----------------------------------------------------------------------------
     def extend(self, xs, ys) -> None:

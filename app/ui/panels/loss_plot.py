@@ -11,10 +11,18 @@ from imgui_bundle import imgui, implot
 from ...history import LossRecord
 from ...ui.style import MUTED, too_small
 
-MAX_POINTS = 4000  # plotted per curve; more rows are grouped, keeping their min, mean and max
+# Rows plotted per curve; more are grouped, keeping their min, mean and max. The plot is one
+# ImGui draw list, and SlangPy's renderer takes at most 65,536 vertices per list (16-bit
+# indices): a line costs 4 vertices a row, a band 5, a marker about 50, so the budget is
+# 2000 * 9 for the current run, 1000 * 4 for each earlier run and the eval line, markers only
+# while there are at most EVAL_MARKERS eval points: about 40,000 in all.
+MAX_POINTS = 2000
+EARLIER_POINTS = 1000
+EVAL_POINTS = 1000
+EVAL_MARKERS = 200
 TRAIN = imgui.ImVec4(0.30, 0.65, 1.00, 1.0)
 EVAL = imgui.ImVec4(1.00, 0.60, 0.20, 1.0)
-BAND_ALPHA = 0.25
+BAND_ALPHA = 0.45
 
 
 def _grouped(values: np.ndarray, size: int, combine) -> np.ndarray:
@@ -28,22 +36,35 @@ def _grouped(values: np.ndarray, size: int, combine) -> np.ndarray:
     return np.append(out, combine.reduce(values[whole:])) if whole < len(values) else out
 
 
-def curve(record: LossRecord, max_points: int = MAX_POINTS) -> tuple[np.ndarray, ...]:
-    """(first step, last step, steps, min, mean, max) of at most `max_points` rows: the record's
-    rows, consecutive ones grouped when there are more (means weighted by their step counts)."""
-    first, last, count, low, mean, high = record.rows()
-    if len(first) <= max_points:
-        return first, last, count, low, mean, high
-    size = -(-len(first) // max_points)
+def _group(rows: tuple[np.ndarray, ...], size: int) -> tuple[np.ndarray, ...]:
+    if size <= 1:
+        return rows
+    first, last, count, low, mean, high = rows
     steps = _grouped(count, size, np.add)
+    ends = np.append(last[size - 1 :: size], last[-1]) if len(last) % size else last[size - 1 :: size]
     return (
         first[::size],
-        np.append(last[size - 1 :: size], last[-1]) if len(last) % size else last[size - 1 :: size],
+        ends,
         steps,
         _grouped(low, size, np.minimum),
         _grouped(mean * count, size, np.add) / steps,
         _grouped(high, size, np.maximum),
     )
+
+
+def curve(record: LossRecord, max_points: int = MAX_POINTS) -> tuple[np.ndarray, ...]:
+    """(first step, last step, steps, min, mean, max) of at most `max_points` rows, spread evenly
+    over the steps the record covers: its buckets and its recent points are each grouped
+    (means weighted by step counts) so that a row covers about 1 / max_points of the x axis."""
+    parts = [part for part in record.parts() if len(part[0])]
+    if sum(len(part[0]) for part in parts) <= max_points:
+        return record.rows()
+    width = (parts[-1][1][-1] - parts[0][0][0] + 1) / (max_points - 2 * len(parts))
+    grouped = []
+    for part in parts:
+        spacing = (part[1][-1] - part[0][0] + 1) / len(part[0])  # steps a row covers
+        grouped.append(_group(part, int(np.ceil(width / spacing))))
+    return tuple(np.concatenate(columns) for columns in zip(*grouped))
 
 
 class CurveCache:
@@ -53,10 +74,10 @@ class CurveCache:
     def __init__(self) -> None:
         self._curves: dict[int, tuple[LossRecord, int, tuple]] = {}
 
-    def get(self, record: LossRecord) -> tuple[np.ndarray, ...]:
+    def get(self, record: LossRecord, max_points: int) -> tuple[np.ndarray, ...]:
         held = self._curves.get(id(record))
-        if held is None or held[0] is not record or held[1] != record.count:
-            held = (record, record.count, curve(record))
+        if held is None or held[0] is not record or held[1] != record.count or len(held[2][0]) > max_points:
+            held = (record, record.count, curve(record, max_points))
         self._fresh[id(record)] = held
         return held[2]
 
@@ -78,17 +99,19 @@ def _spec(colour: imgui.ImVec4, alpha: float, weight: float = 1.0) -> implot.Spe
     return spec
 
 
-def _line(label: str, rows, colour: imgui.ImVec4, alpha: float, weight: float, marker: bool = False) -> None:
+def _line(
+    label: str, rows, colour: imgui.ImVec4, alpha: float, weight: float, band: bool = True, marker: bool = False
+) -> None:
     first, last, count, low, mean, high = rows
     if len(first) == 0:
         return
     x = np.ascontiguousarray((first + last) / 2)
-    if np.any(count > 1):
+    if band and np.any(count > 1):
         band = _spec(colour, alpha)
         band.fill_alpha = BAND_ALPHA
         implot.plot_shaded(label, x, np.ascontiguousarray(low), np.ascontiguousarray(high), band)
     spec = _spec(colour, alpha, weight)
-    if marker:  # eval points are sparse: show each one
+    if marker and len(first) <= EVAL_MARKERS:  # while eval points are few, show each one
         spec.marker = implot.Marker_.circle
         spec.marker_size = 2.5
         spec.marker_fill_color = spec.line_color
@@ -116,7 +139,10 @@ def _hover(train, evals) -> None:
 
 def draw(app) -> None:
     history = app.session.history
-    imgui.text_colored(MUTED, f"{history.current.label}" + ("; earlier runs faded" if history.earlier else ""))
+    notes = [history.current.label] + ["earlier runs faded"] * bool(history.earlier)
+    if history.current.train.count > MAX_POINTS:
+        notes.append("band: min to max per plotted point")
+    imgui.text_colored(MUTED, "; ".join(notes))
     if history.current.train.count == 0:
         imgui.text_colored(MUTED, "no steps yet")
         return
@@ -132,11 +158,11 @@ def draw(app) -> None:
     _CACHE.begin()
     for run in history.earlier:
         # one label for them all: implot gives items of one label one legend entry
-        _line("earlier runs", _CACHE.get(run.train), TRAIN, 0.25, 1.0)
+        _line("earlier runs", _CACHE.get(run.train, EARLIER_POINTS), TRAIN, 0.25, 1.0, band=False)
     current = history.current
-    train, evals = _CACHE.get(current.train), _CACHE.get(current.eval)
+    train, evals = _CACHE.get(current.train, MAX_POINTS), _CACHE.get(current.eval, EVAL_POINTS)
     _CACHE.end()
     _line("train (batch)", train, TRAIN, 1.0, 1.5)
-    _line(f"eval ({app.session.grid}x{app.session.grid} grid)", evals, EVAL, 1.0, 2.0, marker=True)
+    _line(f"eval ({app.session.grid}x{app.session.grid} grid)", evals, EVAL, 1.0, 2.0, band=False, marker=True)
     _hover(train, evals)
     implot.end_plot()
