@@ -19,7 +19,8 @@ It prints, over the measured buffers, the growth of:
 and the largest number of submits seen unfinished right after a submit (`peak in flight`),
 and what the growth was in the second half of the run alone (`late`): a figure near zero there
 means the memory went into something that filled up (a pool), a figure like the whole run's
-means it grows without bound.
+means it grows without bound. `KB/peak buffer` divides the whole growth by the peak number in
+flight: what each command buffer that slang-rhi had to create (its pool never shrinks) holds.
 
 --suite runs the standard matrix, each case in a fresh process so that none inherits another's
 pools, and prints one table. Only slangpy and numpy are used."""
@@ -185,6 +186,7 @@ def run_case(args) -> dict:
         "late_rss_per_buffer": (end_rss - mid_rss) / late,
         "late_malloc_per_buffer": (end_malloc - mid_malloc) / late,
         "rss_growth": end_rss - start_rss,
+        "malloc_growth": end_malloc - start_malloc,
     }
 
 
@@ -240,6 +242,8 @@ def _print_row(row: dict, markdown: bool, header: bool) -> None:
         f"{row['late_rss_per_buffer']:.1f}",
         f"{row['malloc_per_buffer']:.1f}",
         f"{row['late_malloc_per_buffer']:.1f}",
+        f"{row['rss_growth'] / max(row['peak_in_flight'], 1) / 1024:.0f}",
+        f"{row['malloc_growth'] / max(row['peak_in_flight'], 1) / 1024:.0f}",
         f"{row['us_per_buffer']:.0f}",
     ]
     titles = [
@@ -252,6 +256,8 @@ def _print_row(row: dict, markdown: bool, header: bool) -> None:
         "late rss B/buffer",
         "malloc B/buffer",
         "late malloc B/buffer",
+        "rss KB/peak buffer",
+        "malloc KB/peak buffer",
         "us/buffer",
     ]
     if markdown:
