@@ -192,6 +192,7 @@ def run_case(args) -> dict:
 
 # case, operations per buffer, buffers, wait every, most in flight
 SUITE = [
+    ("empty", 0, 50_000, 0, 0),
     ("empty", 0, 50_000, 1, 0),
     ("empty", 0, 50_000, 1000, 0),
     ("empty", 0, 50_000, 0, 2),
@@ -205,6 +206,8 @@ SUITE = [
     ("copy", 64, 5_000, 1000, 0),
     ("step", 64, 1_000, 100, 0),
     ("step", 64, 1_000, 0, 2),
+    ("step", 2048, 60, 20, 0),
+    ("step", 2048, 60, 0, 2),
 ]
 
 
@@ -231,7 +234,12 @@ def suite(args) -> list[dict]:
 
 def _print_row(row: dict, markdown: bool, header: bool) -> None:
     ops = max(row["per"], 1)
-    sync = f"wait every {row['wait_every']}" if row["wait_every"] else f"at most {row['max_in_flight']} in flight"
+    if row["wait_every"]:
+        sync = f"wait every {row['wait_every']}"
+    elif row["max_in_flight"]:
+        sync = f"at most {row['max_in_flight']} in flight"
+    else:
+        sync = "no wait"
     cells = [
         f"{row['case']} x{row['per']}" if row["case"] != "empty" else "empty",
         sync,
