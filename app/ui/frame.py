@@ -57,14 +57,14 @@ def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
     app.renderer.begin_frame(target.width, target.height, delta_time)
     draw_ui(app)
     with app.gpu.submit(wait=False) as encoder:
-        work = app.session.record_frame(encoder, app.timer, app.running)
+        work = app.frames.record_frame(encoder, app.running)
         encoder.clear_texture_float(target, clear_value=BACKGROUND)
         app.renderer.end_frame(target, encoder)
-        app.timer.mark(encoder, 3)
+        app.frames.timer.mark(encoder, 3)
     waited = time.perf_counter()
     app.gpu.device.wait()
     waited = time.perf_counter() - waited
-    gpu_seconds = app.timer.read()
+    gpu_seconds = app.frames.timer.read()
     work_seconds = time.perf_counter() - start
-    app.session.finish_frame(work, gpu_seconds, waited, work_seconds)
+    app.frames.finish_frame(work, gpu_seconds, waited, work_seconds)
     app.after_frame(work, delta_time, work_seconds, gpu_seconds)
