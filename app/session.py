@@ -8,7 +8,7 @@ A Session owns the trainer and everything about a run:
   `take_losses`, `take_summary` and `take_evaluation`;
 - the per-step losses and the run history (earlier runs are kept after a reset or rebuild);
 - the evaluation: every `eval_every` steps headless; in the window, continuously, with a point
-  on the loss curve every EVAL_INTERVAL_S;
+  on the loss curve every EVAL_INTERVAL_S (app/frame_driver.py);
 - the divergence guard (app.guard): a non-finite loss puts back the last finite network, and
   training stops until `resume`;
 - swapping in a network rebuilt for a new architecture; the old one trains until then."""
