@@ -206,6 +206,33 @@ def test_saved_panel_ratios_that_do_not_fit_are_ignored(ui, value):
         later.renderer.destroy()
 
 
+def test_a_new_panel_is_one_row_of_the_table(make_session, monkeypatch):
+    """What adding a panel takes: its draw function and a row in app/ui/panels/table.py (patched
+    in here). It is drawn, docked in its column between the rows around it, and saved."""
+    from app.ui import frame
+    from app.ui.layout import Panel, fraction
+
+    drawn = []
+
+    def notes(app) -> None:
+        drawn.append(app.frame_index)
+        imgui.text("notes")
+
+    panels = (*frame.PANELS[:-1], Panel("Notes", notes, column=2, height=fraction(0.5)), frame.PANELS[-1])
+    monkeypatch.setattr(frame, "PANELS", panels)
+    ui = OffscreenApp(make_session(), 1280, 800)
+    try:
+        ui.frame(6)  # built, settled, measured
+        assert drawn, "its body was drawn"
+        diagram, added, loss = (ui.app.windows[name] for name in ("Network diagram", "Notes", "Loss"))
+        assert diagram[3] <= added[1] + 3 and added[3] <= loss[1] + 3, "stacked between its neighbours"
+        assert added[0] == diagram[0] == loss[0] and added[2] == diagram[2], "in the right column"
+        assert (added[3] - added[1]) == pytest.approx((loss[3] - loss[1]), abs=4), "half of what is left"
+        assert len(ui.app.dock.measured) == 5, "one more ratio"
+    finally:
+        ui.close()
+
+
 def test_non_finite_predictions_have_their_own_colour_and_legend(ui):
     ui.click(*_centre(ui, "pause"))
     trainer = ui.session.trainer
