@@ -16,10 +16,9 @@ from ..config import STRUCTURAL_FIELDS, Config
 from ..device import cache_dir
 from ..errors import UserError
 from ..evaluation import Evaluation
+from ..frame_driver import FrameDriver, FrameWork
 from ..grad_check import GradCheck
 from ..session import Session
-from ..session_frames import FrameWork
-from ..timing import GpuTimer
 from ..ui.files import FileActions
 from ..ui.heatmap_view import HeatmapLayout
 from ..ui.layout import Layout
@@ -46,7 +45,7 @@ class AppState:
         self.layout = HeatmapLayout(image_em=7.5)
         self.field_errors: dict[str, str] = {}  # a rejected value's message, by the field it came from
         self.stats = Stats()
-        self.timer = GpuTimer(session.gpu.device)
+        self.frames = FrameDriver(session)  # the frame budget and each frame's training work
         self.screenshot_path: str | None = None
         self.dock = Layout()  # the panels' layout (app.ui.layout)
         self.layout_reset = False  # View > Reset layout: rebuild the default next frame
@@ -164,7 +163,7 @@ class AppState:
 
     def step_once(self) -> None:
         if not self.running:
-            self.session.pending_steps += 1
+            self.frames.step_once()
 
     def resume(self, lr_factor: float = 1.0) -> None:
         """After a divergence: train again, with the learning rate scaled by `lr_factor`."""
@@ -186,8 +185,8 @@ class AppState:
         if work.training.kind == "steps":
             self.stats.training = f"{work.training.units:,} steps / frame"
         elif work.training.kind:
-            seconds = self.session.seconds_per_step()
-            frames = max(2, round(seconds / max(self.session.budget.compute_seconds(), 1e-6)))
+            seconds = self.frames.seconds_per_step()
+            frames = max(2, round(seconds / max(self.frames.budget.compute_seconds(), 1e-6)))
             self.stats.training = f"1 step in ~{frames:,} frames ({seconds:.3g} s of GPU)"
         self.frame_index += 1
 

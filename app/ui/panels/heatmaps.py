@@ -86,3 +86,9 @@ def draw(app) -> None:
         targets.row_title(app, imgui.get_cursor_pos_x() + em(2.5) + row_width),
     )
     targets.draw_after_rows(app)
+
+
+def wanted_width(app) -> float:
+    """The panel's width for a row of three images: two colour bars with their tick labels,
+    spacing and the scrollbar gutter besides."""
+    return em(3 * app.layout.image_em + 14.5)
