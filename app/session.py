@@ -22,6 +22,7 @@ import numpy as np
 
 from .budget import Rate
 from .config import STRUCTURAL_FIELDS, Config
+from .errors import first_line
 from .evaluation import VIEWS, GridEvaluator, Summary
 from .gpu import Gpu
 from .guard import Divergence, DivergenceGuard
@@ -173,8 +174,7 @@ class Session:
         try:
             self._install(*job.finish(self.trainer.parameters() if job.keep_weights else None))
         except Exception as error:  # a compile failure: keep training the old network
-            text = str(error).strip()
-            self.rebuild_error = f"rebuild failed: {text.splitlines()[0] if text else type(error).__name__}"
+            self.rebuild_error = f"rebuild failed: {first_line(error)}"
             return False
         then, self._after_rebuild = self._after_rebuild, None
         if then is not None:

@@ -14,7 +14,7 @@ from imgui_bundle import imgui
 from .. import grad_check
 from ..config import STRUCTURAL_FIELDS, Config
 from ..device import cache_dir
-from ..errors import UserError
+from ..errors import UserError, first_line
 from ..evaluation import Evaluation
 from ..frame_driver import FrameDriver, FrameWork
 from ..grad_check import GradCheck
@@ -157,9 +157,7 @@ class AppState:
             self.grad_check = grad_check.run(self.session.trainer)
         except Exception as error:  # a failure to run is a message, not a crash
             self.grad_check = None
-            self.say(
-                f"gradient check failed to run: {str(error).strip().splitlines()[0] if str(error).strip() else error}"
-            )
+            self.say(f"gradient check failed to run: {first_line(error)}")
 
     def step_once(self) -> None:
         if not self.running:
