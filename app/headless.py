@@ -5,10 +5,9 @@ once: into a staging folder first, moved into place only when every file is writ
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
-import os
-import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from .atomic import staged_folder, write_synced
 from .device import describe
 from .network_io import export_network
 from .session import Session
@@ -104,7 +104,7 @@ def _eval_means(evals, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray,
     return n, (sums[hi] - sums[lo]) / np.maximum(n, 1)
 
 
-def _write_loss_csv(session: Session, path: Path) -> None:
+def _loss_csv(session: Session) -> bytes:
     """One row per step while the run's loss record holds every step (RECENT + BUCKETS of
     app/history.py): step, train_loss, eval_loss. Beyond that, one row per row of the record
     (buckets of older steps, then every recent step), with three more columns: how many steps
@@ -115,16 +115,15 @@ def _write_loss_csv(session: Session, path: Path) -> None:
     first, last, count, low, mean, high = run.train.rows()
     evals, eval_loss = _eval_means(run.eval, first, last)
     summarised = not run.train.exact
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(
-            ["step", "train_loss", "eval_loss"] + (["steps", "train_loss_min", "train_loss_max"] * summarised)
-        )
-        for i in range(len(first)):
-            row = [int(last[i]), repr(float(mean[i])), repr(float(eval_loss[i])) if evals[i] else ""]
-            if summarised:
-                row += [int(count[i]), repr(float(low[i])), repr(float(high[i]))]
-            writer.writerow(row)
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(["step", "train_loss", "eval_loss"] + (["steps", "train_loss_min", "train_loss_max"] * summarised))
+    for i in range(len(first)):
+        row = [int(last[i]), repr(float(mean[i])), repr(float(eval_loss[i])) if evals[i] else ""]
+        if summarised:
+            row += [int(count[i]), repr(float(low[i])), repr(float(high[i]))]
+        writer.writerow(row)
+    return text.getvalue().encode()
 
 
 def write_outputs(
@@ -132,24 +131,10 @@ def write_outputs(
 ) -> None:
     """Writes the run's files, plus what `extra(folder)` writes, into `out_dir`; on any error
     nothing is left behind (an OSError propagates)."""
-    home = out_dir
-    while not home.is_dir() and home.parent != home:  # the nearest folder that exists
-        home = home.parent
-    staging = home / f".{out_dir.name}.partial-{os.getpid()}"
-    staging.mkdir()
-    try:
-        (staging / "summary.json").write_text(json.dumps(_summary(session, result), indent=2) + "\n")
-        _write_loss_csv(session, staging / "loss.csv")
-        network = export_network(session.trainer.plan, session.config, session.trainer.parameters())
-        (staging / "network.json").write_text(json.dumps(network) + "\n")
+    network = export_network(session.trainer.plan, session.config, session.trainer.parameters())
+    with staged_folder(out_dir) as staging:
+        write_synced(staging / "summary.json", (json.dumps(_summary(session, result), indent=2) + "\n").encode())
+        write_synced(staging / "loss.csv", _loss_csv(session))
+        write_synced(staging / "network.json", (json.dumps(network) + "\n").encode())
         if extra is not None:
             extra(staging)
-        if out_dir.is_dir():
-            for item in staging.iterdir():
-                os.replace(item, out_dir / item.name)
-        else:
-            out_dir.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staging, out_dir)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)

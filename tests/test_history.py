@@ -16,7 +16,7 @@ import pytest
 
 from app import checkpoint as ckpt
 from app.config import Config
-from app.headless import _write_loss_csv
+from app.headless import _loss_csv
 from app.history import BUCKETS, COLUMNS, RECENT, LossRecord, Run, RunHistory
 from app.plan import plan_for
 from app.ui.panels.loss_plot import MAX_POINTS, curve
@@ -234,7 +234,7 @@ def _csv_rows(tmp_path, train, evals) -> list[list[str]]:
     run = history.start("run")
     run.train.extend(*train)
     run.eval.extend(*evals)
-    _write_loss_csv(SimpleNamespace(history=history), tmp_path / "loss.csv")
+    (tmp_path / "loss.csv").write_bytes(_loss_csv(SimpleNamespace(history=history)))
     with open(tmp_path / "loss.csv") as handle:
         return list(csv.reader(handle))
 
