@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import slangpy as spy
@@ -33,6 +34,9 @@ class WindowOptions:
     vsync: bool | None = None  # None: as saved (on by default)
     screenshot: str | None = None  # where --screenshot-after saves (else the F12 folder)
     screenshot_after: int | None = None  # for tests and scripted screenshots of the real window
+    close_after_s: float | None = None  # closes itself after this long (the soak benchmark)
+    on_frame: Callable[[AppState], None] | None = None  # called after each frame (the soak)
+    save_settings: bool = True  # a scripted run leaves the user's saved settings alone
 
 
 class _Window:
@@ -127,7 +131,8 @@ def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> i
         signal.signal(signal.SIGINT, previous)
         session.cancel_rebuild()
         gpu.device.wait()
-        settings.save(app)
+        if options.save_settings:
+            settings.save(app)
         # Tear down in dependency order: left to interpreter shutdown, the swapchain, window
         # and device can be freed in any order, which crashed now and then at exit.
         renderer.destroy()
@@ -144,7 +149,10 @@ def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> i
 
 def _loop(win: _Window, app: AppState, interrupted: list) -> None:
     last, frames = time.perf_counter(), 0
+    close_at = last + win.options.close_after_s if win.options.close_after_s is not None else float("inf")
     while not win.window.should_close() and not interrupted and not app.quit and not win.lost:
+        if time.perf_counter() >= close_at:
+            break
         win.window.process_events()
         if not win.configure():
             time.sleep(MINIMISED_SLEEP_S)  # minimised: nothing to draw, don't spin
@@ -158,6 +166,8 @@ def _loop(win: _Window, app: AppState, interrupted: list) -> None:
                 app.request_screenshot()
         win.render(max(now - last, 1e-4))
         last, frames = now, frames + 1
+        if win.options.on_frame is not None:
+            win.options.on_frame(app)
     if interrupted:
         print("interrupted: closing", file=sys.stderr)
     if win.lost:
