@@ -34,7 +34,6 @@ class WindowOptions:
     vsync: bool | None = None  # None: as saved (on by default)
     screenshot: str | None = None  # where --screenshot-after saves (else the F12 folder)
     screenshot_after: int | None = None  # for tests and scripted screenshots of the real window
-    close_after_s: float | None = None  # closes itself after this long (the soak benchmark)
     on_frame: Callable[[AppState], None] | None = None  # called after each frame (the soak)
     save_settings: bool = True  # a scripted run leaves the user's saved settings alone
 
@@ -149,10 +148,7 @@ def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> i
 
 def _loop(win: _Window, app: AppState, interrupted: list) -> None:
     last, frames = time.perf_counter(), 0
-    close_at = last + win.options.close_after_s if win.options.close_after_s is not None else float("inf")
     while not win.window.should_close() and not interrupted and not app.quit and not win.lost:
-        if time.perf_counter() >= close_at:
-            break
         win.window.process_events()
         if not win.configure():
             time.sleep(MINIMISED_SLEEP_S)  # minimised: nothing to draw, don't spin
