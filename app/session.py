@@ -21,7 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 from .budget import FrameBudget, Rate
-from .config import STRUCTURAL_FIELDS, Config
+from .config import Config, fields_of
+from .config_spec import STRUCTURE
 from .evaluation import VIEWS, GridEvaluator, Summary
 from .gpu import Gpu
 from .guard import Divergence, DivergenceGuard
@@ -161,11 +162,7 @@ class Session(FrameRecording):
         self.cancel_rebuild()
         self.rebuild_error = None
         keep = (
-            all(
-                getattr(config, f) == getattr(self.config, f)
-                for f in STRUCTURAL_FIELDS
-                if f not in ("targets", "slang_target")
-            )
+            all(getattr(config, f) == getattr(self.config, f) for f in fields_of(STRUCTURE))
             and config.output_dim == self.config.output_dim
         )
         self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps, keep_weights=keep and then is None)
