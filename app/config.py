@@ -152,15 +152,15 @@ class Config:
     # The optimizers' hyper-parameters; which optimizer uses which is app/optimizers.py's to say.
     beta1: float = spec_field(
         0.9, HOT, "beta1", Fraction(),
-        Flag("--beta1", "first-moment decay, or momentum; used by {used_by} (default {default})"),
+        Flag("--beta1", "first-moment decay, or momentum; used by {used_by} (default {default})", "B1"),
     )
     beta2: float = spec_field(
         0.999, HOT, "beta2", Positive(below=1.0),
-        Flag("--beta2", "second-moment decay; used by {used_by} (default {default})"),
+        Flag("--beta2", "second-moment decay; used by {used_by} (default {default})", "B2"),
     )
     epsilon: float = spec_field(
         1e-7, HOT, "epsilon", Positive(),
-        Flag("--epsilon", "added to the second moment's root; used by {used_by} (default {default})"),
+        Flag("--epsilon", "added to the second moment's root; used by {used_by} (default {default})", "EPS"),
     )
     batch_size: int = spec_field(
         4096, HOT, "batch size", Whole(1, 1 << 26), Flag("--batch-size", "samples a step (default {default})", "B")
