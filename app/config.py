@@ -162,6 +162,11 @@ class Config:
         1e-7, HOT, "epsilon", Positive(),
         Flag("--epsilon", "added to the second moment's root; used by {used_by} (default {default})", "EPS"),
     )
+    weight_decay: float = spec_field(
+        0.01, HOT, "weight decay", Fraction(),
+        Flag("--weight-decay", "decoupled: each step shrinks the weights by lr x this; used by {used_by} "
+             "(default {default})", "WD"),
+    )
     batch_size: int = spec_field(
         4096, HOT, "batch size", Whole(1, 1 << 26), Flag("--batch-size", "samples a step (default {default})", "B")
     )

@@ -66,6 +66,12 @@ OPTIMIZERS: dict[str, Optimizer] = {
     for o in (
         Optimizer("sgd", "Sgd", 1, (Hyper("beta1", "momentum", slider=(0.0, 0.99), format="%.2f"),)),
         Optimizer("adam", "Adam", 2, (Hyper("beta1"), Hyper("beta2"), Hyper("epsilon"))),
+        Optimizer(
+            "adamw",
+            "AdamW",
+            2,
+            (Hyper("beta1"), Hyper("beta2"), Hyper("epsilon"), Hyper("weight_decay", "weight decay")),
+        ),
     )
 }
 # The trainer's state buffer holds this many floats a parameter whatever the optimizer, so that

@@ -97,7 +97,8 @@ def test_the_config_table_derives_the_lists():
     assert {FIELDS[name].kind for name in STRUCTURAL_FIELDS} == {STRUCTURE, TRUTH}
     assert set(HOT_FIELDS) == set(FIELDS) - set(STRUCTURAL_FIELDS) and FIELDS["lr"].kind == HOT
     assert [f.name for f in dataclasses.fields(Structure)] == list(STRUCTURAL_FIELDS)
-    assert cli_args.HOT_OPTIONS == ("optimizer", "lr", "beta1", "beta2", "epsilon", "batch_size", "seed", "eval_grid")
+    hot = ("optimizer", "lr", "beta1", "beta2", "epsilon", "weight_decay", "batch_size", "seed", "eval_grid")
+    assert cli_args.HOT_OPTIONS == hot
     args = cli_args.build_parser().parse_args(["--beta2", "0.9", "--matmul", "simt", "--target", "x"])
     config = cli_args.config_from_args(args)
     assert (config.beta2, config.matmul, config.targets) == (0.9, "simt", ["x"])
