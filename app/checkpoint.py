@@ -3,7 +3,7 @@ later bit for bit. The format (also in the README):
 
     offset  size  field
     0       8     magic b"SVTCKPT\\0"
-    8       4     format version, uint32 little-endian (VERSION)
+    8       4     format version, uint32 little-endian (VERSION; versions 1 and 2 are read too)
     12      4     header length H, uint32 LE
     16      8     payload length D, uint64 LE
     24      32    SHA-256 of the H + D bytes that follow
@@ -12,14 +12,19 @@ later bit for bit. The format (also in the README):
     56 + H  D     payload: little-endian arrays, back to back, in this order:
                   master parameters  float32[P]
                   half weights       float16[P]   (only when "half_weights" is true)
-                  optimizer moments  float32[2P]  (Adam's m then v; SGD's velocity then unused)
+                  optimizer state    float32[WP]  (W: the optimizer's state width, app/optimizers.py;
+                                                 its k-th float of parameter i at k * P + i)
                   for each run, its train then its eval loss record (app/history.py):
                       recent steps, recent losses  float64[r] each
                       bucket rows                   float64[6b]  (first step, last step,
                                                     count, min, sum, max per bucket)
 
-Version 1 files (every point of each series: steps then losses, float64[n] each) are still
-read: their series are converted into records as if appended point by point.
+Versions 1 and 2 stored every point of each series instead (for each run: train steps, train
+losses, eval steps, eval losses, float64[n] each, the header giving each series' length n):
+they are converted into records as if appended point by point. Version 1 also differs in the
+optimizer state, float32[2P] whatever the optimizer (Adam's m then v; SGD's velocity, then
+zeros).
+
 Anything else (another magic, version or length, a checksum mismatch, a header that does not
 describe a network this app can build) is refused with one line naming the problem."""
 
@@ -38,14 +43,17 @@ from . import config as cfg
 from .atomic import write_atomic
 from .errors import UserError
 from .history import EARLIER_RUNS_KEPT, LossRecord, Run
+from .optimizers import OPTIMIZERS
 from .plan import plan_for
 
 if TYPE_CHECKING:
     from .session import Session
 
 MAGIC = b"SVTCKPT\0"
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
+V1_STATE_WIDTH = 2  # version 1 saved two floats of optimizer state a parameter
+FULL_SERIES_VERSIONS = (1, 2)  # every point of each loss series, not a bounded record
 SERIES = ("train", "eval")
 APP = "slang-visual-trainer"
 _PREFIX = struct.Struct("<8sIIQ32s")
@@ -66,7 +74,7 @@ class Checkpoint:
     samples_seen: int
     master: np.ndarray  # float32[P]
     weights: np.ndarray | None  # float16[P]: the half copy the kernels use, exactly as it was
-    moments: np.ndarray  # float32[2P]
+    optimizer_state: np.ndarray  # float32[W * P], W the config's optimizer's state width
     runs: list[Run]  # the loss history; the last run is the one that goes on
 
 
@@ -84,7 +92,7 @@ def capture(session: Session) -> Checkpoint:
         t.samples_seen,
         t.parameters(),
         weights,
-        t.gpu.read(t.moments, 2 * count),
+        t.optimizer_state_values(),
         runs,
     )
 
@@ -93,13 +101,13 @@ def restore(session: Session, checkpoint: Checkpoint, config: cfg.Config | None 
     """Puts `checkpoint` into a session whose network has its structure (else rebuild first).
     `config` may change hot fields from there on (e.g. --lr); a new optimizer starts afresh."""
     trainer = session.trainer
-    if trainer.config.structure_key() != checkpoint.config.structure_key():
+    if trainer.config.structure() != checkpoint.config.structure():
         raise ValueError("the session's network differs from the checkpoint's: rebuild it first")
     trainer.apply(checkpoint.config)
     trainer.load(
         checkpoint.master,
         checkpoint.weights,
-        checkpoint.moments,
+        checkpoint.optimizer_state,
         checkpoint.step,
         checkpoint.optimizer_steps,
         checkpoint.samples_seen,
@@ -123,7 +131,7 @@ def encode(checkpoint: Checkpoint) -> bytes:
     arrays = [checkpoint.master.astype("<f4")]
     if checkpoint.weights is not None:
         arrays.append(checkpoint.weights.astype("<f2"))
-    arrays.append(checkpoint.moments.astype("<f4"))
+    arrays.append(checkpoint.optimizer_state.astype("<f4"))
     runs = []
     for run in checkpoint.runs:
         entry = {"label": run.label}
@@ -180,7 +188,7 @@ def decode(data: bytes, name: str = "checkpoint") -> Checkpoint:
         raise fail(f"is truncated ({len(data)} of at least {_PREFIX.size} bytes)")
     _, version, header_size, payload_size, digest = _PREFIX.unpack_from(data)
     if version not in READABLE_VERSIONS:
-        raise fail(f"has format version {version}; this app reads versions {READABLE_VERSIONS[0]} to {VERSION}")
+        raise fail(f"has format version {version}; this app reads versions 1 to {VERSION}")
     if header_size > MAX_HEADER_BYTES:
         raise fail(f"is corrupted (a header of {header_size} bytes)")
     end = _PREFIX.size + header_size + payload_size
@@ -195,7 +203,7 @@ def decode(data: bytes, name: str = "checkpoint") -> Checkpoint:
         header = json.loads(bytes(body[:header_size]).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise fail("has a header that is not JSON") from None
-    return _from_parts(header, body[header_size:], version, fail)
+    return _from_parts(header, body[header_size:], fail, version)
 
 
 def _count(header: dict, key: str, fail) -> int:
@@ -205,7 +213,7 @@ def _count(header: dict, key: str, fail) -> int:
     return value
 
 
-def _from_parts(header, payload: memoryview, version: int, fail) -> Checkpoint:
+def _from_parts(header, payload: memoryview, fail, version: int = VERSION) -> Checkpoint:
     """Checks the header against what this app can build and cuts the payload into arrays."""
     if not isinstance(header, dict) or header.get("app") != APP:
         raise fail("was not written by Slang Visual Trainer")
@@ -229,18 +237,11 @@ def _from_parts(header, payload: memoryview, version: int, fail) -> Checkpoint:
         or not all(isinstance(r, dict) and isinstance(r.get("label"), str) for r in runs)
     ):
         raise fail("has no valid list of runs")
-    lengths = [params, params, 2 * params] if half else [params, 2 * params]
-    per_series = []  # version 2: (meta, array count) per record; version 1: None
-    for run in runs:
-        for name in SERIES:
-            if version == 1:
-                n = _count(run, name, fail)
-                lengths += [n, n]
-                per_series.append((None, 2))
-            else:
-                meta = _record_meta(run.get(name), fail)
-                lengths += LossRecord.array_lengths(meta)
-                per_series.append((meta, 3))
+    width = OPTIMIZERS[config.optimizer].state_width
+    saved_width = V1_STATE_WIDTH if version == 1 else width
+    lengths = [params, params, saved_width * params] if half else [params, saved_width * params]
+    records = _record_layouts(runs, version, fail)
+    lengths += [n for meta, record_lengths in records for n in record_lengths]
     sizes = ([4, 2, 4] if half else [4, 4]) + [8] * (len(lengths) - (3 if half else 2))
     expected = sum(n * s for n, s in zip(lengths, sizes))
     if expected != len(payload):
@@ -249,27 +250,43 @@ def _from_parts(header, payload: memoryview, version: int, fail) -> Checkpoint:
     for n, s in zip(lengths, sizes):
         arrays.append(np.frombuffer(payload, dtype=f"<f{s}", count=n, offset=offset).astype(f"=f{s}"))
         offset += n * s
-    master, weights, moments = arrays[0], (arrays[1] if half else None), arrays[2 if half else 1]
-    if not all(np.all(np.isfinite(a)) for a in (master, moments) + ((weights,) if half else ())):
-        raise fail("holds parameters or optimizer moments that are not finite")
-    history = iter(arrays[3 if half else 2 :])
-    saved_runs, series = [], iter(per_series)
-    for k, entry in enumerate(runs):
+    master, weights, state = arrays[0], (arrays[1] if half else None), arrays[2 if half else 1][: width * params]
+    if not all(np.all(np.isfinite(a)) for a in (master, state) + ((weights,) if half else ())):
+        raise fail("holds parameters or optimizer state that are not finite")
+    saved_runs = _runs(runs, records, iter(arrays[3 if half else 2 :]), fail)
+    return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, state, saved_runs)
+
+
+def _record_layouts(runs: list[dict], version: int, fail) -> list[tuple[dict | None, list[int]]]:
+    """For each run's train then eval series: its record's counts (None for a version that saved
+    every point) and the lengths of the arrays it was saved as."""
+    layouts = []
+    for run in runs:
+        for name in SERIES:
+            if version in FULL_SERIES_VERSIONS:
+                n = _count(run, name, fail)
+                layouts.append((None, [n, n]))
+            else:
+                meta = run.get(name)
+                if not isinstance(meta, dict):
+                    raise fail(f"has no valid {name} loss record counts")
+                meta = {key: _count(meta, key, fail) for key in ("count", "span", "recent", "buckets")}
+                layouts.append((meta, LossRecord.array_lengths(meta)))
+    return layouts
+
+
+def _runs(entries: list[dict], layouts, history, fail) -> list[Run]:
+    """The saved runs, each series rebuilt as a LossRecord from its arrays in `history`."""
+    runs, layouts = [], iter(layouts)
+    for k, entry in enumerate(entries):
         run = Run(entry["label"])
         for name in SERIES:
-            meta, n = next(series)
-            parts = [next(history) for _ in range(n)]
+            meta, lengths = next(layouts)
+            parts = [next(history) for _ in lengths]
             try:
                 record = LossRecord.from_points(*parts) if meta is None else LossRecord.from_state(meta, parts)
             except ValueError as error:
                 raise fail(f"has an inconsistent {name} loss record in run {k + 1}: {error}") from None
             setattr(run, name, record)
-        saved_runs.append(run)
-    return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, moments, saved_runs)
-
-
-def _record_meta(meta, fail) -> dict:
-    """A version 2 record's counts, each a non-negative integer."""
-    if not isinstance(meta, dict):
-        raise fail("has no valid loss record counts")
-    return {key: _count(meta, key, fail) for key in ("count", "span", "recent", "buckets")}
+        runs.append(run)
+    return runs

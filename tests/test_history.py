@@ -6,13 +6,12 @@ checkpoint round trip byte-identical, version 1 files converted; loss.csv and th
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
-import struct
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from old_checkpoints import full_series_bytes
 
 from app import checkpoint as ckpt
 from app.config import Config
@@ -188,38 +187,12 @@ def test_checkpoint_round_trip_is_byte_identical():
     assert len(data) < 2 * (16 * RECENT + 48 * (BUCKETS + 1)) * 3 + 4096, "a bounded size"
 
 
-def _version_1(checkpoint: ckpt.Checkpoint, series: list[tuple]) -> bytes:
-    """A checkpoint in the version 1 layout: every point of each series."""
-    arrays = [checkpoint.master.astype("<f4"), checkpoint.moments.astype("<f4")]
-    runs = []
-    for label, (tx, ty), (ex, ey) in series:
-        runs.append({"label": label, "train": len(tx), "eval": len(ex)})
-        arrays += [np.asarray(a, "<f8") for a in (tx, ty, ex, ey)]
-    header = json.dumps(
-        {
-            "app": ckpt.APP,
-            "config": checkpoint.config.to_dict(),
-            "step": checkpoint.step,
-            "optimizer_steps": checkpoint.optimizer_steps,
-            "samples_seen": checkpoint.samples_seen,
-            "parameters": int(checkpoint.master.size),
-            "half_weights": False,
-            "runs": runs,
-        }
-    ).encode()
-    payload = b"".join(a.tobytes() for a in arrays)
-    prefix = struct.pack(
-        "<8sIIQ32s", ckpt.MAGIC, 1, len(header), len(payload), hashlib.sha256(header + payload).digest()
-    )
-    return prefix + header + payload
-
-
 def test_version_1_checkpoints_are_converted():
     series = [
         ("old", _series(RECENT + 3 * BUCKETS, seed=1), _series(40, seed=2)),
         ("new", _series(30, seed=3), _series(0, seed=4)),
     ]
-    back = ckpt.decode(_version_1(_checkpoint([]), series))
+    back = ckpt.decode(full_series_bytes(_checkpoint([]), 1, series))
     assert [r.label for r in back.runs] == ["old", "new"]
     for run, (_, train, evals) in zip(back.runs, series):
         for record, (xs, ys) in ((run.train, train), (run.eval, evals)):
