@@ -181,12 +181,12 @@ def window(gpu, seconds: float, change_every: int, batch_size: int, size: tuple[
         changes.after_frame(app, len(stamps))
         samples.take(int(stamps[-1] - end[0] + seconds))
         if stamps[-1] >= end[0]:
+            samples.take(int(seconds), force=True)  # the end, while the window still runs
             app.quit = True
 
     start = Start(Config(batch_size=batch_size, hidden=list(ARCHITECTURES[0])))
     options = WindowOptions(width=size[0], height=size[1], on_frame=on_frame, save_settings=False)
     run_window(gpu, start, options, saved={})
-    samples.take(int(seconds), force=True)
     times = [b - a for a, b in zip(stamps, stamps[1:])]
     return {
         "seconds": seconds,
