@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .components import slang_constants
 from .plan import ADJUST_PARAMS, ADJUST_PARTS, NetworkPlan, SlangTruth
+from .shadergen_fused import fused_constants, fused_kernel, weight_copies_function
 from .shadergen_tiles import tile_constants, tiles_kernel
 from .targets import target_to_slang
 
@@ -59,6 +60,8 @@ def _learn_gradient(plan: NetworkPlan) -> str:
     """learnGradient: the per-thread kernel (shaders/train.slang), or workgroup tiles."""
     if plan.gradient_path != "tiles":
         return '#include "train.slang"'
+    if plan.fused:
+        return f'{fused_constants(plan)}\n#include "fused.slang"\n\n{fused_kernel(plan)}'
     mma = '#include "tiles_mma.slang"\n' if any(plan.mma) else ""
     return f'{tile_constants(plan)}\n#include "tiles.slang"\n{mma}\n{tiles_kernel(plan)}'
 
@@ -179,6 +182,7 @@ MLVec<INPUT_DIM> encodeInput(float2 p)
 #include "loss.slang"
 #include "optimizers.slang"
 #include "step_args.slang"
+{weight_copies_function(plan)}
 #include "adjust.slang"
 {_learn_gradient(plan)}
 #include "visualize.slang"

@@ -50,7 +50,7 @@ class Trainer:
         self.kernels: NetworkKernels = gpu.kernels.get(self.plan)
         p = self.plan.param_count
         self.master = gpu.buffer(p * 4)
-        self.weights = self.master if self.plan.precision == "float" else gpu.buffer(p * 2)
+        self.weights = self.master if self.plan.precision == "float" else gpu.buffer(self.plan.weight_count * 2)
         self.moments = gpu.buffer(2 * p * 4)
         self.losses = LossRing(gpu)
         self._args = StepArgsRing(gpu)
@@ -97,7 +97,7 @@ class Trainer:
         self.version += 1
         self.gpu.write(self.master, params)
         if self.weights is not self.master:
-            self.gpu.write(self.weights, params.astype(np.float16))
+            self.gpu.write(self.weights, self.plan.weight_image(params.astype(np.float16)))
 
     def load(
         self,
@@ -112,7 +112,7 @@ class Trainer:
         than rounded again here, so that a resumed run is bit-identical to one never stopped."""
         self.set_parameters(master)
         if weights is not None and self.weights is not self.master:
-            self.gpu.write(self.weights, np.asarray(weights, np.float16))
+            self.gpu.write(self.weights, self.plan.weight_image(np.asarray(weights, np.float16)))
         self.gpu.write(self.moments, np.asarray(moments, np.float32))
         self.step, self.optimizer_steps, self.samples_seen = step, optimizer_steps, samples_seen
         if self.progress.started:
