@@ -1,10 +1,14 @@
 """Files that appear whole or not at all: each is written to a temporary name beside its target,
 then renamed over it (a rename within a folder is atomic). A crash or a full disk mid-way
-leaves the previous file, if any, and no half-written one."""
+leaves the previous file, if any, and no half-written one. A folder of files is staged the same
+way, as a temporary folder beside it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -14,15 +18,21 @@ def temporary_beside(path: Path) -> Path:
     return path.with_name(f".{path.stem}.partial-{os.getpid()}{path.suffix}")
 
 
+def write_synced(path: Path, data: bytes) -> None:
+    """Writes `data` to `path` and waits until it is on disk, so that a rename that makes it
+    visible never shows an empty or partial file after a crash."""
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
 def write_staged(path: Path, data: bytes) -> Path:
     """Writes `data` under a temporary name beside `path` and returns that name; the caller
     renames it into place (os.replace) or removes it. On an OSError nothing is left."""
     temporary = temporary_beside(path)
     try:
-        with open(temporary, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())  # the data is on disk before the rename makes it visible
+        write_synced(temporary, data)
     except OSError:
         temporary.unlink(missing_ok=True)
         raise
@@ -64,3 +74,25 @@ class Staging:
         for temporary, _ in self._files:
             temporary.unlink(missing_ok=True)
         self._files.clear()
+
+
+@contextlib.contextmanager
+def staged_folder(folder: Path) -> Iterator[Path]:
+    """A temporary folder for `folder`'s files: when the block ends without an error they are
+    moved into `folder` (made, with its parents, where missing); otherwise nothing is left."""
+    home = folder
+    while not home.is_dir() and home.parent != home:  # the nearest folder that exists
+        home = home.parent
+    staging = home / temporary_beside(folder).name  # on the same file system as `folder`
+    staging.mkdir()
+    try:
+        yield staging
+        if folder.is_dir():
+            for item in staging.iterdir():
+                os.replace(item, folder / item.name)
+        else:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging, folder)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 from . import config as cfg
 from .atomic import Staging, temporary_beside
 from .cli_args import build_parser, check_headless, check_window, iterations_for, resolve_start
-from .errors import UserError
+from .errors import UserError, first_line
 
 EXIT_USAGE = 2
 EXIT_GRAD_CHECK = 4  # the gradient check found the training kernels' gradients wrong
@@ -139,7 +139,7 @@ def _render_screenshot(session, args: argparse.Namespace) -> Path:
     except Exception as error:  # sgl reports a failed write as a plain RuntimeError
         temporary.unlink(missing_ok=True)
         raise UserError(
-            f"cannot write --screenshot {args.screenshot!r}: {_first_line(error)}; nothing was written"
+            f"cannot write --screenshot {args.screenshot!r}: {first_line(error)}; nothing was written"
         ) from None
     return temporary
 
@@ -162,11 +162,6 @@ def _window(args: argparse.Namespace) -> int:
     gpu = create_gpu(args.device)
     start.config = _with_target_file(start.config, args, gpu)
     return run_window(gpu, start, options, settings)
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import slangpy as spy
 
-from .errors import UserError
+from .errors import UserError, first_line
 from .resources import shader_dir
 
 DEVICE_TYPES = {
@@ -60,8 +60,7 @@ def create_device(kind: str = "auto") -> spy.Device:
             **{name: str(path) for name, path in caches.items()},
         )
     except Exception as error:  # sgl raises plain RuntimeError with a multi-line report
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise UserError(f"no usable {kind} device: {first_line}") from None
+        raise UserError(f"no usable {kind} device: {first_line(error)}") from None
 
 
 def describe(device: spy.Device) -> dict[str, str]:

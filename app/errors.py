@@ -10,6 +10,13 @@ class UserError(Exception):
     """Bad input (option, config file, output folder, device choice)."""
 
 
+def first_line(error: BaseException) -> str:
+    """What a one-line message shows of an error: its first line (sgl's compile and device
+    errors are multi-line reports), or the error's type where its text is empty."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 def read_user_text(path: str | Path, what: str, limit: int) -> str:
     """The UTF-8 text of the file at `path`, read no further than `limit` bytes (a huge or
     endless file is refused, not read); a UserError naming `what` ("config file") otherwise."""

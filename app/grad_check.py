@@ -104,8 +104,10 @@ class GradCheck:
         }
 
 
-def relative_errors(gradient: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    scale = max(float(np.max(np.abs(reference))), 1e-30) * SCALE_FLOOR
+def relative_errors(gradient: np.ndarray, reference: np.ndarray, whole: np.ndarray | None = None) -> np.ndarray:
+    """Each component's error relative to its reference, or to SCALE_FLOOR of the largest
+    |reference| component where it is smaller; of `whole` when `reference` is a part of it."""
+    scale = max(float(np.max(np.abs(reference if whole is None else whole))), 1e-30) * SCALE_FLOOR
     return np.abs(gradient - reference) / np.maximum(np.abs(reference), scale)
 
 
@@ -305,9 +307,7 @@ def _finite_differences(
         minus[index] -= h
         h = float(plus[index]) - float(minus[index])  # the step float32 really took
         numeric[n] = (path.loss(plus, inputs, truths) - path.loss(minus, inputs, truths)) / h
-    scale = max(float(np.max(np.abs(reference))), 1e-30) * SCALE_FLOOR
-    errors = np.abs(numeric - reference[chosen]) / np.maximum(np.abs(reference[chosen]), scale)
-    return float(np.max(errors)), len(chosen)
+    return float(np.max(relative_errors(numeric, reference[chosen], whole=reference))), len(chosen)
 
 
 def run(trainer: Trainer, step: int | None = None) -> GradCheck:

@@ -5,10 +5,9 @@ once: into a staging folder first, moved into place only when every file is writ
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
-import os
-import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from .atomic import staged_folder, write_synced
 from .device import describe
 from .network_io import export_network
 from .session import Session
@@ -92,14 +92,15 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
     }
 
 
-def _write_loss_csv(session: Session, path: Path) -> None:
+def _loss_csv(session: Session) -> bytes:
     run = session.history.current
     evals = dict(zip(run.eval.x.astype(int).tolist(), run.eval.y.tolist()))
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["step", "train_loss", "eval_loss"])
-        for step, loss in zip(run.train.x.astype(int).tolist(), run.train.y.tolist()):
-            writer.writerow([step, repr(loss), repr(evals[step]) if step in evals else ""])
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(["step", "train_loss", "eval_loss"])
+    for step, loss in zip(run.train.x.astype(int).tolist(), run.train.y.tolist()):
+        writer.writerow([step, repr(loss), repr(evals[step]) if step in evals else ""])
+    return text.getvalue().encode()
 
 
 def write_outputs(
@@ -107,24 +108,10 @@ def write_outputs(
 ) -> None:
     """Writes the run's files, plus what `extra(folder)` writes, into `out_dir`; on any error
     nothing is left behind (an OSError propagates)."""
-    home = out_dir
-    while not home.is_dir() and home.parent != home:  # the nearest folder that exists
-        home = home.parent
-    staging = home / f".{out_dir.name}.partial-{os.getpid()}"
-    staging.mkdir()
-    try:
-        (staging / "summary.json").write_text(json.dumps(_summary(session, result), indent=2) + "\n")
-        _write_loss_csv(session, staging / "loss.csv")
-        network = export_network(session.trainer.plan, session.config, session.trainer.parameters())
-        (staging / "network.json").write_text(json.dumps(network) + "\n")
+    network = export_network(session.trainer.plan, session.config, session.trainer.parameters())
+    with staged_folder(out_dir) as staging:
+        write_synced(staging / "summary.json", (json.dumps(_summary(session, result), indent=2) + "\n").encode())
+        write_synced(staging / "loss.csv", _loss_csv(session))
+        write_synced(staging / "network.json", (json.dumps(network) + "\n").encode())
         if extra is not None:
             extra(staging)
-        if out_dir.is_dir():
-            for item in staging.iterdir():
-                os.replace(item, out_dir / item.name)
-        else:
-            out_dir.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staging, out_dir)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)

@@ -25,6 +25,12 @@ class NetworkKernels:
     compile_seconds: float
 
 
+def link_programs(device: spy.Device, name: str, source: str) -> list[spy.ShaderProgram]:
+    """The generated module `source` compiled as module `name`, one program per ENTRY_POINTS."""
+    module = device.load_module_from_source(name, source)
+    return [device.link_program([module], [module.entry_point(entry)]) for entry in ENTRY_POINTS]
+
+
 class KernelCache:
     def __init__(self, device: spy.Device):
         self.device = device
@@ -35,11 +41,8 @@ class KernelCache:
         name = plan.module_name
         if name not in self._built:
             start = time.perf_counter()
-            module = self.device.load_module_from_source(name, network_source(plan))
-            built = [
-                self.device.create_compute_kernel(self.device.link_program([module], [module.entry_point(entry)]))
-                for entry in ENTRY_POINTS
-            ]
+            programs = link_programs(self.device, name, network_source(plan))
+            built = [self.device.create_compute_kernel(program) for program in programs]
             self._built[name] = NetworkKernels(*built, compile_seconds=time.perf_counter() - start)
         return self._built[name]
 

@@ -9,6 +9,7 @@ import numpy as np
 import slangpy as spy
 
 from .evaluation import GridEvaluator, neuron_side, neuron_stride
+from .grid import grid_centres
 
 ATLAS_COLUMNS = 32  # tiles per row of the atlas
 
@@ -23,12 +24,7 @@ def from_ordered_bits(bits: np.ndarray) -> np.ndarray:
 def neuron_points(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
     """x and y of the neuron grid's points, each (N, N) indexed [j, i]: the eval grid's cell
     centres with i and j multiples of the stride."""
-    stride = neuron_stride(grid)
-    x0, x1, y0, y1 = domain
-    index = np.arange(0, grid, stride)
-    xs = x0 + (index + 0.5) / grid * (x1 - x0)
-    ys = y0 + (index + 0.5) / grid * (y1 - y0)
-    return np.meshgrid(xs, ys)
+    return grid_centres(domain, grid, np.arange(0, grid, neuron_stride(grid)))
 
 
 class NeuronImages:

@@ -5,11 +5,11 @@ app/ui/settings.py fills in and reads)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 from . import config as cfg
+from .atomic import write_atomic
 from .device import cache_dir
 from .errors import UserError
 
@@ -47,8 +47,6 @@ def save(config: cfg.Config | None, view: dict, path: Path | None = None) -> Non
         data["config"] = previous["config"]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
-        temporary.write_text(json.dumps(data, indent=2) + "\n")
-        os.replace(temporary, path)
+        write_atomic(path, (json.dumps(data, indent=2) + "\n").encode())
     except OSError as error:  # a read-only home costs the saved layout, not the session
         print(f"note: could not save settings to {path}: {error}", file=sys.stderr)

@@ -1,27 +1,28 @@
-"""THE training loop, for the window and headless runs alike. headless.py and ui/frame.py only
-drive a Session; this is where training state lives.
+"""THE training loop, for the window and headless runs alike. headless.py and the window's
+FrameDriver only drive a Session; this is where training state lives.
 
 A Session owns the trainer and everything about a run:
-- advancing whole steps now (headless, `advance`), or recording one frame's work into the
-  frame's encoder (the window, `record_frame` then `finish_frame`, in app/session_frames.py):
-  whole steps, or a piece of a step when one does not fit in a frame, as the frame budget decides;
+- advancing whole steps now (headless, `advance`); in the window a FrameDriver
+  (app/frame_driver.py, made by the UI) records each frame's work, whole steps or a piece of a
+  step as its frame budget decides, and hands the losses and evaluations back through
+  `take_losses`, `take_summary` and `take_evaluation`;
 - the per-step losses and the run history (earlier runs are kept after a reset or rebuild);
 - the evaluation: every `eval_every` steps headless; in the window, continuously, with a point
-  on the loss curve every EVAL_INTERVAL_S;
+  on the loss curve every EVAL_INTERVAL_S (app/frame_driver.py);
 - the divergence guard (app.guard): a non-finite loss puts back the last finite network, and
   training stops until `resume`;
 - swapping in a network rebuilt for a new architecture; the old one trains until then."""
 
 from __future__ import annotations
 
-import collections
 import time
 from collections.abc import Callable
 
 import numpy as np
 
-from .budget import FrameBudget, Rate
+from .budget import Rate
 from .config import STRUCTURAL_FIELDS, Config
+from .errors import first_line
 from .evaluation import VIEWS, GridEvaluator, Summary
 from .gpu import Gpu
 from .guard import Divergence, DivergenceGuard
@@ -29,7 +30,6 @@ from .heatmaps import HeatmapImages
 from .history import Run, RunHistory
 from .loss_ring import LOSS_HISTORY
 from .rebuild import Rebuild
-from .session_frames import FrameRecording
 from .slang_target import check_truth_finite
 from .targets import check_finite
 from .trainer import Trainer
@@ -39,20 +39,17 @@ SUBMIT_STEPS = 64  # headless: whole steps per command buffer
 STABLE_STEPS = 50  # finite steps with unchanged settings: a network worth going back to
 
 
-class Session(FrameRecording):
+class Session:
     def __init__(self, gpu: Gpu, config: Config, grid: int | None = None, heatmaps: bool = False):
         self.gpu = gpu
         self.grid = grid or config.eval_grid
         check_finite(config.targets, config.domain, self.grid)
         self.eval_every = 100
         self.history = RunHistory()
-        self.budget = FrameBudget()
         self.rebuild: Rebuild | None = None
         self._after_rebuild: Callable[[Session], None] | None = None
         self.rebuild_error: str | None = None
         self.divergence: Divergence | None = None
-        self.pending_steps = 0  # single steps asked for while paused
-        self._throughput = collections.deque()
         self._step_rate = Rate()  # headless chunk sizing
         self._wants_heatmaps = heatmaps
         self._install(Trainer(gpu, config))
@@ -72,20 +69,17 @@ class Session(FrameRecording):
         self.guard = DivergenceGuard(trainer)
         self._stable = trainer.new_snapshot()
         self._stable.config = None  # none taken yet
-        self.budget.forget_network(trainer.plan.param_count, self.gpu.software)
         self._start_run()
 
     def _start_run(self) -> None:
         self.history.start(f"{'-'.join(map(str, self.trainer.plan.sizes))} seed {self.config.seed}")
-        self.divergence, self.pending_steps = None, 0
+        self.divergence = None
         self.eval_loss = self.eval_grad_loss = float("nan")
         outputs = self.trainer.plan.output_dim
         self.error_max = np.ones((VIEWS, outputs), np.float32)  # per view (values, d/dx, d/dy)
         self.invalid_cells = np.zeros((VIEWS, outputs), np.uint32)  # NaN or inf, per view and output
-        self._last_eval_time = -1.0
         self._config_since = (self.config, self.trainer.step)
         self.evaluator.progress = 0
-        self._throughput.clear()
 
     @property
     def config(self) -> Config:
@@ -180,8 +174,7 @@ class Session(FrameRecording):
         try:
             self._install(*job.finish(self.trainer.parameters() if job.keep_weights else None))
         except Exception as error:  # a compile failure: keep training the old network
-            text = str(error).strip()
-            self.rebuild_error = f"rebuild failed: {text.splitlines()[0] if text else type(error).__name__}"
+            self.rebuild_error = f"rebuild failed: {first_line(error)}"
             return False
         then, self._after_rebuild = self._after_rebuild, None
         if then is not None:
@@ -205,7 +198,7 @@ class Session(FrameRecording):
             while not steps:
                 steps = t.record_piece(encoder, t.learn_units + t.adjust_units)
             t.losses.record_readback(encoder, steps)
-        self._take_losses(steps, t.losses.read())
+        self.take_losses(steps, t.losses.read())
 
     # ---- headless: whole steps now ------------------------------------------------------
     def chunk_size(self, until: int) -> int:
@@ -236,7 +229,7 @@ class Session(FrameRecording):
                     steps = range(first, self.trainer.step)
                     self.trainer.losses.record_readback(encoder, steps)
         self._step_rate.observe(time.perf_counter() - start, count)
-        losses = self._take_losses(steps, self.trainer.losses.read())
+        losses = self.take_losses(steps, self.trainer.losses.read())
         if self.divergence is None and self.trainer.step % self.eval_every == 0:
             self.evaluate()
         return losses
@@ -244,25 +237,26 @@ class Session(FrameRecording):
     def evaluate(self) -> float:
         """A whole evaluation pass now, recorded as a point of the eval curve."""
         evaluation = self.evaluator.evaluate()
-        self._take_evaluation(
+        self.take_evaluation(
             Summary(evaluation.loss, evaluation.grad_loss, evaluation.error_max, evaluation.invalid), evaluation.step
         )
         return evaluation.loss
 
-    def _take_losses(self, steps: range, losses: np.ndarray) -> np.ndarray:
+    def take_losses(self, steps: range, losses: np.ndarray) -> np.ndarray:
         losses, divergence = self.guard.check(steps, losses)
         self.divergence = divergence or self.divergence
         self.history.current.train.extend(np.arange(steps.start + 1, steps.start + 1 + len(losses)), losses)
         return losses
 
-    def _take_summary(self, summary: Summary) -> None:
+    def take_summary(self, summary: Summary) -> None:
         self.eval_loss, self.eval_grad_loss = summary.loss, summary.grad_loss
         self.error_max, self.invalid_cells = summary.error_max, summary.invalid
 
-    def _take_evaluation(self, summary: Summary, step: int) -> None:
-        self._take_summary(summary)
+    def take_evaluation(self, summary: Summary, step: int) -> bool:
+        """The summary, and a point on the eval curve unless `step` has one already (True)."""
+        self.take_summary(summary)
         run = self.history.current
         if run.eval.count and run.eval.x[-1] == step:
-            return
+            return False
         run.eval.extend(step, summary.loss)
-        self._last_eval_time = time.perf_counter()
+        return True

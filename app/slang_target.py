@@ -22,8 +22,8 @@ from .config import MAX_TARGET_SOURCE, MAX_TARGETS
 from .errors import UserError, read_user_text
 from .evaluation import Evaluation
 from .gpu import Gpu
+from .grid import grid_centres
 from .shadergen import TARGET_NAMESPACE, TARGET_SOURCE_NAME, slang_target_block
-from .targets import grid_centres
 
 WATCH_INTERVAL_S = 0.5  # how often the watch looks at the file
 MAX_MESSAGES = 6  # compiler messages kept for the UI

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .errors import UserError
+from .grid import grid_centres
 from .resources import asset
 
 TUTORIAL_TARGETS = ["(x + y) / (1 + y*y)", "2*x + y", "0.5*x*x + 1.2*y", "x + 0.5*y*y"]
@@ -255,14 +256,6 @@ def target_to_numpy(text: str, dtype=np.float64) -> Callable[[np.ndarray, np.nda
             return _to_numpy(tree, x, y)
 
     return evaluate
-
-
-def grid_centres(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
-    """x and y of the G x G cell centres of `domain`, each (G, G) indexed [j, i], j along y."""
-    x0, x1, y0, y1 = domain
-    xs = x0 + (np.arange(grid) + 0.5) / grid * (x1 - x0)
-    ys = y0 + (np.arange(grid) + 0.5) / grid * (y1 - y0)
-    return np.meshgrid(xs, ys)
 
 
 def check_finite(targets, domain, grid: int) -> None:

@@ -25,6 +25,14 @@ def sample_points(seed: int, step: int, count: int, domain) -> tuple[np.ndarray,
     return (x0 + (x1 - x0) * u).astype(np.float32), (y0 + (y1 - y0) * w).astype(np.float32)
 
 
+def grid_centres(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
+    """x and y of the evaluation grid's G x G cell centres over `domain` (the README's eval
+    grid), float64, each (G, G) indexed [j, i] with j along y, as the evaluator stores cells."""
+    x0, x1, y0, y1 = domain
+    centres = (np.arange(grid) + 0.5) / grid
+    return np.meshgrid(x0 + centres * (x1 - x0), y0 + centres * (y1 - y0))
+
+
 def encode(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The network's input from (x, y), per the README's description of each encoding."""
     if config.encoding == "raw":

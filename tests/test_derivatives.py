@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import exported_network
-from reference import linear_to_srgb
+from reference import grid_centres, linear_to_srgb
 
 from app.evaluation import GridEvaluator
 from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
 from app.network_io import forward
-from app.targets import grid_centres, target_to_numpy
+from app.targets import target_to_numpy
 
 GRID = 20
 # ColorBrewer's RdBu (11 classes), as published: the diverging map's anchors, t = 0 .. 1.

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 import slangpy as spy
-from reference import forward_with_input_gradients
+from reference import forward_with_input_gradients, grid_centres
 
 from app.config import Config, validate
 from app.evaluation import GridEvaluator
@@ -118,10 +118,7 @@ def test_outputs_match_the_apps_own_predictions(exported):
     trainer, _, module = exported
     grid = 16
     evaluation = GridEvaluator(trainer, grid).evaluate()
-    x0, x1, y0, y1 = trainer.config.domain
-    xs = x0 + (np.arange(grid) + 0.5) * (x1 - x0) / grid
-    ys = y0 + (np.arange(grid) + 0.5) * (y1 - y0) / grid
-    gx, gy = np.meshgrid(xs, ys)  # [j, i], j along y, as the evaluator stores them
+    gx, gy = grid_centres(trainer.config.domain, grid)
     xy = np.stack([gx.ravel(), gy.ravel()], axis=1).astype(np.float32)
     app = evaluation.predictions.reshape(-1, trainer.plan.output_dim)
     outputs = _per_output(module.output_k, xy, trainer.plan.output_dim)

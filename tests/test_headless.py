@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reference import grid_centres
 
 from app.config import Config, validate
 from app.network_io import forward
@@ -50,8 +51,7 @@ def test_network_json_matches_eval_loss(default_run):
     assert network["layers"][0]["activation"] == "leaky_relu" and network["layers"][0]["negative_slope"] == 0.01
     assert network["layers"][-1]["activation"] == "identity"
     g = summary["eval_grid"]
-    centres = -1 + (np.arange(g) + 0.5) * 2 / g
-    x, y = (a.ravel() for a in np.meshgrid(centres, centres))
+    x, y = (a.ravel() for a in grid_centres([-1, 1, -1, 1], g))
     truth = np.stack([(x + y) / (1 + y * y), 2 * x + y, 0.5 * x * x + 1.2 * y, x + 0.5 * y * y], axis=1)
     loss = np.mean(np.sum((forward(network, x, y) - truth) ** 2, axis=1))
     assert loss == pytest.approx(summary["eval_loss"], rel=1e-4)
@@ -198,8 +198,7 @@ def test_custom_targets_fit_and_the_derivative_loss_agrees_outside(tmp_path):
     network = json.loads((tmp_path / "network.json").read_text())
     assert network["targets"] == ["sin(3*x)*cos(2*y)", "exp(-4*(x*x+y*y))"]
     g = summary["eval_grid"]
-    centres = -1 + (np.arange(g) + 0.5) * 2 / g
-    x, y = (a.ravel() for a in np.meshgrid(centres, centres))
+    x, y = (a.ravel() for a in grid_centres([-1, 1, -1, 1], g))
     truth = np.stack([np.sin(3 * x) * np.cos(2 * y), np.exp(-4 * (x * x + y * y))], axis=1)
     loss = np.mean(np.sum((_outside_forward(network, x, y) - truth) ** 2, axis=1))
     assert loss == pytest.approx(summary["eval_loss"], rel=1e-4)

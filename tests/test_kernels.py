@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from helpers import gpu_loss_and_gradient
-from reference import MAGMA_ENDS, VIRIDIS_ENDS, linear_to_srgb
+from reference import MAGMA_ENDS, VIRIDIS_ENDS, grid_centres, linear_to_srgb
 
 from app.evaluation import GridEvaluator
 from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
@@ -63,9 +63,7 @@ def test_evaluate_grid_matches_numpy_forward(make_trainer, fields):
     evaluation = GridEvaluator(trainer, trainer.config.eval_grid).evaluate()
     c = trainer.config
     grid = c.eval_grid
-    xs = c.domain[0] + (np.arange(grid) + 0.5) / grid * (c.domain[1] - c.domain[0])
-    ys = c.domain[2] + (np.arange(grid) + 0.5) / grid * (c.domain[3] - c.domain[2])
-    x, y = np.meshgrid(xs, ys)
+    x, y = grid_centres(c.domain, grid)
     params = trainer.parameters()
     if c.precision == "half":
         params = params.astype(np.float16).astype(np.float32)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reference import grid_centres
 
 from app import slang_target
 from app.config import Config, validate
@@ -20,7 +21,6 @@ from app.evaluation import GridEvaluator
 from app.network_io import forward
 from app.session import Session
 from app.slang_target import SlangTargetError
-from app.targets import grid_centres
 from app.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -110,17 +110,28 @@ def test_the_layout_follows_the_window_size(ui, size):
     assert covered > 0.95 * size[0] * (size[1] - imgui.get_frame_height())
 
 
-def test_reset_layout_undoes_a_dragged_splitter(ui):
-    default = dict(ui.app.windows)
-    training = default["Training"]
-    ui.move(training[2] + 1, (training[1] + training[3]) / 2)  # on the splitter
+def _drag(ui, start: tuple[float, float], end: tuple[float, float]) -> None:
+    ui.move(*start)
     ui.renderer.make_current()
     imgui.get_io().add_mouse_button_event(0, True)
     ui.frame()
-    ui.move(training[2] + 120, (training[1] + training[3]) / 2)
+    ui.move(*end)
     ui.renderer.make_current()
     imgui.get_io().add_mouse_button_event(0, False)
     ui.frame(4)
+
+
+def _drag_left_splitter(ui, dx: float) -> None:
+    """Drags the splitter right of the Training panel (the left column's edge) by `dx`."""
+    training = ui.app.windows["Training"]
+    y = (training[1] + training[3]) / 2
+    _drag(ui, (training[2] + 1, y), (training[2] + 1 + dx, y))
+
+
+def test_reset_layout_undoes_a_dragged_splitter(ui):
+    default = dict(ui.app.windows)
+    training = default["Training"]
+    _drag_left_splitter(ui, 120)
     assert ui.app.windows["Training"][2] > training[2] + 60, "the splitter moved"
     ui.resize(1000, 700)
     ui.frame(4)
@@ -133,6 +144,93 @@ def test_reset_layout_undoes_a_dragged_splitter(ui):
     assert ui.app.dock.ratios is None
     for name, rect in default.items():
         assert np.allclose(ui.app.windows[name], rect, atol=2), name
+
+
+def test_dragged_panel_sizes_come_back_at_the_next_launch(ui, make_session, tmp_path, monkeypatch):
+    from app import saved
+    from app.ui import settings
+
+    monkeypatch.setattr(saved, "settings_path", lambda: tmp_path / "settings.json")
+    default = dict(ui.app.windows)
+    _drag_left_splitter(ui, 120)
+    diagram = ui.app.windows["Network diagram"]
+    x = (diagram[0] + diagram[2]) / 2
+    _drag(ui, (x, diagram[3] + 1), (x, diagram[3] + 1 - 100))  # the diagram/loss splitter, up
+    dragged = dict(ui.app.windows)
+    assert dragged["Training"][2] > default["Training"][2] + 60
+    assert dragged["Network diagram"][3] < default["Network diagram"][3] - 50, "the second splitter moved"
+    settings.save(ui.app)
+    assert saved.load()["view"]["panel_ratios"] == pytest.approx(list(ui.app.dock.ratios))
+
+    def launch(data: dict) -> OffscreenApp:
+        later = OffscreenApp(make_session(), 1280, 800)
+        settings.restore_view(later.app, data)
+        later.frame(3)
+        return later
+
+    later = launch(saved.load())
+    try:
+        assert later.app.dock.ratios == pytest.approx(ui.app.dock.ratios)
+        for name, rect in dragged.items():
+            assert np.allclose(later.app.windows[name], rect, atol=2), (name, later.app.windows[name], rect)
+        later.click(*_centre(later, "menu view"))
+        later.click(*_centre(later, "reset layout"))
+        later.frame(4)
+        for name, rect in default.items():
+            assert np.allclose(later.app.windows[name], rect, atol=2), name
+        settings.save(later.app)
+        assert saved.load()["view"]["panel_ratios"] is None, "a reset layout is saved as the defaults"
+    finally:
+        later.close()
+    fresh = launch({})  # --fresh: the CLI passes no saved settings
+    try:
+        assert fresh.app.dock.ratios is None
+        assert np.allclose(fresh.app.windows["Training"], default["Training"], atol=2)
+    finally:
+        fresh.close()
+
+
+@pytest.mark.parametrize("value", ["wide", [0.3], [0.3, 0.5, 0.4, float("nan")], [0.99, 0.5, 0.5, 0.5], None])
+def test_saved_panel_ratios_that_do_not_fit_are_ignored(ui, value):
+    from app.ui import settings
+
+    default = dict(ui.app.windows)
+    later = OffscreenApp(ui.session, 1280, 800)
+    try:
+        settings.restore_view(later.app, {"view": {"panel_ratios": value}})
+        later.frame(3)
+        assert later.app.dock.ratios is None
+        for name, rect in default.items():
+            assert np.allclose(later.app.windows[name], rect, atol=2), name
+    finally:
+        later.renderer.destroy()
+
+
+def test_a_new_panel_is_one_row_of_the_table(make_session, monkeypatch):
+    """What adding a panel takes: its draw function and a row in app/ui/panels/table.py (patched
+    in here). It is drawn, docked in its column between the rows around it, and saved."""
+    from app.ui import frame
+    from app.ui.layout import Panel, fraction
+
+    drawn = []
+
+    def notes(app) -> None:
+        drawn.append(app.frame_index)
+        imgui.text("notes")
+
+    panels = (*frame.PANELS[:-1], Panel("Notes", notes, column=2, height=fraction(0.5)), frame.PANELS[-1])
+    monkeypatch.setattr(frame, "PANELS", panels)
+    ui = OffscreenApp(make_session(), 1280, 800)
+    try:
+        ui.frame(6)  # built, settled, measured
+        assert drawn, "its body was drawn"
+        diagram, added, loss = (ui.app.windows[name] for name in ("Network diagram", "Notes", "Loss"))
+        assert diagram[3] <= added[1] + 3 and added[3] <= loss[1] + 3, "stacked between its neighbours"
+        assert added[0] == diagram[0] == loss[0] and added[2] == diagram[2], "in the right column"
+        assert (added[3] - added[1]) == pytest.approx((loss[3] - loss[1]), abs=4), "half of what is left"
+        assert len(ui.app.dock.measured) == 5, "one more ratio"
+    finally:
+        ui.close()
 
 
 def test_non_finite_predictions_have_their_own_colour_and_legend(ui):

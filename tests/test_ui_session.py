@@ -80,6 +80,29 @@ def test_divergence_offers_the_network_from_before_the_change(ui):
     assert ui.session.divergence is None and np.isfinite(ui.session.train_loss) and ui.session.train_loss < 1
 
 
+def _press(ui, key) -> None:
+    for down in (True, False):
+        ui.renderer.make_current()
+        imgui.get_io().add_key_event(key, down)
+        ui.frame()
+
+
+def test_single_steps_while_paused_are_counted_and_a_reset_forgets_them(ui):
+    ui.click(*_centre(ui, "pause"))
+    ui.frame(2)
+    before = ui.session.trainer.step
+    for _ in range(3):
+        _press(ui, imgui.Key.s)
+    ui.frame(3)
+    assert ui.session.trainer.step == before + 3, "one step per S, none besides"
+    ui.app.step_once()
+    ui.app.step_once()
+    ui.app.reset()
+    ui.frame(3)
+    assert ui.session.trainer.step == 0, "the steps asked for before a reset are forgotten"
+    assert ui.app.frames.samples_per_second() == 0.0
+
+
 def _batch_that_outlasts_frames(gpu, fields: dict) -> tuple[int, float]:
     """A batch whose step takes at least three frames on this device (4096 on a CPU driver, far
     more on a GPU), with the seconds a step takes once compiled."""
@@ -110,7 +133,7 @@ def test_a_step_too_big_for_a_frame_is_split_and_gives_the_same_weights(make_ses
                 break
         assert ui.session.trainer.step >= 2, "two steps within 400 frames"
         assert split_frames > 4, f"a step ({step_seconds * 1000:.0f} ms) was split over frames"
-        budget_ms = ui.session.budget.compute_seconds() * 1000
+        budget_ms = ui.app.frames.budget.compute_seconds() * 1000
         assert statistics.median(training_ms[5:]) <= 2 * budget_ms
         # Side-by-side workgroup tiles (a GPU) find their piece size by trying: one frame may hold
         # a piece twice the size that fitted, which ran two rounds of groups (27 ms on an H200).

@@ -12,6 +12,7 @@ import pytest
 
 imgui = pytest.importorskip("imgui_bundle").imgui
 
+from reference import grid_centres  # noqa: E402
 from test_ui_controls import ui  # noqa: E402,F401  (the same fixture: a window of the default session)
 from test_ui_offscreen import _centre, _type  # noqa: E402
 
@@ -54,8 +55,8 @@ def test_typing_targets_live(ui):
     assert ui.session.config.targets[1] == "sin(3*x) * cos(2*y)"
     assert np.array_equal(ui.session.trainer.parameters(), before)
     truth = ui.session.evaluator.evaluate().truths[..., 1]
-    x = (np.arange(64) + 0.5) / 32 - 1
-    np.testing.assert_allclose(truth, np.sin(3 * x)[None, :] * np.cos(2 * x)[:, None], atol=1e-6)
+    x, y = grid_centres([-1, 1, -1, 1], 64)
+    np.testing.assert_allclose(truth, np.sin(3 * x) * np.cos(2 * y), atol=1e-6)
     assert ui.app.targets.mine[0] == "sin(3*x) * cos(2*y)", "remembered for the menu"
 
 

@@ -8,12 +8,10 @@ best PyTorch row of the same network and batch."""
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 
-from ..bench import torch_reference
+from ..bench import options, torch_reference
 from ..bench.runners import AtomicReference, time_app
 from ..bench.startup import cold_and_warm
 from ..config import Config, validate
@@ -133,22 +131,18 @@ def run_benchmarks(args) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.bench", description=__doc__.splitlines()[0])
+    parser = options.parser("bench", __doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes, few steps (under a minute)")
     parser.add_argument("--only", choices=tuple(NETWORKS), help="one network's rows")
     parser.add_argument("--batch", type=int, action="append", help="only this batch size (repeatable)")
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes a while per shape)")
-    parser.add_argument("--json", help="write the results to this file")
-    parser.add_argument("--device", default="auto", choices=("auto", "vulkan", "cuda", "d3d12", "metal"))
     args = parser.parse_args(argv)
     os.environ["VISUAL_TRAINER_BENCH_DEVICE"] = args.device  # the start-up children's device
     report = run_benchmarks(args)
     print(f"device: {report['device']['type']} {report['device']['adapter']}, tensor cores: {report['tensor_cores']}")
     for key, value in report["extras"].items():
         print(f"{key}: {value:.4g}")
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(report, handle, indent=2)
+    options.write_json(args.json, report)
     return 0
 
 

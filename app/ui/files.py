@@ -18,7 +18,7 @@ from imgui_bundle import portable_file_dialogs as pfd
 from .. import checkpoint
 from ..atomic import write_atomic
 from ..device import cache_dir
-from ..errors import UserError
+from ..errors import UserError, first_line
 from ..export_slang import trainer_source
 
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")  # what portable_file_dialogs runs on Linux
@@ -35,11 +35,6 @@ def _with_suffix(path: str, suffix: str) -> Path:
     """A name typed without an extension gets `suffix` (`import` needs .slang, for one)."""
     chosen = Path(path)
     return chosen if chosen.suffix else chosen.with_suffix(suffix)
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
 
 
 class FileActions:
@@ -138,6 +133,6 @@ class FileActions:
         try:
             session.start_rebuild(saved.config, then=put_in)
         except UserError as error:
-            self.app.say(f"not loaded: {_first_line(error)}", ERROR_SECONDS)
+            self.app.say(f"not loaded: {first_line(error)}", ERROR_SECONDS)
             return
         self.app.say("building the checkpoint's network...")

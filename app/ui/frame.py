@@ -9,45 +9,32 @@ import slangpy as spy
 from imgui_bundle import imgui
 
 from ..ui import layout, menu
-from ..ui.panels import diagram, heatmaps, loss_plot, network, neuron_view, training
+from ..ui.panels import neuron_view, training
+from ..ui.panels.table import LOSS, PANELS
 from ..ui.state import AppState
-from ..ui.style import em
 
 BACKGROUND = [0.06, 0.065, 0.075, 1.0]
-_BODIES = {
-    layout.TRAINING: training.draw,
-    layout.NETWORK: network.draw,
-    layout.HEATMAPS: heatmaps.draw,
-    layout.DIAGRAM: diagram.draw,
-    layout.LOSS: loss_plot.draw,
-}
-_FLAGS = {
-    layout.HEATMAPS: imgui.WindowFlags_.horizontal_scrollbar,
-    layout.DIAGRAM: imgui.WindowFlags_.no_scrollbar,
-    layout.LOSS: imgui.WindowFlags_.no_scrollbar,
-}
 
 
 def draw_ui(app: AppState) -> None:
     """The menu bar, the docked panels and the notices; the layout follows the window's size."""
     menu.draw(app)
-    # three images, two colour bars with their tick labels, spacing and the scrollbar gutter
-    layout.dock_space(app.dock, app.windows, em(3 * app.layout.image_em + 14.5), app.layout_reset)
+    layout.dock_space(app.dock, PANELS, app.windows, app.layout_reset, app)
     app.layout_reset = False
-    for title, body in _BODIES.items():
-        if imgui.begin(title, None, _FLAGS.get(title, 0))[0]:
-            body(app)
-        app.remember_window(title)
+    for panel in PANELS:
+        if imgui.begin(panel.title, None, panel.flags)[0]:
+            panel.draw(app)
+        app.remember_window(panel.title)
         imgui.end()
-    if app.selected_neuron is not None and layout.LOSS in app.windows:
-        neuron_view.draw(app, app.windows[layout.LOSS])
+    if app.selected_neuron is not None and LOSS in app.windows:  # drawn over the Loss panel
+        neuron_view.draw(app, app.windows[LOSS])
     training.shortcuts(app)
     menu.notice(app)
 
 
 def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
-    """Builds the UI, records the session's work and the UI into one encoder, submits, waits and
-    hands the results back to the session."""
+    """Builds the UI, records the training work (app.frames, the frame driver) and the UI into one
+    encoder, submits, waits and hands the results back through the frame driver."""
     start = time.perf_counter()
     app.files.poll()
     if app.session.poll_rebuild():
@@ -57,14 +44,14 @@ def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
     app.renderer.begin_frame(target.width, target.height, delta_time)
     draw_ui(app)
     with app.gpu.submit(wait=False) as encoder:
-        work = app.session.record_frame(encoder, app.timer, app.running)
+        work = app.frames.record_frame(encoder, app.running)
         encoder.clear_texture_float(target, clear_value=BACKGROUND)
         app.renderer.end_frame(target, encoder)
-        app.timer.mark(encoder, 3)
+        app.frames.timer.mark(encoder, 3)
     waited = time.perf_counter()
     app.gpu.device.wait()
     waited = time.perf_counter() - waited
-    gpu_seconds = app.timer.read()
+    gpu_seconds = app.frames.timer.read()
     work_seconds = time.perf_counter() - start
-    app.session.finish_frame(work, gpu_seconds, waited, work_seconds)
+    app.frames.finish_frame(work, gpu_seconds, waited, work_seconds)
     app.after_frame(work, delta_time, work_seconds, gpu_seconds)

@@ -1,27 +1,88 @@
-"""The window's layout: a dock space over the whole window (below the menu bar), split into the
-five panels. The layout is four ratios: the left column's width, the Training panel's share of
-it, the heatmaps' share of the rest and the diagram's share of the right column. Whenever the
-window's size changes, the dock space is built again from them, so the layout follows the
-window at any size instead of squeezing the last panel to nothing. Until the user drags a
-splitter the ratios are the defaults for the current size (sizes in em); after, they are the
-user's, kept in the saved settings, until View > Reset layout. Panels cannot be undocked, so
-none can end up floating out of reach."""
+"""The window's layout: a dock space over the whole window (below the menu bar) holding the
+panels of the panel table (app/ui/panels/table.py) in columns, left to right, each column's
+panels stacked top to bottom in table order.
+
+The layout is a tuple of ratios: each column's share of the width from its left edge to the
+window's right (all columns but the last), then, column by column, each panel's share of the
+height from its top to the window's bottom (all panels of a column but the last). Whenever the
+window's size changes, the dock space is built again from them, so the layout follows the window
+at any size instead of squeezing the last panel to nothing. Until the user drags a splitter the
+ratios are the panels' default shares for the current size; after, they are the user's, kept in
+the saved settings (app/ui/settings.py) and restored at the next launch, until View > Reset
+layout. Panels cannot be undocked, so none can end up floating out of reach."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from imgui_bundle import imgui
 from imgui_bundle.imgui import internal as imgui_internal
 
 from ..ui.style import em
 
-TRAINING, NETWORK, HEATMAPS, DIAGRAM, LOSS = "Training", "Network", "Heatmaps", "Network diagram", "Loss"
-PANELS = (TRAINING, NETWORK, HEATMAPS, DIAGRAM, LOSS)
 DOCK_SPACE = "main dock space"
 DRAGGED = 0.01  # a ratio that moved this much since the last build was dragged by the user
 
-Ratios = tuple[float, float, float, float]  # left, training, middle, diagram
+Ratios = tuple[float, ...]
+Share = Callable[[float, Any], float]  # (pixels available, the app) -> the default fraction of them
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One row of the panel table: a docked window and where it goes."""
+
+    title: str
+    draw: Callable[[Any], None]  # draws the panel's body, given the app state
+    column: int  # 0 is the leftmost column
+    # The default share of the column's height from this panel's top down; None: an even share
+    # with the panels below it. The column's last panel takes what is left.
+    height: Share | None = None
+    # On a column's first panel: the column's default share of the width from its left edge to
+    # the right; None: an even share with the columns right of it. The last column takes the rest.
+    width: Share | None = None
+    flags: int = 0  # imgui window flags
+
+
+def _clamp(ratio: float, low: float = 0.1, high: float = 0.9) -> float:
+    return min(max(ratio, low), high)
+
+
+def fraction(value: float) -> Share:
+    return lambda space, app: value
+
+
+def ems(count: float, low: float, high: float) -> Share:
+    """`count` font heights of the space, between `low` and `high` of it."""
+    return lambda space, app: _clamp(em(count) / max(space, 1.0), low, high)
+
+
+def fits(pixels: Callable[[Any], float], low: float, high: float) -> Share:
+    """What the panel's content asks for (`pixels(app)`), between `low` and `high` of the space."""
+    return lambda space, app: _clamp(pixels(app) / max(space, 1.0), low, high)
+
+
+def columns(panels: Sequence[Panel]) -> list[list[Panel]]:
+    by_column: dict[int, list[Panel]] = {}
+    for panel in panels:
+        by_column.setdefault(panel.column, []).append(panel)
+    return [by_column[column] for column in sorted(by_column)]
+
+
+def ratio_count(panels: Sequence[Panel]) -> int:
+    stacks = columns(panels)
+    return len(stacks) - 1 + sum(len(stack) - 1 for stack in stacks)
+
+
+def restored(value) -> Ratios | None:
+    """Ratios read back from the saved settings (which may have been edited), or None."""
+    if not isinstance(value, list) or not value:
+        return None
+    if not all(isinstance(r, (int, float)) and math.isfinite(r) and 0.05 <= r <= 0.95 for r in value):
+        return None
+    return tuple(float(r) for r in value)
 
 
 @dataclass
@@ -32,53 +93,67 @@ class Layout:
     settle: int = 0  # frames until a new build is measured
 
 
-def _clamp(ratio: float, low: float = 0.1, high: float = 0.9) -> float:
-    return min(max(ratio, low), high)
+def default_ratios(panels: Sequence[Panel], width: float, height: float, app) -> Ratios:
+    stacks, ratios = columns(panels), []
+    space = width
+    for index, stack in enumerate(stacks[:-1]):
+        share = stack[0].width
+        ratio = share(space, app) if share else 1.0 / (len(stacks) - index)
+        ratios.append(ratio)
+        space *= 1.0 - ratio
+    for stack in stacks:
+        space = height
+        for index, panel in enumerate(stack[:-1]):
+            ratio = panel.height(space, app) if panel.height else 1.0 / (len(stack) - index)
+            ratios.append(ratio)
+            space *= 1.0 - ratio
+    return tuple(ratios)
 
 
-def default_ratios(width: float, height: float, heatmap_width: float) -> Ratios:
-    left = _clamp(em(22) / max(width, 1.0), 0.2, 0.45)
-    middle = _clamp(heatmap_width / max(width * (1 - left), 1.0), 0.3, 0.6)
-    return left, _clamp(em(34) / max(height, 1.0), 0.45, 0.75), middle, 0.5
-
-
-def measure(windows: dict, pos: imgui.ImVec2, size: imgui.ImVec2) -> Ratios | None:
+def measure(panels: Sequence[Panel], windows: dict, pos: imgui.ImVec2, size: imgui.ImVec2) -> Ratios | None:
     """The ratios the panels' rects show, from the last frame."""
-    if not all(name in windows for name in PANELS) or size.x <= 0 or size.y <= 0:
+    if not all(panel.title in windows for panel in panels) or size.x <= 0 or size.y <= 0:
         return None
-    training, heatmaps, diagram = windows[TRAINING], windows[HEATMAPS], windows[DIAGRAM]
-    left = (training[2] - pos.x) / size.x
-    middle = (heatmaps[2] - heatmaps[0]) / max(size.x - (training[2] - pos.x), 1.0)
-    return left, (training[3] - pos.y) / size.y, middle, (diagram[3] - pos.y) / size.y
+    stacks, ratios = columns(panels), []
+    right, bottom = pos.x + size.x, pos.y + size.y
+    for stack in stacks[:-1]:
+        left = min(windows[panel.title][0] for panel in stack)
+        ratios.append((max(windows[panel.title][2] for panel in stack) - left) / max(right - left, 1.0))
+    for stack in stacks:
+        for panel in stack[:-1]:
+            top = windows[panel.title][1]
+            ratios.append((windows[panel.title][3] - top) / max(bottom - top, 1.0))
+    return tuple(ratios)
 
 
-def _build(dock_id: int, size: imgui.ImVec2, ratios: Ratios) -> None:
-    left_ratio, training_ratio, middle_ratio, diagram_ratio = ratios
+def _build(panels: Sequence[Panel], dock_id: int, size: imgui.ImVec2, ratios: Ratios) -> None:
     imgui_internal.dock_builder_remove_node(dock_id)
     imgui_internal.dock_builder_add_node(dock_id, imgui_internal.DockNodeFlagsPrivate_.dock_space)
     imgui_internal.dock_builder_set_node_size(dock_id, size)
     split = imgui_internal.dock_builder_split_node_py
-    left, rest = split(dock_id, imgui.Dir.left, _clamp(left_ratio))[1:]
-    training, network = split(left, imgui.Dir.up, _clamp(training_ratio))[1:]
-    heatmaps, right = split(rest, imgui.Dir.left, _clamp(middle_ratio))[1:]
-    diagram, loss = split(right, imgui.Dir.up, _clamp(diagram_ratio))[1:]
-    for name, node in (
-        (TRAINING, training),
-        (NETWORK, network),
-        (HEATMAPS, heatmaps),
-        (DIAGRAM, diagram),
-        (LOSS, loss),
-    ):
-        imgui_internal.dock_builder_dock_window(name, node)
+    stacks = columns(panels)
+    widths, heights = iter(ratios[: len(stacks) - 1]), iter(ratios[len(stacks) - 1 :])
+    rest = dock_id
+    for index, stack in enumerate(stacks):
+        if index < len(stacks) - 1:
+            column, rest = split(rest, imgui.Dir.left, _clamp(next(widths)))[1:]
+        else:
+            column = rest
+        for panel in stack[:-1]:
+            node, column = split(column, imgui.Dir.up, _clamp(next(heights)))[1:]
+            imgui_internal.dock_builder_dock_window(panel.title, node)
+        imgui_internal.dock_builder_dock_window(stack[-1].title, column)
     imgui_internal.dock_builder_finish(dock_id)
 
 
-def dock_space(layout: Layout, windows: dict, heatmap_width: float, reset: bool) -> None:
+def dock_space(layout: Layout, panels: Sequence[Panel], windows: dict, reset: bool, app) -> None:
     """This frame's dock space: built again on a reset, a new window size or a first frame."""
     viewport = imgui.get_main_viewport()
     pos, size = viewport.work_pos, viewport.work_size
     dock_id = imgui.get_id(DOCK_SPACE)
-    now = measure(windows, pos, size)
+    if layout.ratios is not None and len(layout.ratios) != ratio_count(panels):
+        layout.ratios = None  # saved for another set of panels
+    now = measure(panels, windows, pos, size)
     if layout.built_size == (size.x, size.y) and layout.settle == 0 and now is not None:
         if layout.measured is not None and max(abs(a - b) for a, b in zip(now, layout.measured)) > DRAGGED:
             layout.ratios = now  # the user dragged a splitter
@@ -87,6 +162,6 @@ def dock_space(layout: Layout, windows: dict, heatmap_width: float, reset: bool)
     if reset:
         layout.ratios = None
     if reset or layout.built_size != (size.x, size.y) or imgui_internal.dock_builder_get_node(dock_id) is None:
-        _build(dock_id, size, layout.ratios or default_ratios(size.x, size.y, heatmap_width))
+        _build(panels, dock_id, size, layout.ratios or default_ratios(panels, size.x, size.y, app))
         layout.built_size, layout.measured, layout.settle = (size.x, size.y), None, 2
     imgui.dock_space_over_viewport(dock_id, viewport, imgui.DockNodeFlags_.no_undocking)

@@ -1,6 +1,7 @@
 """The view part of the saved settings (app.saved holds the file and the config part): the
-window layout (ImGui's ini text), a few view preferences and the user's own target expressions
-(the target menu's "yours")."""
+window layout (ImGui's ini text and the panels' ratios once the user has dragged a splitter), a
+few view preferences and the user's own target expressions (the target menu's "yours").
+`--fresh` starts from none of it: the CLI then passes no saved settings."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from imgui_bundle import imgui
 from .. import saved
 from ..errors import UserError
 from ..targets import parse_target
+from ..ui import layout
 from ..ui.target_edits import MAX_MINE
 
 
@@ -16,8 +18,10 @@ def restore_view(app, data: dict) -> None:
     view = data.get("view", {})
     if not isinstance(view, dict):
         return
+    app.renderer.make_current()
     if isinstance(view.get("ini"), str):
         imgui.load_ini_settings_from_memory(view["ini"])
+    app.dock.ratios = layout.restored(view.get("panel_ratios"))  # checked against the panels when built
     if isinstance(view.get("image_em"), (int, float)) and 3 <= view["image_em"] <= 20:
         app.layout.image_em = float(view["image_em"])
     outputs = view.get("outputs")
@@ -41,8 +45,11 @@ def _valid_target(text) -> bool:
 
 def save(app) -> None:
     """Saves the view and the config worth restoring (never one that just diverged)."""
+    app.renderer.make_current()
+    ratios = app.dock.ratios
     view = {
         "ini": imgui.save_ini_settings_to_memory(),
+        "panel_ratios": None if ratios is None else list(ratios),
         "image_em": app.layout.image_em,
         "vsync": app.vsync,
         "outputs": None if app.layout.outputs is None else list(app.layout.outputs),

@@ -14,12 +14,11 @@ from imgui_bundle import imgui
 from .. import grad_check
 from ..config import STRUCTURAL_FIELDS, Config
 from ..device import cache_dir
-from ..errors import UserError
+from ..errors import UserError, first_line
 from ..evaluation import Evaluation
+from ..frame_driver import FrameDriver, FrameWork
 from ..grad_check import GradCheck
 from ..session import Session
-from ..session_frames import FrameWork
-from ..timing import GpuTimer
 from ..ui.files import FileActions
 from ..ui.heatmap_view import HeatmapLayout
 from ..ui.layout import Layout
@@ -46,7 +45,7 @@ class AppState:
         self.layout = HeatmapLayout(image_em=7.5)
         self.field_errors: dict[str, str] = {}  # a rejected value's message, by the field it came from
         self.stats = Stats()
-        self.timer = GpuTimer(session.gpu.device)
+        self.frames = FrameDriver(session)  # the frame budget and each frame's training work
         self.screenshot_path: str | None = None
         self.dock = Layout()  # the panels' layout (app.ui.layout)
         self.layout_reset = False  # View > Reset layout: rebuild the default next frame
@@ -158,13 +157,11 @@ class AppState:
             self.grad_check = grad_check.run(self.session.trainer)
         except Exception as error:  # a failure to run is a message, not a crash
             self.grad_check = None
-            self.say(
-                f"gradient check failed to run: {str(error).strip().splitlines()[0] if str(error).strip() else error}"
-            )
+            self.say(f"gradient check failed to run: {first_line(error)}")
 
     def step_once(self) -> None:
         if not self.running:
-            self.session.pending_steps += 1
+            self.frames.step_once()
 
     def resume(self, lr_factor: float = 1.0) -> None:
         """After a divergence: train again, with the learning rate scaled by `lr_factor`."""
@@ -186,8 +183,8 @@ class AppState:
         if work.training.kind == "steps":
             self.stats.training = f"{work.training.units:,} steps / frame"
         elif work.training.kind:
-            seconds = self.session.seconds_per_step()
-            frames = max(2, round(seconds / max(self.session.budget.compute_seconds(), 1e-6)))
+            seconds = self.frames.seconds_per_step()
+            frames = max(2, round(seconds / max(self.frames.budget.compute_seconds(), 1e-6)))
             self.stats.training = f"1 step in ~{frames:,} frames ({seconds:.3g} s of GPU)"
         self.frame_index += 1
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import slangpy as spy
 from slangpy.ui import imgui_bundle as spy_imgui
 
+from ..errors import first_line
 from ..gpu import Gpu
 from ..session import Session
 from ..start import Start
@@ -84,7 +85,7 @@ class _Window:
             try:
                 save_png(target, path)
             except Exception as error:  # a full disk, say: the session goes on
-                self.app.say(f"screenshot not saved: {str(error).strip().splitlines()[0]}")
+                self.app.say(f"screenshot not saved: {first_line(error)}")
                 return
             self.app.say(f"screenshot saved: {path}")
             print(f"screenshot: {path}", flush=True)

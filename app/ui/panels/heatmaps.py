@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
+from ...grid import cell_centre
 from ...heatmaps import VIEWS
 from ...ui.heatmap_view import draw_heatmaps
 from ...ui.panels import targets
@@ -14,10 +15,7 @@ from ...ui.style import MUTED, em
 def _lookup(app):
     def lookup(view: int, output: int, i: int, j: int):
         ev = app.evaluation()  # read back only while the mouse is over a heatmap
-        g = ev.predictions.shape[0]
-        x0, x1, y0, y1 = app.config.domain
-        x = x0 + (i + 0.5) / g * (x1 - x0)
-        y = y0 + (j + 0.5) / g * (y1 - y0)
+        x, y = cell_centre(app.config.domain, ev.predictions.shape[0], i, j)
         if view == 0:
             return x, y, float(ev.truths[j, i, output]), float(ev.predictions[j, i, output])
         d = ev.derivatives[j, i, output]
@@ -86,3 +84,9 @@ def draw(app) -> None:
         targets.row_title(app, imgui.get_cursor_pos_x() + em(2.5) + row_width),
     )
     targets.draw_after_rows(app)
+
+
+def wanted_width(app) -> float:
+    """The panel's width for a row of three images: two colour bars with their tick labels,
+    spacing and the scrollbar gutter besides."""
+    return em(3 * app.layout.image_em + 14.5)

@@ -169,7 +169,7 @@ def _figures(app) -> None:
             "in x and y, summed over outputs (forward-mode autodiff of network and truth)"
         )
     if app.running:
-        rate = session.samples_per_second()
+        rate = app.frames.samples_per_second()
         _row("samples / s", f"{rate / 1e6:.2f} M" if rate >= 1e4 else f"{rate:,.0f}")
         _row("training", s.training)
         plan = session.trainer.plan

@@ -1,20 +1,20 @@
 """Frame-time benchmark: the app at 1280x800, frames rendered offscreen through the same frame()
 path as the window (no present, so no vsync wait), beside a headless run of the same network.
 
-    python -m app.ui.frame_bench [--frames N] [--json PATH] [--device auto] [--batch-size B]
-                                 [--hidden 16] [--seconds S]
+    python -m app.bench.frame [--frames N] [--json PATH] [--device auto] [--batch-size B]
+                              [--hidden 16] [--seconds S]
 
 It prints the paused frame time, the training frame time (median and 95th percentile: the
 frame budget aims at 60 frames/s), the samples/s the window trains at, the samples/s a headless
-run of the same network trains at, and their ratio."""
+run of the same network trains at, and their ratio. A benchmark is a top-level tool, not core:
+this one drives the offscreen UI, so it imports app.ui."""
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import time
 
+from ..bench import options
 from ..config import Config
 from ..device import describe
 from ..gpu import create_gpu
@@ -103,10 +103,8 @@ def _print(result: dict) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser("bench.frame", __doc__)
     parser.add_argument("--frames", type=int, default=200, help="frames per mode")
-    parser.add_argument("--json", help="also write the results to this file")
-    parser.add_argument("--device", default="auto")
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
     parser.add_argument("--batch-size", type=int, default=Config().batch_size)
@@ -115,9 +113,7 @@ def main() -> int:
     args = parser.parse_args()
     result = run(args)
     _print(result)
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(result, handle, indent=2)
+    options.write_json(args.json, result)
     return 0
 
 

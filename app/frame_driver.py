@@ -1,19 +1,31 @@
-"""The window's side of a Session (app/session.py): what one frame records, as much training and
-evaluation as the frame budget (app/budget.py) allows, and what is taken from it once the frame's
-GPU work has run. A mixin rather than a second object so that a newcomer still finds every part
-of the training loop on `Session`; it uses the session's trainer, evaluator, guard and budget."""
+"""The window's side of training: a FrameDriver, created by the UI (app/ui/state.py) for one
+Session, decides each frame how much training and evaluation fit (the frame budget,
+app/budget.py), records that work into the frame's encoder and takes the results back once the
+frame's GPU work has run. Headless runs never make one: they call Session.advance.
+
+It owns what only the window needs: the frame budget, the GPU timer it learns from, the single
+steps asked for while paused, the samples/s shown and when the loss curve last got an eval
+point. It reaches the session through a small interface: it reads the session's `trainer`,
+`evaluator`, `heatmaps`, `guard`, `gpu`, `divergence` and `history.current`, and hands results
+back through `take_losses`, `take_summary` and `take_evaluation`. A new network (the session's
+trainer replaced) makes the budget guess its costs afresh; a new run (a reset, a rebuild, a
+checkpoint loaded) clears the steps asked for and the samples/s."""
 
 from __future__ import annotations
 
+import collections
 import time
 from dataclasses import dataclass
 
 import slangpy as spy
 
-from .budget import StepShape, TrainingWork
+from .budget import FrameBudget, StepShape, TrainingWork
+from .history import Run
 from .loss_ring import LOSS_HISTORY
 from .plan import ADJUST_PARAMS
+from .session import Session
 from .timing import GpuTimer
+from .trainer import Trainer
 
 EVAL_INTERVAL_S = 0.5  # the window plots an eval point at most this often
 FRAME_SUBMIT_STEPS = 32  # whole steps per command buffer before the frame's own
@@ -39,17 +51,45 @@ class FrameWork:
         return self.record_seconds + gpu_seconds
 
 
-class FrameRecording:
-    def record_frame(self, encoder: spy.CommandEncoder, timer: GpuTimer, running: bool) -> FrameWork:
+class FrameDriver:
+    def __init__(self, session: Session):
+        self.session = session
+        self.budget = FrameBudget()
+        self.timer = GpuTimer(session.gpu.device)
+        self.pending_steps = 0  # single steps asked for while paused
+        self._throughput: collections.deque[tuple[float, int]] = collections.deque()
+        self._last_eval_time = -1.0
+        self._trainer: Trainer | None = None  # the network the budget has learned the costs of
+        self._run: Run | None = None  # the run the bookkeeping below belongs to
+        self._follow_session()
+
+    def _follow_session(self) -> None:
+        """Catches up with a network or run the session started since the last call."""
+        session = self.session
+        if session.trainer is not self._trainer:
+            self._trainer = session.trainer
+            self.budget.forget_network(session.trainer.plan.param_count, session.gpu.software)
+        if session.history.current is not self._run:
+            self._run = session.history.current
+            self.pending_steps = 0
+            self._throughput.clear()
+            self._last_eval_time = -1.0
+
+    def step_once(self) -> None:
+        """One more step while paused (the S key)."""
+        self._follow_session()
+        self.pending_steps += 1
+
+    def record_frame(self, encoder: spy.CommandEncoder, running: bool) -> FrameWork:
         """Records this frame's training and evaluation, as much as the budget allows."""
+        self._follow_session()
         start = time.perf_counter()
-        t = self.trainer
-        train = self.divergence is None and (running or self.pending_steps > 0)
+        session, timer = self.session, self.timer
+        evaluator, t = session.evaluator, session.trainer
+        train = session.divergence is None and (running or self.pending_steps > 0)
         cells = 0
-        if self.evaluator.stale() and self.evaluator.can_start():
-            cells, eval_seconds = self.budget.plan_eval(
-                self.evaluator.cells - self.evaluator.progress, self.evaluator.cells
-            )
+        if evaluator.stale() and evaluator.can_start():
+            cells, eval_seconds = self.budget.plan_eval(evaluator.cells - evaluator.progress, evaluator.cells)
         else:
             eval_seconds = 0.0
         work = TrainingWork("", 0, 0)
@@ -63,46 +103,46 @@ class FrameRecording:
             if work.kind == "steps":  # at most the loss ring's length, and the steps asked for while paused
                 units = min(work.units, LOSS_HISTORY if running else min(LOSS_HISTORY, self.pending_steps))
                 work = TrainingWork("steps", units, units * t.config.batch_size)
-        steps, overlapped = self._record_training(encoder, timer, work)
+        steps, overlapped = self._record_training(encoder, work)
         record_seconds = time.perf_counter() - start
         timer.mark(encoder, 1)
-        complete = self.evaluator.record(encoder, cells) if cells else False
-        if self.heatmaps is not None and 0 < self.evaluator.passes != self.heatmaps.drawn:
-            self.heatmaps.record_draw(encoder)
+        complete = evaluator.record(encoder, cells) if cells else False
+        if session.heatmaps is not None and 0 < evaluator.passes != session.heatmaps.drawn:
+            session.heatmaps.record_draw(encoder)
         if complete:
-            self.evaluator.record_summary(encoder)
+            evaluator.record_summary(encoder)
         t.losses.record_readback(encoder, steps)
         timer.mark(encoder, 2)
         return FrameWork(work, steps, cells, complete, record_seconds, overlapped)
 
-    def _record_training(self, encoder: spy.CommandEncoder, timer: GpuTimer, work: TrainingWork) -> tuple[range, bool]:
+    def _record_training(self, encoder: spy.CommandEncoder, work: TrainingWork) -> tuple[range, bool]:
         """Marks the frame's start and records its training. Whole steps beyond FRAME_SUBMIT_STEPS
         go in command buffers of their own, submitted at once, so that the GPU runs them while the
         CPU records the rest and the UI; the last ones go in the frame's encoder."""
-        t = self.trainer
+        t, guard, device = self.session.trainer, self.session.guard, self.session.gpu.device
         if work.kind != "steps" or work.units <= FRAME_SUBMIT_STEPS:
-            timer.mark(encoder, 0)
+            self.timer.mark(encoder, 0)
             if not work.kind:
                 return range(0), False
             if not t.progress.started:
-                self.guard.record_snapshot(encoder)
+                guard.record_snapshot(encoder)
             return (t.record_steps if work.kind == "steps" else t.record_piece)(encoder, work.units), False
         first, remaining = t.step, work.units
-        lead = self.gpu.device.create_command_encoder()
-        timer.mark(lead, 0)
-        self.guard.record_snapshot(lead)
+        lead = device.create_command_encoder()
+        self.timer.mark(lead, 0)
+        guard.record_snapshot(lead)
         while remaining > FRAME_SUBMIT_STEPS:
             t.record_steps(lead, FRAME_SUBMIT_STEPS)
             remaining -= FRAME_SUBMIT_STEPS
-            self.gpu.device.submit_command_buffer(lead.finish())
+            device.submit_command_buffer(lead.finish())
             if remaining > FRAME_SUBMIT_STEPS:
-                lead = self.gpu.device.create_command_encoder()
+                lead = device.create_command_encoder()
         t.record_steps(encoder, remaining)
         return range(first, t.step), True
 
     def _step_shape(self) -> StepShape:
-        t = self.trainer
-        side_by_side = t.plan.gradient_path == "tiles" and not self.gpu.software
+        t = self.session.trainer
+        side_by_side = t.plan.gradient_path == "tiles" and not self.session.gpu.software
         return StepShape(
             t.config.batch_size,
             t.learn_units,
@@ -114,14 +154,17 @@ class FrameRecording:
 
     def finish_frame(self, work: FrameWork, gpu_seconds: dict, wait_seconds: float, frame_work_seconds: float) -> None:
         """After the frame's encoder has run: losses, guard, evaluation, what the budget learns."""
+        session = self.session
         if work.steps:
             self.pending_steps = max(0, self.pending_steps - len(work.steps))
-            self._take_losses(work.steps, self.trainer.losses.read())
+            session.take_losses(work.steps, session.trainer.losses.read())
         if work.eval_complete:
-            summary = self.evaluator.read_summary()
-            self._take_summary(summary)
-            if time.perf_counter() - self._last_eval_time >= EVAL_INTERVAL_S or self.history.current.eval.count == 0:
-                self._take_evaluation(summary, self.evaluator.complete.step)
+            summary = session.evaluator.read_summary()
+            session.take_summary(summary)
+            now = time.perf_counter()
+            if now - self._last_eval_time >= EVAL_INTERVAL_S or session.history.current.eval.count == 0:
+                if session.take_evaluation(summary, session.evaluator.complete.step):
+                    self._last_eval_time = now
         # Without timestamp queries, charge the whole GPU wait to each part: cautious, not exact.
         train_gpu = gpu_seconds.get("training", wait_seconds) if work.training.kind else 0.0
         eval_gpu = gpu_seconds.get("heatmaps", wait_seconds) if work.cells else 0.0
@@ -129,7 +172,7 @@ class FrameRecording:
         other = frame_work_seconds - training_seconds - eval_gpu
         self.budget.observe(work.training, training_seconds, work.cells, eval_gpu, other)
         now = time.perf_counter()
-        self._throughput.append((now, self.trainer.samples_seen))
+        self._throughput.append((now, session.trainer.samples_seen))
         while now - self._throughput[0][0] > THROUGHPUT_WINDOW_S and len(self._throughput) > 2:
             self._throughput.popleft()
 
@@ -139,6 +182,7 @@ class FrameRecording:
 
     def samples_per_second(self) -> float:
         """Samples trained per second of wall time over the last second (what a user sees)."""
+        self._follow_session()
         if len(self._throughput) < 2:
             return 0.0
         (t0, s0), (t1, s1) = self._throughput[0], self._throughput[-1]

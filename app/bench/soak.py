@@ -1,7 +1,7 @@
 """Soak benchmark (figures, not a test): does a long session leak?
 
-    python -m app.ui.soak [--steps 1000000] [--frames 10000] [--change-every 300]
-                          [--batch-size 256] [--device auto] [--json PATH]
+    python -m app.bench.soak [--steps 1000000] [--frames 10000] [--change-every 300]
+                             [--batch-size 256] [--device auto] [--json PATH]
 
 1. Headless: --steps training steps through Session.advance, as `--headless` runs them.
 2. Window: --frames frames of the full UI at 1280x800, rendered offscreen through the same
@@ -12,18 +12,17 @@ It prints host RSS and the trainer's GPU memory at the start and the end of each
 them against the bound it holds to: RSS may grow by what the loss history needs (16 bytes a
 step, amortised doubling: up to 32) plus SLACK_BYTES; once every architecture has been built
 once (its kernels stay cached by design), the window's RSS may grow by SLACK_BYTES only; the
-trainer's GPU memory for one architecture must not change. Lives under app/ui because the
-second part drives the UI."""
+trainer's GPU memory for one architecture must not change. A benchmark is a top-level tool, not
+core: the second part drives the offscreen UI, so it imports app.ui."""
 
 from __future__ import annotations
 
-import argparse
 import gc
-import json
 import os
 import resource
 import time
 
+from ..bench import options
 from ..config import Config
 from ..device import describe
 from ..gpu import create_gpu
@@ -153,13 +152,11 @@ def _print(result: dict) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser("bench.soak", __doc__)
     parser.add_argument("--steps", type=int, default=1_000_000)
     parser.add_argument("--frames", type=int, default=10_000)
     parser.add_argument("--change-every", type=int, default=300)
     parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--device", default="auto")
-    parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     gpu = create_gpu(args.device)
     result = {
@@ -169,9 +166,7 @@ def main() -> int:
         "window": window(gpu, args.frames, args.change_every, args.batch_size),
     }
     _print(result)
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(result, handle, indent=2)
+    options.write_json(args.json, result)
     return 0 if result["headless"]["within_bound"] and result["window"]["within_bound"] else 1
 
 

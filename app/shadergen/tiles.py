@@ -1,0 +1,170 @@
+"""Prints learnGradient for workgroup tiles (shaders/tiles.slang): the per-layer calls of the
+forward and backward passes over a tile of samples, and the gradient accumulators each thread
+(SIMT) or warp (tensor cores) holds over the workgroup's whole sample loop."""
+
+from __future__ import annotations
+
+from ..plan import MMA_SUBGROUP, TILED_THREADS, NetworkPlan
+from .chain import LayerStep, indent, layer_lines
+
+
+def tile_constants(plan: NetworkPlan) -> str:
+    rows, heights = plan.tile_rows, _heights(plan)
+    return f"""// Workgroup tiles: the shared-memory rows of each layer (app/plan.py)
+static const uint TILED_THREADS = {TILED_THREADS};
+static const uint MMA_SUBGROUP = {MMA_SUBGROUP};
+static const uint TILE_SAMPLES = {plan.tile_samples};
+static const uint TILE_PAD = {plan.tile_pad};
+static const uint TILE_ACT_ROWS = {rows[-1]};
+static const uint TILE_GRAD_ROWS = {max(heights[1:])};
+static const uint INPUT_PAD = {heights[0]};
+static const uint OUTPUT_PAD = {heights[-1]};
+static const uint FIRST_OUT = {plan.sizes[1]};
+static const uint LAST_IN = {plan.sizes[-2]};
+typealias TileT = NFloat;"""
+
+
+def _count(entries: int, per: int) -> int:
+    return max(1, -(-entries // per))
+
+
+def _heights(plan: NetworkPlan) -> list[int]:
+    """The shared-memory rows of each layer's input, then the output's (padded on tensor cores)."""
+    rows = plan.tile_rows
+    return [rows[k + 1] - rows[k] for k in range(len(plan.sizes))]
+
+
+def _forward(plan: NetworkPlan) -> list[str]:
+    """Each layer's activations from the one below, SIMT or on tensor cores."""
+    rows = plan.tile_rows
+
+    def layer(s: LayerStep) -> str:
+        weights, between = f"w + {s.layer.offset}", f"{rows[s.k]}, {rows[s.k + 1]}"
+        if not any(plan.mma):
+            return f"simtForward<{s.sizes}, {s.activation}>(tid, {weights}, {between});"
+        return (
+            f"mmaForward<{_mma_sizes(plan, s)}, {s.activation}>(tid, {_weights(plan, s)}, {weights}, {between}, "
+            f"{0 if s.last else -1}, loss);"
+        )
+
+    return layer_lines(plan, layer)
+
+
+def _backward(plan: NetworkPlan) -> list[str]:
+    """From the loss to the first layer."""
+    rows = plan.tile_rows
+
+    def layer(s: LayerStep) -> list[str]:
+        fan_out, offset, block = s.layer.fan_out, s.layer.offset, s.block
+        calls = (
+            [] if s.last else [f"tileActivationGradient<{fan_out}, HiddenActivation>(tid, {block}, {rows[s.k + 1]});"]
+        )
+        calls.append(f"simtGradients<{s.sizes}>(tid, {block}, {rows[s.k]}, slot + {offset});")
+        if s.k > 0:  # the first layer's input is the encoded sample: no dH needed
+            calls.append(f"simtBackward<{s.sizes}>(tid, w + {offset}, {block}, {1 - block});")
+        return calls
+
+    loss = f"loss += tileLossGradient<OutputActivation>(tid, {rows[len(plan.layers)]}, 0);"
+    return [loss, *layer_lines(plan, layer, backward=True)]
+
+
+def _weights(plan: NetworkPlan, s: LayerStep) -> str:
+    """Where layer k's weights are read from on tensor cores, and their row stride."""
+    if s.k == 0:
+        return f"WEIGHTS_FIRST, {_heights(plan)[0]}"
+    return f"{'WEIGHTS_LAST' if s.last else 'WEIGHTS_GLOBAL'}, {s.layer.fan_in}"
+
+
+def _mma_tiles(plan: NetworkPlan, s: LayerStep) -> int:
+    """The 16x16 accumulator tiles of layer k's weight gradient that each warp holds."""
+    heights = _heights(plan)
+    return _count((heights[s.k + 1] // 16) * (heights[s.k] // 16), TILED_THREADS // MMA_SUBGROUP)
+
+
+def _mma_sizes(plan: NetworkPlan, s: LayerStep) -> str:
+    """`In, Out, padded In, padded Out`."""
+    heights = _heights(plan)
+    return f"{s.sizes}, {heights[s.k]}, {heights[s.k + 1]}"
+
+
+def _mma_backward(plan: NetworkPlan) -> list[str]:
+    """From the output layer's dZ (block 0, written by its forward) to the first layer; the
+    activation derivative of the layer below is applied as dH passes through tileStage."""
+    rows, heights = plan.tile_rows, _heights(plan)
+
+    def layer(s: LayerStep) -> list[str]:
+        k, block = s.k, s.block
+        calls = [
+            f"mmaGradients<{heights[k]}, {heights[k + 1]}, {_mma_tiles(plan, s)}>(tid, {block}, {rows[k]}, mma{k});",
+            f"bias{k} += tileBiasGradient<{s.layer.fan_out}>(tid, {block});",
+        ]
+        if k > 0:
+            calls.append(
+                f"mmaBackward<{s.sizes}, {heights[k + 1]}, HiddenActivation>(tid, {_weights(plan, s)}, "
+                f"w + {s.layer.offset}, {block}, {1 - block}, {rows[k]});"
+            )
+        return calls
+
+    return layer_lines(plan, layer, backward=True)
+
+
+def _mma_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str]]:
+    """Each layer's gradient accumulators: declared before the sample loop, written after it."""
+
+    def declare(s: LayerStep) -> list[str]:
+        k, tiles = s.k, _mma_tiles(plan, s)
+        return [
+            f"MatC mma{k}[{tiles}];",
+            f"for (int q = 0; q < {tiles}; q++) mma{k}[q] = MatC(0.0);",
+            f"float bias{k} = 0.0;  // bias `tid`'s gradient (widths are at most TILED_THREADS)",
+        ]
+
+    def write(s: LayerStep) -> list[str]:
+        k, layer = s.k, s.layer
+        return [
+            f"mmaWriteGradients<{_mma_sizes(plan, s)}, {_mma_tiles(plan, s)}>(tid, slot + {layer.offset}, mma{k});",
+            f"if (tid < {layer.fan_out}) slot[{layer.bias_offset} + tid] = bias{k};",
+        ]
+
+    first, last = plan.layers[0], plan.layers[-1]
+    staging = f"mmaStageWeights(tid, w + {first.offset}, w + {last.offset});  // ends with a barrier"
+    return [*layer_lines(plan, declare), staging], layer_lines(plan, write)
+
+
+def tiles_kernel(plan: NetworkPlan) -> str:
+    mma = any(plan.mma)
+    forward, backward = _forward(plan), (_mma_backward(plan) if mma else _backward(plan))
+    declare, write = _mma_accumulators(plan) if mma else ([], [])
+    if mma:
+        declare.insert(0, "// Each warp's weight-gradient tiles and each thread's bias gradient, over all tiles")
+        write.insert(0, "// Into this workgroup's gradient slot")
+    after_loop = "\n\n" + indent(write, 1) if write else ""
+    return f"""// learnGradient for workgroup tiles: a workgroup moves tiles of TILE_SAMPLES samples through
+// every layer in shared memory, forward then backward, its products {"on tensor cores" if mma else "on the shader cores (SIMT)"}.
+[shader("compute")]
+[numthreads(TILED_THREADS, 1, 1)]
+void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID, uniform StepArgs* args)
+{{
+    let a = *args;
+    uint tid = localId.x, group = groupId.x + a.groupOffset;
+    uint groups = a.threadCount / TILED_THREADS;
+    uint tiles = (a.batchSize + TILE_SAMPLES - 1) / TILE_SAMPLES;
+    float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
+    NFloat* w = a.weights;
+    float* slot = a.gradientSlots + group * PARAM_COUNT;  // this workgroup's alone
+{indent([*declare, "float loss = 0.0;"], 1)}
+    for (uint tile = group; tile < tiles; tile += groups)  // the same count for the whole group
+    {{
+        tileLoadSamples(tid, tile, a.batchSize, a.seed, a.step, domain);
+
+        // Forward: each layer's activations into shared memory
+{indent(forward, 2)}
+
+        // Backward: from the loss to the first layer
+{indent(backward, 2)}
+        GroupMemoryBarrierWithGroupSync();  // the next tile overwrites the blocks
+    }}{after_loop}
+    float total = tileLossSum(tid, loss);
+    if (tid == 0)
+        a.lossSlots[group] += total;
+}}"""

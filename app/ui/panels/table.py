@@ -1,0 +1,28 @@
+"""The panel table: every docked panel of the window, once. frame.py draws them from it and
+layout.py docks them by it, so a new panel is its module plus one row here.
+
+Columns run left to right, a column's panels top to bottom in the order of the rows. Shares are
+the defaults until the user drags a splitter (app/ui/layout.py says how they are read)."""
+
+from __future__ import annotations
+
+from imgui_bundle import imgui
+
+from ...ui.layout import Panel, ems, fits, fraction
+from ...ui.panels import diagram, heatmaps, loss_plot, network, training
+
+TRAINING, NETWORK, HEATMAPS, DIAGRAM, LOSS = "Training", "Network", "Heatmaps", "Network diagram", "Loss"
+
+PANELS = (
+    Panel(TRAINING, training.draw, column=0, width=ems(22, 0.2, 0.45), height=ems(34, 0.45, 0.75)),
+    Panel(NETWORK, network.draw, column=0),
+    Panel(
+        HEATMAPS,
+        heatmaps.draw,
+        column=1,
+        width=fits(heatmaps.wanted_width, 0.3, 0.6),
+        flags=imgui.WindowFlags_.horizontal_scrollbar,
+    ),
+    Panel(DIAGRAM, diagram.draw, column=2, height=fraction(0.5), flags=imgui.WindowFlags_.no_scrollbar),
+    Panel(LOSS, loss_plot.draw, column=2, flags=imgui.WindowFlags_.no_scrollbar),
+)

@@ -1,0 +1,142 @@
+"""`python -m app.shadergen` prints the module the app compiles, for any config: the printed
+text is the app's own, and it compiles on the device into every entry point's pipeline (on
+lavapipe too for the tensor-core module, which only an NVIDIA device runs: tests/test_tensor_cores.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app import slang_target
+from app.cli_args import build_parser, config_from_args
+from app.kernels import link_programs
+from app.plan import plan_for
+from app.shadergen import network_source
+from app.shadergen.__main__ import source_for
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_TARGET = str(ROOT / "assets" / "example-target.slang")
+CONFIGS = {
+    "thread accumulators": [],
+    "workgroup tiles": ["--hidden", "64,64"],
+    "fourier, tanh, half": [
+        "--encoding",
+        "fourier",
+        "--frequencies",
+        "3",
+        "--activation",
+        "tanh",
+        "--precision",
+        "half",
+    ],
+    "group tiles, sin": ["--hidden", "40,24,8", "--activation", "sin", "--output-activation", "sigmoid"],
+    "Slang target file": ["--target-file", EXAMPLE_TARGET, "--hidden", "24"],
+}
+TENSOR_CORES = ["--hidden", "64,48", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
+# Too wide for the fused trainer's shared memory: workgroup tiles on tensor cores
+TILES_MMA = ["--hidden", "128,128", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
+
+
+def _compile(device, source: str) -> None:
+    """As the app loads a generated module (app.kernels), then each entry point's pipeline, so
+    that Slang's code generation and the driver see every kernel."""
+    name = f"printed_{hashlib.sha1(source.encode()).hexdigest()[:16]}"
+    for program in link_programs(device, name, source):
+        device.create_compute_pipeline(program=program)
+
+
+@pytest.mark.parametrize("argv", CONFIGS.values(), ids=CONFIGS.keys())
+def test_printed_module_is_the_apps_and_compiles(gpu, argv):
+    printed = source_for(argv)
+    args = build_parser().parse_args(argv)
+    config = config_from_args(args)
+    if args.target_file is not None:  # as app.cli reads it
+        config = config.replace(slang_target=slang_target.load(gpu, args.target_file))
+        assert "namespace user_target" in printed and "float ripple(float2 p)" in printed
+    assert printed == network_source(plan_for(config)), "the app's module, for a device without tensor cores"
+    _compile(gpu.device, printed)
+
+
+def _tensor_core_kernel(argv: list[str]):
+    printed = source_for(argv)
+    config = config_from_args(build_parser().parse_args(argv[:-1]))
+    plan = plan_for(config, tensor_cores=True)
+    assert all(plan.mma) and printed == network_source(plan)
+    assert printed != source_for(argv[:-1]), "--tensor-cores changes the plan"
+    kernel = printed[printed.index("void learnGradient") :]
+    kernel = kernel[: kernel.index("\n}\n") + 3]
+    assert kernel.count("{") == kernel.count("}")
+    return printed, plan, kernel
+
+
+def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu):
+    printed, plan, kernel = _tensor_core_kernel(TENSOR_CORES)
+    layers = len(plan.layers)
+    assert plan.fused and '#include "fused.slang"' in printed and "tiles_mma" not in printed
+    assert "products   tensor cores on layers 0, 1, 2" in printed
+    calls = (
+        ("fusedForward<", layers - 1),
+        ("fusedOutputAndLoss<", 1),
+        ("fusedWeightGradients<", layers),
+        ("fusedBackward<", layers - 1),
+        ("fusedWriteGradients<", layers),
+        ("GroupMemoryBarrierWithGroupSync();", layers + 1),  # one a layer backward, one a tile
+    )
+    for call, count in calls:
+        assert kernel.count(call) == count, call
+    hidden = plan.layers[1]
+    copies = printed[printed.index("void storeWeightCopies") :]
+    assert f"if (index >= {hidden.offset} && index < {hidden.offset + hidden.fan_in * hidden.fan_out})" in copies
+    assert plan.weight_count == plan.param_count + (-plan.param_count) % 8 + 2 * hidden.fan_in * hidden.fan_out
+    _compile(gpu.device, printed)
+
+
+def test_tensor_core_module_is_well_formed_and_compiles(gpu):
+    printed, plan, kernel = _tensor_core_kernel(TILES_MMA)
+    layers = len(plan.layers)
+    assert not plan.fused
+    assert '#include "tiles_mma.slang"' in printed and "products   tensor cores on layers 0, 1, 2" in printed
+    for call, count in (("mmaForward<", layers), ("mmaGradients<", layers), ("mmaBackward<", layers - 1)):
+        assert kernel.count(call) == count, call
+    for k, layer in enumerate(plan.layers):
+        assert f"mmaWriteGradients<{layer.fan_in}, {layer.fan_out}," in kernel
+        assert f"if (tid < {layer.fan_out}) slot[{layer.bias_offset} + tid] = bias{k};" in kernel
+    # dZ and dH take turns in gradient blocks 0 and 1 from the output layer back
+    blocks = [int(b) for b in re.findall(r"tileBiasGradient<\d+>\(tid, (\d)\)", kernel)]
+    assert blocks == [(layers - 1 - k) % 2 for k in reversed(range(layers))]
+    _compile(gpu.device, printed)
+
+
+def test_every_line_is_indented_by_whole_levels():
+    for argv in (*CONFIGS.values(), TENSOR_CORES, TILES_MMA):
+        if "--target-file" in argv:
+            continue
+        for line in source_for(argv).splitlines():
+            assert (len(line) - len(line.lstrip(" "))) % 4 == 0 and not line.endswith(" "), line
+
+
+def test_command_line_prints_the_module_and_refuses_bad_options():
+    def run(*args: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "app.shadergen", *args]
+        return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+    printed = run("--hidden", "64,64", "--activation", "tanh")
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout.startswith("// Generated by app/shadergen")
+    assert "// network    4 -> 64 -> 64 -> 4: 4740 parameters, tanh hidden, identity output" in printed.stdout
+    assert printed.stdout == source_for(["--hidden", "64,64", "--activation", "tanh"])
+    for bad, message in (
+        (["--hidden", "64,x"], "error: argument --hidden"),
+        (["--precision", "double"], "error: argument --precision"),
+        (["--hidden", "999"], "error: hidden layer width must be between"),
+        (["--headless"], "error: --headless does not apply to the generated module"),
+        (["--target-file", "/no/such/file.slang"], "error: cannot read target file"),
+    ):
+        result = run(*bad)
+        assert result.returncode == 2 and result.stdout == "", bad
+        assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(message), result.stderr
