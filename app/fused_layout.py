@@ -34,19 +34,23 @@ class GradientBlocks:
     bi: int
     rounds: int
 
-    @property
-    def accumulators(self) -> int:
-        """fp32 tiles a subgroup holds for this layer: its dW tiles and its db tiles."""
-        return self.rounds * self.bo * (self.bi + 1)
+
+def fragment_slot(k, n):
+    """Where element (k, n) of a 16x16 half B operand sits in a tile stored fragment-native:
+    lane * 8 + component, as NVIDIA's cooperative matrices hold it (lane (n % 8) * 4 + (k % 8) / 2;
+    components k % 2, + 2 for k >= 8, + 4 for n >= 8). A lane then reads its whole operand in one
+    16-byte load. app/gpu.py checks the device holds B operands so before a plan relies on it.
+    Works on ints and on numpy arrays."""
+    lane = (n % 8) * 4 + (k % 8) // 2
+    return lane * 8 + k % 2 + 2 * (k // 8) + 4 * (n // 8)
 
 
 @dataclass(frozen=True)
 class WeightCopy:
-    """A hidden layer's weights copied after the parameters in the half weights buffer, in 16x16
-    blocks of 256 contiguous halves, so that a product's B operand is one aligned 512-byte block
-    (a column-major load with stride 16) rather than 16 rows 128 bytes or more apart: for the
-    forward pass W^T's blocks (block (o, i) holds W[o][i], rows o), for the backward pass W's
-    (block (i, o) holds W[o][i], rows i)."""
+    """A hidden layer's weights copied after the parameters in the half weights buffer as the B
+    operands of its products, 16x16 tiles of 256 halves stored fragment-native (fragment_slot):
+    for the forward pass W^T's tiles (tile (o, i) at o * In/16 + i: element (k, n) = W[16o + n][16i + k]),
+    for the backward pass W's (tile (i, o) at i * Out/16 + o: element (k, n) = W[16o + k][16i + n])."""
 
     layer: int
     offset: int  # the layer's first weight in the parameters
@@ -55,11 +59,18 @@ class WeightCopy:
     forward: int  # first half of the forward copy
     backward: int
 
-    def blocks(self, weights) -> tuple:
+    def tiles(self, weights) -> tuple:
         """The two copies of `weights` (Out x In, numpy), flat."""
+        import numpy as np
+
         ti, to = self.fan_in // 16, self.fan_out // 16
-        forward = weights.reshape(to, 16, ti, 16).transpose(0, 2, 1, 3)
-        backward = weights.T.reshape(ti, 16, to, 16).transpose(0, 2, 1, 3)
+        k, n = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
+        slots = fragment_slot(k, n).ravel()
+        forward = np.zeros((to, ti, 256), weights.dtype)
+        backward = np.zeros((ti, to, 256), weights.dtype)
+        blocks = weights.reshape(to, 16, ti, 16).transpose(0, 2, 1, 3)  # [o tile][i tile][o][i]
+        forward[:, :, slots] = blocks.transpose(0, 1, 3, 2).reshape(to, ti, 256)  # (k, n) = (i, o)
+        backward[:, :, slots] = blocks.transpose(1, 0, 2, 3).reshape(ti, to, 256)  # (k, n) = (o, i)
         return forward.ravel(), backward.ravel()
 
 
@@ -73,6 +84,7 @@ class FusedLayout:
     last_w: int  # the output layer's weights, 16 x In, zero-padded rows
     last_stride: int
     last_b: int  # its biases, 16 halves
+    ones: int  # 32 columns of 16 halves, column 16 ones: e_j for the bias gradients
     words: int  # the uint4 array's length
     blocks: tuple[GradientBlocks, ...]
     copies: tuple[WeightCopy, ...]
@@ -84,7 +96,17 @@ class FusedLayout:
 
     @property
     def accumulators(self) -> int:
-        return sum(b.accumulators for b in self.blocks)
+        """fp32 tiles a subgroup holds: its dW blocks, and one tile for every layer's biases."""
+        return sum(b.rounds * b.bo * b.bi for b in self.blocks) + 1
+
+    @property
+    def bias_columns(self) -> tuple[int, ...]:
+        """Each layer's first column in the subgroup's bias tile (app/shadergen/fused.py)."""
+        columns, column = [], 0
+        for b in self.blocks:
+            columns.append(column)
+            column += b.rounds * b.bo
+        return (*columns, column)
 
 
 def _blocks(to: int, ti: int) -> GradientBlocks:
@@ -122,7 +144,8 @@ def fused_layout(sizes: tuple[int, ...]) -> FusedLayout | None:
     first_w = word
     last_w = first_w + sizes[1] * first_stride
     last_b = last_w + 16 * last_stride
-    words = last_b + 2
+    ones = last_b + 2
+    words = ones + 64
     blocks = tuple(_blocks(padded[k + 1] // 16, padded[k] // 16) for k in range(layers))
     copies, offset = [], 0
     end = -(-sum(i * o + o for i, o in zip(sizes[:-1], sizes[1:])) // UINT4_HALVES) * UINT4_HALVES
@@ -140,6 +163,7 @@ def fused_layout(sizes: tuple[int, ...]) -> FusedLayout | None:
         last_w,
         last_stride,
         last_b,
+        ones,
         words,
         blocks,
         tuple(copies),
@@ -148,6 +172,6 @@ def fused_layout(sizes: tuple[int, ...]) -> FusedLayout | None:
     # The end of the kernel stages a subgroup's fp32 tile (64 uint4) and each thread's loss there.
     if layout.shared_bytes > FUSED_SHARED_BUDGET or words < 64 * FUSED_WARPS:
         return None
-    if layout.accumulators > FUSED_MAX_ACCUMULATORS:
+    if layout.accumulators > FUSED_MAX_ACCUMULATORS or layout.bias_columns[-1] > 16:
         return None
     return layout

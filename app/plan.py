@@ -226,7 +226,7 @@ class NetworkPlan:
         image[: self.param_count] = weights
         for copy in layout.copies:
             w = weights[copy.offset : copy.offset + copy.fan_in * copy.fan_out].reshape(copy.fan_out, copy.fan_in)
-            forward, backward = copy.blocks(w)
+            forward, backward = copy.tiles(w)
             image[copy.forward : copy.forward + forward.size] = forward
             image[copy.backward : copy.backward + backward.size] = backward
         return image
@@ -300,7 +300,7 @@ def _fused(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
 
 
 @functools.lru_cache(maxsize=64)
-def _plan(key: tuple, tensor_cores: bool) -> NetworkPlan:
+def _plan(key: tuple, tensor_cores: bool, fused: bool) -> NetworkPlan:
     hidden, activation, output_activation, encoding, frequencies, precision, targets, slang_target, matmul = key
     enc = ENCODINGS[encoding]
     slang_truth = SlangTruth(**dict(slang_target)) if slang_target else None
@@ -322,7 +322,7 @@ def _plan(key: tuple, tensor_cores: bool) -> NetworkPlan:
     )
     if offset <= MAX_THREAD_ACCUMULATORS:
         return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))
-    if _fused(sizes, layers, precision, tensor_cores and matmul == "auto"):
+    if _fused(sizes, layers, precision, fused and matmul == "auto"):
         return NetworkPlan(
             **common,
             gradient_path="tiles",
@@ -340,7 +340,9 @@ def _plan(key: tuple, tensor_cores: bool) -> NetworkPlan:
     return NetworkPlan(**common, gradient_path="group", group_size=_group_size(sizes, False))
 
 
-def plan_for(config: Config, tensor_cores: bool = False) -> NetworkPlan:
+def plan_for(config: Config, tensor_cores: bool = False, fused: bool | None = None) -> NetworkPlan:
     """The plan of `config`'s structure on a device with or without cooperative matrices (cached:
-    configs that differ only in hot fields share it)."""
-    return _plan(config.structure_key(), tensor_cores)
+    configs that differ only in hot fields share it). `fused`: whether the fully fused trainer
+    may run there (its weight copies assume NVIDIA's fragment layout: app/gpu.py checks it);
+    by default wherever there are cooperative matrices."""
+    return _plan(config.structure_key(), tensor_cores, tensor_cores if fused is None else fused)

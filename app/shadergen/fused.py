@@ -9,10 +9,6 @@ from ..fused_layout import FUSED_SAMPLES, FUSED_THREADS, FUSED_WARPS, FusedLayou
 from ..plan import NetworkPlan
 from .chain import LayerStep, indent, layer_lines
 
-# Accumulator-to-operand conversion in registers (SPV_NV_cooperative_matrix2) instead of reading
-# each layer's output back from shared memory. Off: on the H200 it measured no faster.
-CONVERT_USE = False
-
 
 def layout_of(plan: NetworkPlan) -> FusedLayout:
     layout = fused_layout(plan.sizes)
@@ -35,9 +31,9 @@ static const uint FUSED_FIRST_STRIDE = {layout.first_stride};
 static const uint FUSED_LAST_W = {layout.last_w};
 static const uint FUSED_LAST_STRIDE = {layout.last_stride};
 static const uint FUSED_LAST_B = {layout.last_b};
+static const uint FUSED_ONES = {layout.ones};
 static const uint FIRST_OUT = {plan.sizes[1]};
-static const uint LAST_IN = {plan.sizes[-2]};
-static const bool FUSED_CONVERT_USE = {"true" if CONVERT_USE else "false"};"""
+static const uint LAST_IN = {plan.sizes[-2]};"""
 
 
 def _tiles(size: int) -> int:
@@ -49,14 +45,10 @@ def _slot(layout: FusedLayout, j: int) -> str:
     return f"{layout.bases[j]}, {layout.strides[j]}"
 
 
-def _weights(layout: FusedLayout, s: LayerStep, forward: bool) -> str:
-    """Layer k's weight source, pointer and staged row stride (uint4) for one direction."""
-    if s.k == 0:
-        return f"FUSED_FIRST, w, {layout.first_stride}"
-    if s.last:
-        return f"FUSED_LAST, w, {layout.last_stride}"
+def _copy(layout: FusedLayout, s: LayerStep, forward: bool) -> str:
+    """A hidden layer's fragment-native weight copy for one direction."""
     copy = next(c for c in layout.copies if c.layer == s.k)
-    return f"FUSED_GLOBAL, w + {copy.forward if forward else copy.backward}, 0"
+    return f"w + {copy.forward if forward else copy.backward}"
 
 
 def _tile_sizes(s: LayerStep) -> str:
@@ -64,26 +56,27 @@ def _tile_sizes(s: LayerStep) -> str:
 
 
 def _forward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
-    """Layer k reads its input as A operands a{k} and leaves its output in slot k + 1 and as
-    a{k + 1}; the output layer ends in the loss and the output's dZ (operands g{last})."""
-    inputs = _tiles(plan.sizes[0])
+    """Layer k reads slot k and writes slot k + 1: the first and output layers each subgroup for
+    its own rows (their weights staged in shared memory), hidden layers split by columns with a
+    workgroup barrier after each; the output layer ends in the loss and its dZ in slot k + 2."""
 
     def layer(s: LayerStep) -> list[str]:
+        between = f"{_slot(layout, s.k)}, {_slot(layout, s.k + 1)}"
         if s.last:
             return [
-                f"fusedOutputAndLoss<{_tiles(s.layer.fan_in)}, OutputActivation>(warp, lane, p, valid, w, a{s.k}, "
-                f"{_slot(layout, s.k + 1)}, {_slot(layout, s.k + 2)}, loss);",
-                f"FusedA g{s.k}[1];",
-                f"fusedLoadOperands<1>(warp, {_slot(layout, s.k + 2)}, g{s.k});",
+                f"fusedOutputAndLoss<{_tiles(s.layer.fan_in)}, OutputActivation>(warp, lane, p, valid, "
+                f"{between}, {_slot(layout, s.k + 2)}, loss);"
             ]
-        return [
-            f"FusedA a{s.k + 1}[{_tiles(s.layer.fan_out)}];",
-            f"fusedForward<{_tile_sizes(s)}, HiddenActivation>(warp, {_weights(layout, s, True)}, "
-            f"w + {s.layer.bias_offset}, a{s.k}, {_slot(layout, s.k + 1)}, a{s.k + 1});",
-        ]
+        if s.k == 0:
+            call = f"fusedForwardRows<{_tile_sizes(s)}, HiddenActivation>(warp, w + {s.layer.bias_offset}, {between});"
+        else:
+            call = (
+                f"fusedForwardColumns<{_tile_sizes(s)}, HiddenActivation>(warp, {_copy(layout, s, True)}, "
+                f"w + {s.layer.bias_offset}, {between});"
+            )
+        return [call, "GroupMemoryBarrierWithGroupSync();  // the next layer reads every column"]
 
-    first = [f"FusedA a0[{inputs}];", f"fusedLoadOperands<{inputs}>(warp, {_slot(layout, 0)}, a0);"]
-    return first + layer_lines(plan, layer)
+    return layer_lines(plan, layer)
 
 
 def _blocks(layout: FusedLayout, s: LayerStep) -> str:
@@ -92,55 +85,64 @@ def _blocks(layout: FusedLayout, s: LayerStep) -> str:
 
 
 def _backward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
-    """From the output layer down: dZ of layer k is in slot k + 2 (and in operands g{k}), its
-    input in slot k; dZ of layer k - 1 goes to slot k + 1."""
+    """From the output layer down: dZ of layer k is in slot k + 2, its input in slot k; dZ of
+    layer k - 1 goes to slot k + 1 (the output layer's subgroup by subgroup, hidden layers' by
+    columns)."""
 
     def layer(s: LayerStep) -> list[str]:
         k = s.k
         calls = [
             "GroupMemoryBarrierWithGroupSync();  // every subgroup's dZ of this layer is in place",
             f"fusedWeightGradients<{_blocks(layout, s)}>(warp, {_slot(layout, k + 2)}, {_slot(layout, k)}, "
-            f"dw{k}, db{k});",
+            f"{layout.bias_columns[k]}, dw{k}, bias);",
         ]
-        if k > 0:
-            calls += [
-                f"FusedA g{k - 1}[{_tiles(s.layer.fan_in)}];",
-                f"fusedBackward<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}, HiddenActivation>(warp, "
-                f"{_weights(layout, s, False)}, g{k}, {_slot(layout, k)}, {_slot(layout, k + 1)}, g{k - 1});",
-            ]
+        below = f"{_slot(layout, k + 2)}, {_slot(layout, k)}, {_slot(layout, k + 1)}"
+        if s.last:
+            calls.append(f"fusedBackwardRows<{_tiles(s.layer.fan_in)}, HiddenActivation>(warp, {below});")
+        elif k > 0:
+            calls.append(
+                f"fusedBackwardColumns<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}, HiddenActivation>(warp, "
+                f"{_copy(layout, s, False)}, {below});"
+            )
         return calls
 
     return layer_lines(plan, layer, backward=True)
 
 
 def _accumulators(plan: NetworkPlan, layout: FusedLayout) -> tuple[list[str], list[str]]:
-    """Each subgroup's dW and db tiles: declared before the tile loop, written after it."""
+    """Each subgroup's dW tiles and its one bias tile: declared before the tile loop, written after."""
+    # Straight from registers where the slot's rows stay 16-byte aligned: 4 floats a row step
+    aligned = plan.param_count % 4 == 0
 
     def declare(s: LayerStep) -> list[str]:
         b, k = layout.blocks[s.k], s.k
-        weights, biases = b.rounds * b.bo * b.bi, b.rounds * b.bo
-        return [
-            f"FusedC dw{k}[{weights}];",
-            f"FusedC db{k}[{biases}];",
-            f"[ForceUnroll] for (int q = 0; q < {weights}; q++) dw{k}[q] = FusedC(0.0);",
-            f"[ForceUnroll] for (int q = 0; q < {biases}; q++) db{k}[q] = FusedC(0.0);",
-        ]
+        tiles = b.rounds * b.bo * b.bi
+        return [f"FusedC dw{k}[{tiles}];", f"[ForceUnroll] for (int q = 0; q < {tiles}; q++) dw{k}[q] = FusedC(0.0);"]
 
     def write(s: LayerStep) -> str:
+        direct = aligned and s.layer.offset % 4 == 0 and s.layer.fan_in % 4 == 0
         return (
-            f"fusedWriteGradients<{_blocks(layout, s)}, {s.sizes}>(warp, lane, slot + {s.layer.offset}, "
-            f"slot + {s.layer.bias_offset}, dw{s.k}, db{s.k});"
+            f"fusedWriteGradients<{_blocks(layout, s)}, {s.sizes}, {'true' if direct else 'false'}>(warp, lane, "
+            f"slot + {s.layer.offset}, dw{s.k});"
         )
 
-    return layer_lines(plan, declare), layer_lines(plan, write)
+    def biases(s: LayerStep) -> str:
+        return (
+            f"fusedWriteBiases<{_blocks(layout, s)}, {s.layer.fan_out}>(warp, lane, slot + {s.layer.bias_offset}, "
+            f"{layout.bias_columns[s.k]});"
+        )
+
+    declared = [*layer_lines(plan, declare), "FusedC bias = FusedC(0.0);  // column j: one layer's db (fused.slang)"]
+    written = [*layer_lines(plan, write), "fusedStageBias(warp, bias);", *layer_lines(plan, biases)]
+    return declared, written
 
 
 def fused_kernel(plan: NetworkPlan) -> str:
     layout = layout_of(plan)
     declare, write = _accumulators(plan, layout)
     first, last = plan.layers[0], plan.layers[-1]
-    return f"""// learnGradient for the fully fused tensor-core trainer: each subgroup carries 16 samples of a
-// tile through every layer forward and backward; the workgroup sums weight gradients over the tile.
+    return f"""// learnGradient for the fully fused tensor-core trainer: a tile of samples through every layer
+// forward and backward in shared memory; the workgroup sums weight gradients over the tile.
 [shader("compute")]
 [numthreads(FUSED_THREADS, 1, 1)]
 void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID, uniform StepArgs* args)
@@ -163,7 +165,7 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
         bool valid;
         fusedLoadSamples(warp, lane, tile, a.batchSize, a.seed, a.step, domain, p, valid);
 
-        // Forward: each subgroup its own samples, no workgroup barrier
+        // Forward
 {indent(_forward(plan, layout), 2)}
 
         // Backward: per layer a barrier, the weight gradients over the tile, dZ of the layer below
@@ -181,19 +183,26 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
 
 def weight_copies_function(plan: NetworkPlan) -> str:
     """storeWeightCopies, which adjustParameters calls with each updated half weight: it writes
-    the weight into the fused trainer's block copies (app/fused_layout.py), if it has any."""
+    the weight into the fused trainer's fragment-native copies (app/fused_layout.py), if any."""
     blocks = []
     for c in layout_of(plan).copies if plan.fused else ():
         ti, to = c.fan_in // 16, c.fan_out // 16
+        forward = f"{c.forward} + ((o / 16) * {ti} + i / 16) * 256 + fusedFragmentSlot(i % 16, o % 16)"
+        backward = f"{c.backward} + ((i / 16) * {to} + o / 16) * 256 + fusedFragmentSlot(o % 16, i % 16)"
         blocks += [
             f"if (index >= {c.offset} && index < {c.offset + c.fan_in * c.fan_out})  // layer {c.layer}",
             "{",
             f"    uint o = (index - {c.offset}) / {c.fan_in}, i = (index - {c.offset}) % {c.fan_in};",
-            f"    w[{c.forward} + ((o / 16) * {ti} + i / 16) * 256 + (o % 16) * 16 + i % 16] = value;",
-            f"    w[{c.backward} + ((i / 16) * {to} + o / 16) * 256 + (i % 16) * 16 + o % 16] = value;",
+            f"    w[{forward}] = value;",
+            f"    w[{backward}] = value;",
             "}",
         ]
-    return f"""// The fused trainer's block copies of the hidden weights (none for other kernels)
+    return f"""// The fused trainer's copies of the hidden weights as B operands (none for other kernels)
+uint fusedFragmentSlot(uint k, uint n)  // app/fused_layout.py: fragment_slot
+{{
+    return ((n % 8) * 4 + (k % 8) / 2) * 8 + k % 2 + 2 * (k / 8) + 4 * (n / 8);
+}}
+
 void storeWeightCopies(NFloat* w, uint index, NFloat value)
 {{
 {indent(blocks, 1)}
