@@ -80,12 +80,15 @@ def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu):
     assert plan.fused and '#include "fused.slang"' in printed and "tiles_mma" not in printed
     assert "products   tensor cores on layers 0, 1, 2" in printed
     calls = (
-        ("fusedForward<", layers - 1),
+        ("fusedForwardRows<", 1),
+        ("fusedForwardColumns<", layers - 2),
         ("fusedOutputAndLoss<", 1),
         ("fusedWeightGradients<", layers),
-        ("fusedBackward<", layers - 1),
+        ("fusedBackwardRows<", 1),
+        ("fusedBackwardColumns<", layers - 2),
         ("fusedWriteGradients<", layers),
-        ("GroupMemoryBarrierWithGroupSync();", layers + 1),  # one a layer backward, one a tile
+        # after each forward layer but the output's, one a layer backward, one a tile
+        ("GroupMemoryBarrierWithGroupSync();", 2 * layers),
     )
     for call, count in calls:
         assert kernel.count(call) == count, call
