@@ -8,6 +8,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import numpy as np
+
 FUSED_WARPS = 4  # subgroups of 32 a workgroup, 16 samples each
 FUSED_THREADS = 32 * FUSED_WARPS
 FUSED_SAMPLES = 16 * FUSED_WARPS  # a tile
@@ -61,8 +63,6 @@ class WeightCopy:
 
     def tiles(self, weights) -> tuple:
         """The two copies of `weights` (Out x In, numpy), flat."""
-        import numpy as np
-
         ti, to = self.fan_in // 16, self.fan_out // 16
         k, n = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
         slots = fragment_slot(k, n).ravel()
@@ -89,6 +89,17 @@ class FusedLayout:
     blocks: tuple[GradientBlocks, ...]
     copies: tuple[WeightCopy, ...]
     weight_halves: int  # the half weights buffer: the parameters, then the copies
+
+    def weight_image(self, weights):
+        """The half weights buffer for `weights` (the parameters, numpy): them, then the copies."""
+        image = np.zeros(self.weight_halves, weights.dtype)
+        image[: weights.size] = weights
+        for copy in self.copies:
+            w = weights[copy.offset : copy.offset + copy.fan_in * copy.fan_out].reshape(copy.fan_out, copy.fan_in)
+            forward, backward = copy.tiles(w)
+            image[copy.forward : copy.forward + forward.size] = forward
+            image[copy.backward : copy.backward + backward.size] = backward
+        return image
 
     @property
     def shared_bytes(self) -> int:

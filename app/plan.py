@@ -219,17 +219,7 @@ class NetworkPlan:
 
     def weight_image(self, weights: np.ndarray) -> np.ndarray:
         """The kernels' weights buffer holding `weights` (the parameters in the kernels' precision)."""
-        if not self.fused:
-            return weights
-        layout = fused_layout(self.sizes)
-        image = np.zeros(layout.weight_halves, weights.dtype)
-        image[: self.param_count] = weights
-        for copy in layout.copies:
-            w = weights[copy.offset : copy.offset + copy.fan_in * copy.fan_out].reshape(copy.fan_out, copy.fan_in)
-            forward, backward = copy.tiles(w)
-            image[copy.forward : copy.forward + forward.size] = forward
-            image[copy.backward : copy.backward + backward.size] = backward
-        return image
+        return fused_layout(self.sizes).weight_image(weights) if self.fused else weights
 
     def initial_parameters(self, seed: int) -> np.ndarray:
         """He-uniform weights for ReLU-like activations, Glorot-uniform otherwise; zero biases."""

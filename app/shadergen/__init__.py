@@ -113,7 +113,7 @@ def _learn_gradient(plan: NetworkPlan) -> str:
     if plan.gradient_path != "tiles":
         return '#include "train.slang"'
     if plan.fused:
-        return f'\n{fused_constants(plan)}\n#include "fused.slang"\n#include "fused_gradients.slang"\n\n{fused_kernel(plan)}'
+        return f'\n{fused_constants(plan)}\n#include "fused.slang"\n#include "fused_layers.slang"\n#include "fused_gradients.slang"\n\n{fused_kernel(plan)}'
     mma = '\n#include "tiles_mma.slang"' if any(plan.mma) else ""
     return f'\n{tile_constants(plan)}\n#include "tiles.slang"{mma}\n\n{tiles_kernel(plan)}'
 
