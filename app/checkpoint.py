@@ -3,7 +3,7 @@ later bit for bit. The format (also in the README):
 
     offset  size  field
     0       8     magic b"SVTCKPT\\0"
-    8       4     format version, uint32 little-endian (VERSION)
+    8       4     format version, uint32 little-endian (VERSION; version 1 is read too)
     12      4     header length H, uint32 LE
     16      8     payload length D, uint64 LE
     24      32    SHA-256 of the H + D bytes that follow
@@ -11,8 +11,12 @@ later bit for bit. The format (also in the README):
     56 + H  D     payload: little-endian arrays, back to back, in this order:
                   master parameters  float32[P]
                   half weights       float16[P]   (only when "half_weights" is true)
-                  optimizer moments  float32[2P]  (Adam's m then v; SGD's velocity then unused)
+                  optimizer state    float32[WP]  (W: the optimizer's state width, app/optimizers.py;
+                                                 its k-th float of parameter i at k * P + i)
                   for each run: train steps, train losses, eval steps, eval losses  float64[n]
+
+Version 1 differs in one array only: the optimizer state is float32[2P] whatever the optimizer
+(Adam's m then v; SGD's velocity, then zeros).
 
 Anything else (another magic, version or length, a checksum mismatch, a header that does not
 describe a network this app can build) is refused with one line naming the problem."""
@@ -32,13 +36,15 @@ from . import config as cfg
 from .atomic import write_atomic
 from .errors import UserError
 from .history import EARLIER_RUNS_KEPT, Run
+from .optimizers import OPTIMIZERS
 from .plan import plan_for
 
 if TYPE_CHECKING:
     from .session import Session
 
 MAGIC = b"SVTCKPT\0"
-VERSION = 1
+VERSION = 2
+V1_STATE_WIDTH = 2  # version 1 saved two floats of optimizer state a parameter
 APP = "slang-visual-trainer"
 _PREFIX = struct.Struct("<8sIIQ32s")
 MAX_HEADER_BYTES = 1 << 20
@@ -58,7 +64,7 @@ class Checkpoint:
     samples_seen: int
     master: np.ndarray  # float32[P]
     weights: np.ndarray | None  # float16[P]: the half copy the kernels use, exactly as it was
-    moments: np.ndarray  # float32[2P]
+    optimizer_state: np.ndarray  # float32[W * P], W the config's optimizer's state width
     runs: list[Run]  # the loss history; the last run is the one that goes on
 
 
@@ -76,7 +82,7 @@ def capture(session: Session) -> Checkpoint:
         t.samples_seen,
         t.parameters(),
         weights,
-        t.gpu.read(t.moments, 2 * count),
+        t.optimizer_state_values(),
         runs,
     )
 
@@ -85,13 +91,13 @@ def restore(session: Session, checkpoint: Checkpoint, config: cfg.Config | None 
     """Puts `checkpoint` into a session whose network has its structure (else rebuild first).
     `config` may change hot fields from there on (e.g. --lr); a new optimizer starts afresh."""
     trainer = session.trainer
-    if trainer.config.structure_key() != checkpoint.config.structure_key():
+    if trainer.config.structure() != checkpoint.config.structure():
         raise ValueError("the session's network differs from the checkpoint's: rebuild it first")
     trainer.apply(checkpoint.config)
     trainer.load(
         checkpoint.master,
         checkpoint.weights,
-        checkpoint.moments,
+        checkpoint.optimizer_state,
         checkpoint.step,
         checkpoint.optimizer_steps,
         checkpoint.samples_seen,
@@ -113,7 +119,7 @@ def encode(checkpoint: Checkpoint) -> bytes:
     arrays = [checkpoint.master.astype("<f4")]
     if checkpoint.weights is not None:
         arrays.append(checkpoint.weights.astype("<f2"))
-    arrays.append(checkpoint.moments.astype("<f4"))
+    arrays.append(checkpoint.optimizer_state.astype("<f4"))
     for run in checkpoint.runs:
         arrays += [a.astype("<f8") for a in (run.train.x, run.train.y, run.eval.x, run.eval.y)]
     header = json.dumps(
@@ -163,8 +169,8 @@ def decode(data: bytes, name: str = "checkpoint") -> Checkpoint:
     if len(data) < _PREFIX.size:
         raise fail(f"is truncated ({len(data)} of at least {_PREFIX.size} bytes)")
     _, version, header_size, payload_size, digest = _PREFIX.unpack_from(data)
-    if version != VERSION:
-        raise fail(f"has format version {version}; this app reads version {VERSION}")
+    if version not in (1, VERSION):
+        raise fail(f"has format version {version}; this app reads versions 1 and {VERSION}")
     if header_size > MAX_HEADER_BYTES:
         raise fail(f"is corrupted (a header of {header_size} bytes)")
     end = _PREFIX.size + header_size + payload_size
@@ -179,7 +185,7 @@ def decode(data: bytes, name: str = "checkpoint") -> Checkpoint:
         header = json.loads(bytes(body[:header_size]).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise fail("has a header that is not JSON") from None
-    return _from_parts(header, body[header_size:], fail)
+    return _from_parts(header, body[header_size:], fail, version)
 
 
 def _count(header: dict, key: str, fail) -> int:
@@ -189,7 +195,7 @@ def _count(header: dict, key: str, fail) -> int:
     return value
 
 
-def _from_parts(header, payload: memoryview, fail) -> Checkpoint:
+def _from_parts(header, payload: memoryview, fail, version: int = VERSION) -> Checkpoint:
     """Checks the header against what this app can build and cuts the payload into arrays."""
     if not isinstance(header, dict) or header.get("app") != APP:
         raise fail("was not written by Slang Visual Trainer")
@@ -213,7 +219,9 @@ def _from_parts(header, payload: memoryview, fail) -> Checkpoint:
         or not all(isinstance(r, dict) and isinstance(r.get("label"), str) for r in runs)
     ):
         raise fail("has no valid list of runs")
-    lengths = [params, params, 2 * params] if half else [params, 2 * params]
+    width = OPTIMIZERS[config.optimizer].state_width
+    saved_width = V1_STATE_WIDTH if version == 1 else width
+    lengths = [params, params, saved_width * params] if half else [params, saved_width * params]
     for run in runs:
         n, m = _count(run, "train", fail), _count(run, "eval", fail)
         lengths += [n, n, m, m]
@@ -225,9 +233,9 @@ def _from_parts(header, payload: memoryview, fail) -> Checkpoint:
     for n, s in zip(lengths, sizes):
         arrays.append(np.frombuffer(payload, dtype=f"<f{s}", count=n, offset=offset).astype(f"=f{s}"))
         offset += n * s
-    master, weights, moments = arrays[0], (arrays[1] if half else None), arrays[2 if half else 1]
-    if not all(np.all(np.isfinite(a)) for a in (master, moments) + ((weights,) if half else ())):
-        raise fail("holds parameters or optimizer moments that are not finite")
+    master, weights, state = arrays[0], (arrays[1] if half else None), arrays[2 if half else 1][: width * params]
+    if not all(np.all(np.isfinite(a)) for a in (master, state) + ((weights,) if half else ())):
+        raise fail("holds parameters or optimizer state that are not finite")
     history = arrays[3 if half else 2 :]
     saved_runs = [_run(r["label"], *history[4 * k : 4 * k + 4]) for k, r in enumerate(runs)]
-    return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, moments, saved_runs)
+    return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, state, saved_runs)

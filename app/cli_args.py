@@ -1,6 +1,7 @@
 """The command line's options: the parser (every option with a description and its default in
 --help), and the checks that turn any bad value into one line naming the problem, before a
-device is created or a file written."""
+device is created or a file written. The network and training options are the Config table's
+flags (app/config.py): which exist, how they read, and which --resume and --load-network take."""
 
 from __future__ import annotations
 
@@ -11,16 +12,21 @@ from pathlib import Path
 
 from . import checkpoint as ckpt
 from . import config as cfg
+from .config_spec import HOT, Choice, Fraction, Positive, Spec, Whole
 from .device import DEVICE_TYPES
 from .errors import UserError
 from .network_io import load_network
+from .optimizers import OPTIMIZERS
 from .start import Start
 
 WINDOW_MIN = (320, 240)
 MORE_STEPS = 1000  # a headless run trains this many steps unless --iterations says otherwise
-HOT_OPTIONS = ("optimizer", "lr", "batch_size", "seed", "eval_grid")  # --resume may change these
 WINDOW_MAX = 16384
 _DEFAULTS = cfg.Config()
+_FLAGGED = {name: spec for name, spec in cfg.FIELDS.items() if spec.flag is not None}
+# The options that set their field directly (not --target-file, which names a file to compile).
+_DIRECT = tuple(name for name, spec in _FLAGGED.items() if spec.flag.dest is None)
+HOT_OPTIONS = tuple(name for name in _DIRECT if cfg.FIELDS[name].kind == HOT)  # --resume may change these
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,6 +50,43 @@ def _text(text: str) -> str:
 def _default(name: str) -> str:
     value = getattr(_DEFAULTS, name)
     return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _dest(name: str) -> str:
+    return _FLAGGED[name].flag.dest or name
+
+
+def _listed(options: list[str]) -> str:
+    return options[0] if len(options) == 1 else f"{', '.join(options[:-1])} and {options[-1]}"
+
+
+_PARSERS = {"widths": _widths, "text": _text}
+
+
+def _field_option(name: str, spec: Spec) -> dict:
+    """add_argument's keywords for a field's flag, from its check where that says how to read it."""
+    flag, check = spec.flag, spec.check
+    options = {
+        "dest": _dest(name),
+        "metavar": flag.metavar,
+        "help": flag.help.format(
+            label=spec.label,
+            choices=", ".join(check.options) if isinstance(check, Choice) else "",
+            default=_default(name),
+            used_by=", ".join(o.name for o in OPTIMIZERS.values() if name in o.fields),
+        ),
+    }
+    if isinstance(check, Choice):
+        options["choices"] = check.options
+    elif isinstance(check, Whole):
+        options["type"] = int
+    elif isinstance(check, (Positive, Fraction)):
+        options["type"] = float
+    else:
+        options["type"] = _PARSERS[flag.parse]
+    if flag.repeat:
+        options["action"] = "append"
+    return options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,67 +139,15 @@ def build_parser() -> argparse.ArgumentParser:
     net.add_argument(
         "--preset", type=_text, metavar="NAME", help=f"start from a preset: {', '.join(cfg.preset_names())}"
     )
-    net.add_argument(
-        "--hidden",
-        type=_widths,
-        metavar="W,W",
-        help=f"hidden layer widths, 1-{cfg.MAX_HIDDEN_LAYERS} "
-        f"layers of 1-{cfg.MAX_WIDTH} (default {_default('hidden')})",
-    )
-    for name, options in (
-        ("activation", cfg.ACTIVATIONS),
-        ("output_activation", cfg.ACTIVATIONS),
-        ("encoding", cfg.ENCODINGS),
-        ("precision", cfg.PRECISIONS),
-        ("optimizer", cfg.OPTIMIZERS),
-    ):
-        net.add_argument(
-            f"--{name.replace('_', '-')}",
-            choices=options,
-            help=f"{name.replace('_', ' ')}: {', '.join(options)} (default {_default(name)})",
-        )
-    net.add_argument(
-        "--matmul",
-        choices=cfg.MATMULS,
-        help="auto: half-precision layers multiply on tensor cores "
-        "where the device has them (Vulkan); simt: always on the shader cores (default auto)",
-    )
-    net.add_argument(
-        "--target",
-        action="append",
-        type=_text,
-        metavar="EXPR",
-        dest="targets",
-        help=f"a target function of x and y; repeat for more outputs (1-{cfg.MAX_TARGETS}), replacing the "
-        "default set. Numbers, x, y, + - * / **, parentheses, sin cos tan exp log sqrt abs pow min max",
-    )
-    net.add_argument(
-        "--target-file",
-        type=_text,
-        metavar="FILE.slang",
-        help="ground truth from your own Slang file: "
-        "[Differentiable] float target(float2 p, int k) and static const int TARGET_COUNT",
-    )
-    net.add_argument(
-        "--frequencies",
-        type=int,
-        metavar="K",
-        help=f"Fourier encoding frequencies, 1-{cfg.MAX_FREQUENCIES} (default {_default('frequencies')})",
-    )
-    net.add_argument("--lr", type=float, help=f"learning rate (default {_default('lr')})")
-    net.add_argument("--batch-size", type=int, metavar="B", help=f"samples a step (default {_default('batch_size')})")
-    net.add_argument("--seed", type=int, help=f"random seed: initial weights and samples (default {_default('seed')})")
-    net.add_argument(
-        "--eval-grid", type=int, metavar="G", help=f"evaluation grid side (default {_default('eval_grid')})"
-    )
+    for name, spec in _FLAGGED.items():
+        net.add_argument(spec.flag.name, **_field_option(name, spec))
     files = p.add_argument_group("checkpoints and export")
     files.add_argument(
         "--resume",
         type=_text,
         metavar="CKPT",
-        help="continue from a checkpoint: its network, optimizer "
-        "state, step, config and loss history; --lr, --optimizer, --batch-size, --seed and --eval-grid "
-        "may change its config",
+        help="continue from a checkpoint: its network, optimizer state, step, config and loss history; "
+        f"{_listed([_FLAGGED[name].flag.name for name in HOT_OPTIONS])} may change its config",
     )
     files.add_argument(
         "--save-checkpoint",
@@ -195,25 +186,7 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         config = cfg.load_file(args.config, config)
     if args.targets is not None and args.target_file is not None:
         raise UserError("use --target or --target-file, not both")
-    overrides = {
-        name: getattr(args, name)
-        for name in (
-            "hidden",
-            "activation",
-            "output_activation",
-            "encoding",
-            "frequencies",
-            "precision",
-            "optimizer",
-            "lr",
-            "batch_size",
-            "seed",
-            "eval_grid",
-            "matmul",
-            "targets",
-        )
-        if getattr(args, name) is not None
-    }
+    overrides = {name: getattr(args, name) for name in _DIRECT if getattr(args, name) is not None}
     if args.targets is not None:
         overrides["slang_target"] = None
     return cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
@@ -303,8 +276,10 @@ def check_window(args: argparse.Namespace) -> None:
         raise UserError("no display to open a window on (DISPLAY is not set); use --headless to train without a window")
 
 
-STRUCTURE_OPTIONS = ("hidden", "activation", "output_activation", "encoding", "frequencies", "precision")
-TRUTH_OPTIONS = ("targets", "target_file")  # the ground truth: a checkpoint or network.json brings its own
+# Options refused beside --resume, which continues the checkpoint's network and truth, and beside
+# --load-network, which brings what a network.json holds.
+_NETWORK_OPTIONS = tuple(name for name, spec in _FLAGGED.items() if spec.structural)
+_NETWORK_FILE_OPTIONS = tuple(name for name, spec in _FLAGGED.items() if spec.in_network_file)
 
 
 def _check_start(args: argparse.Namespace) -> None:
@@ -313,21 +288,13 @@ def _check_start(args: argparse.Namespace) -> None:
     if args.resume is not None:
         taken = ["--load-network"] if args.load_network is not None else []
         taken += [f"--{name}" for name in ("preset", "config") if getattr(args, name) is not None]
-        taken += [
-            f"--{name.replace('_', '-')}"
-            for name in STRUCTURE_OPTIONS + TRUTH_OPTIONS
-            if getattr(args, name) is not None
-        ]
+        taken += [_FLAGGED[name].flag.name for name in _NETWORK_OPTIONS if getattr(args, _dest(name)) is not None]
         if taken:
             raise UserError(
                 f"{taken[0]} cannot be combined with --resume, which continues the checkpoint's network and config"
             )
     if args.load_network is not None:
-        taken = [
-            f"--{name.replace('_', '-')}"
-            for name in STRUCTURE_OPTIONS[:-1] + TRUTH_OPTIONS
-            if getattr(args, name) is not None
-        ]
+        taken = [_FLAGGED[name].flag.name for name in _NETWORK_FILE_OPTIONS if getattr(args, _dest(name)) is not None]
         if taken:
             raise UserError(
                 f"{taken[0]} cannot be combined with --load-network, which takes the network's structure from its file"

@@ -1,7 +1,8 @@
-"""Python <-> Slang twins: each activation, encoding and optimizer is one small object with its
-Slang name, the constants it emits into the generated module and its numpy function.
+"""Python <-> Slang twins: each activation and encoding is one small object with its Slang name,
+the constants it emits into the generated module and its numpy function (the optimizers' twins
+are in app/optimizers.py).
 
-A value such as the LeakyReLU slope or an optimizer id is defined here once: app/shadergen.py
+A value such as the LeakyReLU slope is defined here once: app/shadergen/
 emits it into the per-architecture Slang module, app/network_io.py evaluates it in numpy, and
 nothing is kept in sync by hand. (tests/reference.py keeps its own numpy on purpose.)"""
 
@@ -134,22 +135,6 @@ ENCODINGS: dict[str, Encoding] = {
 }
 
 
-# ---- optimizers: ids matched by shaders/optimizers.slang ------------------------------------
-@dataclass(frozen=True)
-class Optimizer:
-    name: str
-    id: int  # StepArgs.optimizer (app/step_args.py), emitted as OPTIMIZER_<NAME>
-
-
-OPTIMIZERS: dict[str, Optimizer] = {
-    o.name: o
-    for o in (
-        Optimizer("sgd", 0),
-        Optimizer("adam", 1),
-    )
-}
-
-
 # ---- heatmap panels: ids matched by drawHeatmaps in shaders/visualize.slang -----------------
 HEATMAP_PANELS = ("ground truth", "learned", "|error|")
 # What the panels show: the values, or their derivatives in x or in y (the atlas holds all three).
@@ -162,7 +147,6 @@ INVALID_COLOUR = (1.0, 0.0, 1.0)
 def slang_constants() -> str:
     """The constants above as Slang declarations, for the top of the generated module."""
     lines = [f"static const float LEAKY_RELU_SLOPE = {LEAKY_RELU_SLOPE!r};"]
-    lines += [f"static const uint OPTIMIZER_{o.name.upper()} = {o.id};" for o in OPTIMIZERS.values()]
     lines += [
         f"static const uint PANEL_{name.strip('|').split()[-1].upper()} = {k};" for k, name in enumerate(HEATMAP_PANELS)
     ]

@@ -1,7 +1,10 @@
-"""One typed configuration for a training run.
+"""One typed configuration for a training run, and the table that describes it: each field
+carries its Spec (app/config_spec.py), its kind, range or choices, command-line option and
+widget. Adding a field is one entry here plus its use; the lists of structural and hot fields,
+the parser, the --resume overrides and validation follow.
 
 "Hot" fields are kernel arguments and may change between any two steps; "structural" fields
-pick the compiled network and need a rebuild (see STRUCTURAL_FIELDS)."""
+(kinds STRUCTURE and TRUTH) pick the compiled network and need a rebuild."""
 
 from __future__ import annotations
 
@@ -9,11 +12,12 @@ import dataclasses
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import components
+from . import components, optimizers
+from .config_spec import HOT, STRUCTURE, TRUTH, Choice, Flag, Fraction, Positive, Whole, spec_field, spec_of
 from .errors import UserError, read_user_text
 from .resources import asset
 from .targets import TUTORIAL_TARGETS, parse_target
@@ -22,7 +26,7 @@ ACTIVATIONS = tuple(components.ACTIVATIONS)
 ENCODINGS = tuple(components.ENCODINGS)
 PRECISIONS = ("float", "half")
 MATMULS = ("auto", "simt")  # auto: tensor cores where the device and the network allow
-OPTIMIZERS = tuple(components.OPTIMIZERS)
+OPTIMIZERS = tuple(optimizers.OPTIMIZERS)
 MAX_WIDTH = 256
 MAX_HIDDEN_LAYERS = 8
 MAX_FREQUENCIES = 16
@@ -32,42 +36,147 @@ PRESET_DIR = asset("presets")
 # Characters of a Slang target file: ample for a few functions, and small enough for the config
 # to travel as one command-line argument (at most 128 KiB on Linux) to app/rebuild.py's child.
 MAX_TARGET_SOURCE = 16 * 1024
-STRUCTURAL_FIELDS = (
-    "hidden",
-    "activation",
-    "output_activation",
-    "encoding",
-    "frequencies",
-    "precision",
-    "targets",
-    "slang_target",
-    "matmul",
+
+
+# ---- checks of the fields that are more than a range or a choice ---------------------------
+def _check_hidden(label: str, value: Any) -> list[int]:
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_HIDDEN_LAYERS:
+        raise UserError(f"{label} must list 1 to {MAX_HIDDEN_LAYERS} layer widths")
+    for width in value:
+        Whole(1, MAX_WIDTH)("hidden layer width", width)
+    return value
+
+
+def _check_targets(label: str, value: Any) -> list[str]:
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_TARGETS:
+        raise UserError(f"{label} must list 1 to {MAX_TARGETS} expressions")
+    for target in value:
+        parse_target(target)
+    return value
+
+
+def _check_slang_target(label: str, value: Any) -> dict | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"file", "source", "count"}:
+        raise UserError(f'{label} must be null or {{"file": ..., "source": ..., "count": ...}}')
+    if not isinstance(value["file"], str) or not isinstance(value["source"], str):
+        raise UserError(f"{label}'s file and source must be text")
+    if len(value["source"]) > MAX_TARGET_SOURCE:
+        raise UserError(f"a Slang target file must be at most {MAX_TARGET_SOURCE} characters")
+    Whole(1, MAX_TARGETS)("TARGET_COUNT", value["count"])
+    return value
+
+
+def _check_domain(label: str, value: Any) -> list[float]:
+    if (
+        not isinstance(value, list)
+        or len(value) != 4
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+        or value[0] >= value[1]
+        or value[2] >= value[3]
+    ):
+        raise UserError(f"{label} must be [x0, x1, y0, y1] with finite x0 < x1 and y0 < y1")
+    return [float(v) for v in value]
+
+
+def _choice_flag(name: str) -> Flag:
+    return Flag(name, "{label}: {choices} (default {default})")
+
+
+_HIDDEN_HELP = f"hidden layer widths, 1-{MAX_HIDDEN_LAYERS} layers of 1-{MAX_WIDTH} (default {{default}})"
+_MATMUL_HELP = (
+    "auto: half-precision layers multiply on tensor cores where the device has them (Vulkan); simt: always on "
+    "the shader cores (default {default})"
 )
+_TARGET_HELP = (
+    f"a target function of x and y; repeat for more outputs (1-{MAX_TARGETS}), replacing the default set. "
+    "Numbers, x, y, + - * / **, parentheses, sin cos tan exp log sqrt abs pow min max"
+)
+_TARGET_FILE_HELP = (
+    "ground truth from your own Slang file: "
+    "[Differentiable] float target(float2 p, int k) and static const int TARGET_COUNT"
+)
+_FREQUENCIES_HELP = f"Fourier encoding frequencies, 1-{MAX_FREQUENCIES} (default {{default}})"
 
 
 @dataclass
 class Config:
-    hidden: list[int] = field(default_factory=lambda: [16])
-    activation: str = "leaky_relu"
-    output_activation: str = "identity"
-    encoding: str = "poly2"
-    frequencies: int = 4
-    precision: str = "float"
-    matmul: str = "auto"
-    targets: list[str] = field(default_factory=lambda: list(TUTORIAL_TARGETS))
+    """The table: each field's default, kind, label, check, command-line option and widget."""
+
+    # fmt: off
+    hidden: list[int] = spec_field(
+        [16], STRUCTURE, "hidden", _check_hidden, Flag("--hidden", _HIDDEN_HELP, "W,W", parse="widths"),
+        in_network_file=True,
+    )
+    activation: str = spec_field(
+        "leaky_relu", STRUCTURE, "activation", Choice(ACTIVATIONS), _choice_flag("--activation"),
+        widget="combo", in_network_file=True,
+    )
+    output_activation: str = spec_field(
+        "identity", STRUCTURE, "output activation", Choice(ACTIVATIONS), _choice_flag("--output-activation"),
+        widget="combo", in_network_file=True,
+    )
+    encoding: str = spec_field(
+        "poly2", STRUCTURE, "encoding", Choice(ENCODINGS), _choice_flag("--encoding"),
+        widget="combo", in_network_file=True,
+    )
+    frequencies: int = spec_field(
+        4, STRUCTURE, "frequencies", Whole(1, MAX_FREQUENCIES), Flag("--frequencies", _FREQUENCIES_HELP, "K"),
+        widget="slider", shown=lambda config: config.encoding == "fourier", in_network_file=True,
+    )
+    precision: str = spec_field(
+        "float", STRUCTURE, "precision", Choice(PRECISIONS), _choice_flag("--precision"), widget="combo"
+    )
+    matmul: str = spec_field("auto", STRUCTURE, "matmul", Choice(MATMULS), Flag("--matmul", _MATMUL_HELP))
+    targets: list[str] = spec_field(
+        list(TUTORIAL_TARGETS), TRUTH, "targets", _check_targets,
+        Flag("--target", _TARGET_HELP, "EXPR", parse="text", repeat=True), in_network_file=True,
+    )
     # The ground truth from a user's Slang file instead of `targets` (kept for going back):
     # {"file": path, "source": its text, "count": its TARGET_COUNT}, read and compiled by
     # app/slang_target.py. The text itself is kept, so a summary.json reproduces the run.
-    slang_target: dict | None = None
-    domain: list[float] = field(default_factory=lambda: [-1.0, 1.0, -1.0, 1.0])  # x0, x1, y0, y1
-    optimizer: str = "adam"
-    lr: float = 0.01
-    beta1: float = 0.9  # Adam's first-moment decay; SGD's momentum (0 = plain SGD)
-    beta2: float = 0.999
-    epsilon: float = 1e-7
-    batch_size: int = 4096
-    seed: int = 0
-    eval_grid: int = 64
+    # --target-file names the file; app/cli.py compiles it into this field.
+    slang_target: dict | None = spec_field(
+        None, TRUTH, "slang_target", _check_slang_target,
+        Flag("--target-file", _TARGET_FILE_HELP, "FILE.slang", parse="text", dest="target_file"),
+        in_network_file=True,
+    )
+    domain: list[float] = spec_field(  # x0, x1, y0, y1
+        [-1.0, 1.0, -1.0, 1.0], HOT, "domain", _check_domain, in_network_file=True
+    )
+    optimizer: str = spec_field(
+        "adam", HOT, "optimizer", Choice(OPTIMIZERS), _choice_flag("--optimizer"), widget="combo"
+    )
+    lr: float = spec_field(0.01, HOT, "learning rate", Positive(), Flag("--lr", "learning rate (default {default})"))
+    # The optimizers' hyper-parameters; which optimizer uses which is app/optimizers.py's to say.
+    beta1: float = spec_field(
+        0.9, HOT, "beta1", Fraction(),
+        Flag("--beta1", "first-moment decay, or momentum; used by {used_by} (default {default})", "B1"),
+    )
+    beta2: float = spec_field(
+        0.999, HOT, "beta2", Positive(below=1.0),
+        Flag("--beta2", "second-moment decay; used by {used_by} (default {default})", "B2"),
+    )
+    epsilon: float = spec_field(
+        1e-7, HOT, "epsilon", Positive(),
+        Flag("--epsilon", "added to the second moment's root; used by {used_by} (default {default})", "EPS"),
+    )
+    weight_decay: float = spec_field(
+        0.01, HOT, "weight decay", Fraction(),
+        Flag("--weight-decay", "decoupled: each step shrinks the weights by lr x this; used by {used_by} "
+             "(default {default})", "WD"),
+    )
+    batch_size: int = spec_field(
+        4096, HOT, "batch size", Whole(1, 1 << 26), Flag("--batch-size", "samples a step (default {default})", "B")
+    )
+    seed: int = spec_field(
+        0, HOT, "seed", Whole(0, 2**32 - 1), Flag("--seed", "random seed: initial weights and samples (default {default})")
+    )
+    eval_grid: int = spec_field(
+        64, HOT, "eval grid", Whole(2, 1024), Flag("--eval-grid", "evaluation grid side (default {default})", "G")
+    )
+    # fmt: on
 
     # Shapes and the parameter layout are derived once, in app.plan.plan_for(config).
     @property
@@ -80,8 +189,9 @@ class Config:
             return [f"target(p, {k})" for k in range(self.slang_target["count"])]
         return list(self.targets)
 
-    def structure_key(self) -> tuple:
-        return tuple(_freeze(getattr(self, f)) for f in STRUCTURAL_FIELDS)
+    def structure(self) -> Structure:
+        """The structural fields, frozen: what picks the compiled network (hashable)."""
+        return Structure(**{name: _freeze(getattr(self, name)) for name in STRUCTURAL_FIELDS})
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -90,85 +200,35 @@ class Config:
         return validate(dataclasses.replace(self, **changes))
 
 
+FIELDS = {field.name: spec_of(field) for field in dataclasses.fields(Config)}
+
+
+def fields_of(*kinds: str) -> tuple[str, ...]:
+    """The names of the fields of these kinds, in the table's order."""
+    return tuple(name for name, spec in FIELDS.items() if spec.kind in kinds)
+
+
+STRUCTURAL_FIELDS = fields_of(STRUCTURE, TRUTH)
+HOT_FIELDS = fields_of(HOT)
+# The structural fields as a frozen record, e.g. Structure(hidden=(16,), activation="leaky_relu", ...)
+Structure = dataclasses.make_dataclass("Structure", [(name, Any) for name in STRUCTURAL_FIELDS], frozen=True)
+for _optimizer in optimizers.OPTIMIZERS.values():
+    for _hyper in _optimizer.hypers:
+        if _hyper.field not in HOT_FIELDS:
+            raise TypeError(f"optimizer {_optimizer.name}'s {_hyper.field} must be a hot Config field")
+
+
 def _freeze(value: Any) -> Any:
     if isinstance(value, dict):
         return tuple(sorted(value.items()))
     return tuple(value) if isinstance(value, list) else value
 
 
-def _choice(name: str, value: Any, options: tuple[str, ...]) -> str:
-    if value not in options:
-        raise UserError(f"{name} must be one of {', '.join(options)} (got {value!r})")
-    return value
-
-
-def _integer(name: str, value: Any, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise UserError(f"{name} must be a whole number (got {value!r})")
-    if value < low or (high is not None and value > high):
-        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
-        raise UserError(f"{name} must be {bound} (got {value})")
-    return value
-
-
-def _positive_float(name: str, value: Any, upper_exclusive: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise UserError(f"{name} must be a finite number above 0 (got {value!r})")
-    if upper_exclusive is not None and value >= upper_exclusive:
-        raise UserError(f"{name} must be below {upper_exclusive} (got {value!r})")
-    return float(value)
-
-
 def validate(config: Config) -> Config:
-    """Checks every field; raises UserError naming the first problem."""
-    if not isinstance(config.hidden, list) or not 1 <= len(config.hidden) <= MAX_HIDDEN_LAYERS:
-        raise UserError(f"hidden must list 1 to {MAX_HIDDEN_LAYERS} layer widths")
-    for width in config.hidden:
-        _integer("hidden layer width", width, 1, MAX_WIDTH)
-    _choice("activation", config.activation, ACTIVATIONS)
-    _choice("output activation", config.output_activation, ACTIVATIONS)
-    _choice("encoding", config.encoding, ENCODINGS)
-    _integer("frequencies", config.frequencies, 1, MAX_FREQUENCIES)
-    _choice("precision", config.precision, PRECISIONS)
-    _choice("matmul", config.matmul, MATMULS)
-    if not isinstance(config.targets, list) or not 1 <= len(config.targets) <= MAX_TARGETS:
-        raise UserError(f"targets must list 1 to {MAX_TARGETS} expressions")
-    for target in config.targets:
-        parse_target(target)
-    _check_slang_target(config.slang_target)
-    domain = config.domain
-    if (
-        not isinstance(domain, list)
-        or len(domain) != 4
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in domain)
-        or domain[0] >= domain[1]
-        or domain[2] >= domain[3]
-    ):
-        raise UserError("domain must be [x0, x1, y0, y1] with finite x0 < x1 and y0 < y1")
-    config.domain = [float(v) for v in domain]
-    _choice("optimizer", config.optimizer, OPTIMIZERS)
-    config.lr = _positive_float("learning rate", config.lr)
-    if isinstance(config.beta1, bool) or not isinstance(config.beta1, (int, float)) or not 0 <= config.beta1 < 1:
-        raise UserError(f"beta1 must be in [0, 1) (got {config.beta1!r})")
-    config.beta1 = float(config.beta1)
-    config.beta2 = _positive_float("beta2", config.beta2, 1.0)
-    config.epsilon = _positive_float("epsilon", config.epsilon)
-    _integer("batch size", config.batch_size, 1, 1 << 26)
-    _integer("seed", config.seed, 0, 2**32 - 1)
-    _integer("eval grid", config.eval_grid, 2, 1024)
+    """Checks every field, in the table's order; raises UserError naming the first problem."""
+    for name, spec in FIELDS.items():
+        setattr(config, name, spec.check(spec.label, getattr(config, name)))
     return config
-
-
-def _check_slang_target(value: Any) -> None:
-    if value is None:
-        return
-    if not isinstance(value, dict) or set(value) != {"file", "source", "count"}:
-        raise UserError('slang_target must be null or {"file": ..., "source": ..., "count": ...}')
-    if not isinstance(value["file"], str) or not isinstance(value["source"], str):
-        raise UserError("slang_target's file and source must be text")
-    if len(value["source"]) > MAX_TARGET_SOURCE:
-        raise UserError(f"a Slang target file must be at most {MAX_TARGET_SOURCE} characters")
-    _integer("TARGET_COUNT", value["count"], 1, MAX_TARGETS)
 
 
 def from_dict(data: Any, base: Config | None = None, source: str = "config") -> Config:

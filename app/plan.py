@@ -1,6 +1,6 @@
 """NetworkPlan: everything derived from a Config's structural fields, derived once. The
 parameter layout (each layer's weights W, Out rows of In values, then its biases b, in one flat
-vector), the activations and encoding, and how learnGradient sums gradients. app/shadergen.py
+vector), the activations and encoding, and how learnGradient sums gradients. app/shadergen/
 prints it as Slang; the trainer, network.json and the network diagram read it.
 
 LaunchShape: how one training step of a batch is spread over threads, workgroups and gradient
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .components import ACTIVATIONS, ENCODINGS, Activation, Encoding
-from .config import Config
+from .config import Config, Structure
 from .fused_layout import FUSED_SAMPLES, FUSED_THREADS, fused_layout
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
@@ -290,14 +290,13 @@ def _fused(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
 
 
 @functools.lru_cache(maxsize=64)
-def _plan(key: tuple, tensor_cores: bool, fused: bool) -> NetworkPlan:
-    hidden, activation, output_activation, encoding, frequencies, precision, targets, slang_target, matmul = key
-    enc = ENCODINGS[encoding]
-    slang_truth = SlangTruth(**dict(slang_target)) if slang_target else None
-    sizes = (enc.dim(frequencies), *hidden, slang_truth.count if slang_truth else len(targets))
+def _plan(s: Structure, tensor_cores: bool, fused: bool) -> NetworkPlan:
+    enc = ENCODINGS[s.encoding]
+    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target else None
+    sizes = (enc.dim(s.frequencies), *s.hidden, slang_truth.count if slang_truth else len(s.targets))
     layers, offset, z_offset = [], 0, 0
     for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-        act = ACTIVATIONS[output_activation if k == len(sizes) - 2 else activation]
+        act = ACTIVATIONS[s.output_activation if k == len(sizes) - 2 else s.activation]
         layers.append(LayerPlan(fan_in, fan_out, act, offset, z_offset))
         offset += fan_in * fan_out + fan_out
         z_offset += fan_out
@@ -305,14 +304,14 @@ def _plan(key: tuple, tensor_cores: bool, fused: bool) -> NetworkPlan:
         sizes=sizes,
         layers=tuple(layers),
         encoding=enc,
-        frequencies=frequencies,
-        precision=precision,
-        targets=() if slang_truth else tuple(targets),
+        frequencies=s.frequencies,
+        precision=s.precision,
+        targets=() if slang_truth else s.targets,
         slang_truth=slang_truth,
     )
     if offset <= MAX_THREAD_ACCUMULATORS:
         return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))
-    if _fused(sizes, layers, precision, fused and matmul == "auto"):
+    if _fused(sizes, layers, s.precision, fused and s.matmul == "auto"):
         return NetworkPlan(
             **common,
             gradient_path="tiles",
@@ -321,7 +320,7 @@ def _plan(key: tuple, tensor_cores: bool, fused: bool) -> NetworkPlan:
             tile_samples=FUSED_SAMPLES,
             fused=True,
         )
-    tiles = _tiles(sizes, layers, precision, tensor_cores and matmul == "auto")
+    tiles = _tiles(sizes, layers, s.precision, tensor_cores and s.matmul == "auto")
     if tiles is not None:
         samples, pad, mma = tiles
         return NetworkPlan(
@@ -335,4 +334,4 @@ def plan_for(config: Config, tensor_cores: bool = False, fused: bool | None = No
     configs that differ only in hot fields share it). `fused`: whether the fully fused trainer
     may run there (its weight copies assume NVIDIA's fragment layout: app/gpu.py checks it);
     by default wherever there are cooperative matrices."""
-    return _plan(config.structure_key(), tensor_cores, tensor_cores if fused is None else fused)
+    return _plan(config.structure(), tensor_cores, tensor_cores if fused is None else fused)

@@ -21,7 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 from .budget import Rate
-from .config import STRUCTURAL_FIELDS, Config
+from .config import Config, fields_of
+from .config_spec import STRUCTURE
 from .errors import first_line
 from .evaluation import VIEWS, GridEvaluator, Summary
 from .gpu import Gpu
@@ -155,11 +156,7 @@ class Session:
         self.cancel_rebuild()
         self.rebuild_error = None
         keep = (
-            all(
-                getattr(config, f) == getattr(self.config, f)
-                for f in STRUCTURAL_FIELDS
-                if f not in ("targets", "slang_target")
-            )
+            all(getattr(config, f) == getattr(self.config, f) for f in fields_of(STRUCTURE))
             and config.output_dim == self.config.output_dim
         )
         self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps, keep_weights=keep and then is None)

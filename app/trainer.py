@@ -1,6 +1,7 @@
 """GPU training state for one NetworkPlan: parameters (fp32 masters, plus half copies for half
-precision), optimizer moments, gradient and loss slots and the per-step loss ring, and the
-recording of training steps into command encoders, whole or in pieces. No UI here."""
+precision), optimizer state, gradient and loss slots and the per-step loss ring, and the
+recording of training steps into command encoders, whole or in pieces, with the StepArgs records
+they read. No UI here."""
 
 from __future__ import annotations
 
@@ -13,34 +14,21 @@ from .config import STRUCTURAL_FIELDS, Config
 from .gpu import Gpu
 from .kernels import NetworkKernels
 from .loss_ring import LOSS_HISTORY, LossRing
+from .optimizers import OPTIMIZERS, STATE_WIDTH
 from .plan import ADJUST_PARAMS, ADJUST_THREADS, LaunchShape, NetworkPlan
-from .step_args import REDUCE_GROUPS_PER_ROW, STEP_ARGS, StepArgsRing, learn_ranges, step_records
+from .step_args import REDUCE_GROUPS_PER_ROW, STEP_ARGS, StepArgsRing
+from .step_units import StepProgress, StepUnits
 
 
 @dataclass
 class Snapshot:
     """A GPU-side copy of everything a step changes, to go back to (e.g. before a NaN)."""
 
-    master: spy.Buffer
-    weights: spy.Buffer | None  # the half copy, for half precision
-    moments: spy.Buffer
+    buffers: list[spy.Buffer]  # copies of the trainer's _state_buffers(), in their order
     step: int = 0
     optimizer_steps: int = 0
     samples_seen: int = 0
     config: Config | None = None  # the hot settings the steps after it ran with (for replay)
-
-
-@dataclass
-class StepProgress:
-    """How far the current step has got when it is recorded in pieces: learnGradient's groups
-    [0, position) in the "learn" phase, adjustParameters' groups [0, position) in "adjust"."""
-
-    phase: str = "learn"
-    position: int = 0
-
-    @property
-    def started(self) -> bool:
-        return self.phase != "learn" or self.position > 0
 
 
 class Trainer:
@@ -51,7 +39,7 @@ class Trainer:
         p = self.plan.param_count
         self.master = gpu.buffer(p * 4)
         self.weights = self.master if self.plan.precision == "float" else gpu.buffer(self.plan.weight_count * 2)
-        self.moments = gpu.buffer(2 * p * 4)
+        self.optimizer_state = gpu.buffer(STATE_WIDTH * p * 4)
         self.losses = LossRing(gpu)
         self._args = StepArgsRing(gpu)
         self.step = 0  # optimizer steps taken; also the sampler's step index
@@ -68,6 +56,7 @@ class Trainer:
         self.launch: LaunchShape = self.plan.launch(self.config.batch_size, self.gpu.wave_width)
         self.gradient_slots = self.gpu.buffer(self.launch.gradient_slot_count * self.plan.param_count * 4)
         self.loss_slots = self.gpu.buffer(self.launch.loss_slot_count * 4)
+        self.units = StepUnits(self.plan, self.launch, self.config.batch_size)
         self._abandon_step()
 
     def _abandon_step(self) -> None:
@@ -88,8 +77,8 @@ class Trainer:
             self._abandon_step()
 
     def reset_optimizer(self) -> None:
-        """Zero moments and a fresh bias correction; the parameters stay."""
-        self.gpu.write(self.moments, np.zeros(2 * self.plan.param_count, np.float32))
+        """Zero optimizer state and a fresh bias correction; the parameters stay."""
+        self.gpu.write(self.optimizer_state, np.zeros(STATE_WIDTH * self.plan.param_count, np.float32))
         self.optimizer_steps = 0
 
     def set_parameters(self, params: np.ndarray) -> None:
@@ -103,17 +92,20 @@ class Trainer:
         self,
         master: np.ndarray,
         weights: np.ndarray | None,
-        moments: np.ndarray,
+        optimizer_state: np.ndarray,
         step: int,
         optimizer_steps: int,
         samples_seen: int,
     ) -> None:
         """Puts back a saved state (a checkpoint). The half copy is written as it was saved rather
-        than rounded again here, so that a resumed run is bit-identical to one never stopped."""
+        than rounded again here, so that a resumed run is bit-identical to one never stopped.
+        `optimizer_state` is the config's optimizer's (optimizer_state_values)."""
         self.set_parameters(master)
         if weights is not None and self.weights is not self.master:
             self.gpu.write(self.weights, self.plan.weight_image(np.asarray(weights, np.float16)))
-        self.gpu.write(self.moments, np.asarray(moments, np.float32))
+        state = np.zeros(STATE_WIDTH * self.plan.param_count, np.float32)
+        state[: len(optimizer_state)] = optimizer_state
+        self.gpu.write(self.optimizer_state, state)
         self.step, self.optimizer_steps, self.samples_seen = step, optimizer_steps, samples_seen
         if self.progress.started:
             self._abandon_step()
@@ -122,18 +114,21 @@ class Trainer:
         """The fp32 master parameters, flat in the plan's layout."""
         return self.gpu.read(self.master, self.plan.param_count)
 
+    def optimizer_state_values(self) -> np.ndarray:
+        """The current optimizer's state: its k-th float of parameter i at k * param_count + i."""
+        return self.gpu.read(
+            self.optimizer_state, OPTIMIZERS[self.config.optimizer].state_width * self.plan.param_count
+        )
+
     def gpu_bytes(self) -> int:
         """Device memory held by this trainer's buffers."""
-        buffers = {
-            id(b): b
-            for b in (self.master, self.weights, self.moments, self.losses.buffer, self.gradient_slots, self.loss_slots)
-        }
-        return sum(b.memory_usage.device for b in buffers.values())
+        buffers = [*self._state_buffers(), self.losses.buffer, self.gradient_slots, self.loss_slots]
+        return sum(b.memory_usage.device for b in buffers)
 
     # ---- live changes ---------------------------------------------------------------------
     def apply(self, config: Config) -> None:
         """Takes a config whose structure matches; hot fields apply from the next piece of work."""
-        if config.structure_key() != self.config.structure_key():
+        if config.structure() != self.config.structure():
             changed = [f for f in STRUCTURAL_FIELDS if getattr(config, f) != getattr(self.config, f)]
             raise ValueError(f"structural change ({', '.join(changed)}) needs a new Trainer")
         old, self.config = self.config, config
@@ -145,37 +140,46 @@ class Trainer:
     # ---- recording ----------------------------------------------------------------------
     @property
     def samples_per_thread(self) -> int:
-        return -(-self.config.batch_size // self.launch.thread_count)
-
-    @property
-    def _sample_slices(self) -> int:
-        """Ways each thread's sample loop may be cut: group tiles add into the gradient slot once
-        per sample; thread accumulators and workgroup tiles hold their sums in registers to the
-        loop's end."""
-        return self.samples_per_thread if self.plan.gradient_path == "group" else 1
+        return self.units.samples_per_thread
 
     @property
     def learn_units(self) -> int:
-        """learnGradient's work as (sample slice, group) units, slice-major."""
-        return self.launch.group_count * self._sample_slices
+        return self.units.learn_units
 
     @property
     def learn_unit_samples(self) -> int:
-        if self.plan.gradient_path == "tiles":  # a workgroup walks every group_count-th tile
-            tiles = -(-self.config.batch_size // self.plan.tile_samples)
-            return -(-tiles // self.launch.group_count) * self.plan.tile_samples
-        return self.plan.group_size * (self.samples_per_thread // self._sample_slices)
+        return self.units.learn_unit_samples
 
     @property
     def adjust_units(self) -> int:
-        """adjustParameters' workgroups: ADJUST_PARAMS parameters each; the loss counts as one."""
-        return -(-(self.plan.param_count + 1) // ADJUST_PARAMS)
+        return self.units.adjust_units
+
+    def _step_records(self, count: int) -> np.ndarray:
+        """StepArgs records for the next `count` steps, each covering the whole step (record_piece
+        narrows their ranges)."""
+        c, launch, r = self.config, self.launch, np.zeros(count, STEP_ARGS)
+        r["weights"], r["master"] = self.weights.device_address, self.master.device_address
+        r["optimizer_state"] = self.optimizer_state.device_address
+        r["gradient_slots"], r["loss_slots"] = self.gradient_slots.device_address, self.loss_slots.device_address
+        r["loss_history"] = self.losses.buffer.device_address
+        r["domain"] = c.domain
+        r["batch_size"], r["thread_count"], r["seed"] = c.batch_size, launch.thread_count, c.seed
+        ahead = np.arange(count)
+        r["step"] = self.step + ahead
+        r["history_index"] = (self.step + ahead) % LOSS_HISTORY
+        r["sample_end"] = self.samples_per_thread
+        r["gradient_slot_count"], r["loss_slot_count"] = launch.gradient_slot_count, launch.loss_slot_count
+        r["groups_per_row"], r["param_end"] = REDUCE_GROUPS_PER_ROW, self.plan.param_count + 1
+        optimizer = OPTIMIZERS[c.optimizer]
+        r["optimizer"], r["learning_rate"], r["hyper"] = optimizer.id, c.lr, optimizer.hyper_values(c)
+        r["step_number"] = self.optimizer_steps + 1 + ahead  # 1-based: Adam's bias correction
+        return r
 
     def _build_pipelines(self) -> None:
         """The driver compiles a kernel at its first dispatch: these dispatches change nothing
         (no samples, no parameters), so the first real step, and the frame budget's first
         measure of it, pay no compile."""
-        records = step_records(self, 1)
+        records = self._step_records(1)
         records["batch_size"] = records["sample_end"] = records["param_end"] = 0
         with self.gpu.submit() as encoder:
             address = self._args.upload(encoder, records)
@@ -217,7 +221,7 @@ class Trainer:
             raise RuntimeError("a step recorded in pieces is in progress: finish it with record_piece")
         first = self.step
         if count:
-            base = self._args.upload(encoder, step_records(self, count))
+            base = self._args.upload(encoder, self._step_records(count))
             learn_threads = self.launch.group_count * self.plan.group_size
             for i in range(count):
                 address = base + i * STEP_ARGS.itemsize
@@ -234,10 +238,8 @@ class Trainer:
         total = self.learn_units if phase == "learn" else self.adjust_units
         count = max(1, min(units, total - position))
         if phase == "learn":
-            ranges = learn_ranges(
-                position, count, self.launch.group_count, self._sample_slices, self.samples_per_thread
-            )
-            records = step_records(self, len(ranges))
+            ranges = self.units.learn_ranges(position, count)
+            records = self._step_records(len(ranges))
             records["step"], records["step_number"] = self.step, self.optimizer_steps + 1
             for record, (first_group, _groups, begin, end) in zip(records, ranges):
                 record["group_offset"], record["sample_begin"], record["sample_end"] = first_group, begin, end
@@ -247,7 +249,7 @@ class Trainer:
                     encoder, self.kernels.learn_gradient, groups * self.plan.group_size, base + i * STEP_ARGS.itemsize
                 )
         else:
-            records = step_records(self, 1)
+            records = self._step_records(1)
             records["param_offset"] = position * ADJUST_PARAMS
             records["param_end"] = min((position + count) * ADJUST_PARAMS, self.plan.param_count + 1)
             self._adjust_dispatch(encoder, count, self._args.upload(encoder, records))
@@ -273,23 +275,20 @@ class Trainer:
         return np.concatenate(losses) if losses else np.zeros(0, np.float32)
 
     # ---- snapshots ----------------------------------------------------------------------
+    def _state_buffers(self) -> list[spy.Buffer]:
+        """Everything a step changes: the masters, the optimizer state and the half copy."""
+        return [self.master, self.optimizer_state] + ([self.weights] if self.weights is not self.master else [])
+
     def new_snapshot(self) -> Snapshot:
-        half = self.weights is not self.master
-        return Snapshot(
-            self.gpu.buffer(self.master.size),
-            self.gpu.buffer(self.weights.size) if half else None,
-            self.gpu.buffer(self.moments.size),
-        )
+        return Snapshot([self.gpu.buffer(buffer.size) for buffer in self._state_buffers()])
 
     def record_snapshot(self, encoder: spy.CommandEncoder, snap: Snapshot) -> None:
         """Records a copy of the state at a step boundary into `snap`."""
         if self.progress.started:
             raise RuntimeError("snapshots are taken between steps")
         encoder.global_barrier()
-        encoder.copy_buffer(snap.master, 0, self.master, 0, self.master.size)
-        if snap.weights is not None:
-            encoder.copy_buffer(snap.weights, 0, self.weights, 0, self.weights.size)
-        encoder.copy_buffer(snap.moments, 0, self.moments, 0, self.moments.size)
+        for copy, buffer in zip(snap.buffers, self._state_buffers()):
+            encoder.copy_buffer(copy, 0, buffer, 0, buffer.size)
         snap.step, snap.optimizer_steps, snap.samples_seen = self.step, self.optimizer_steps, self.samples_seen
         snap.config = self.config
 
@@ -306,10 +305,8 @@ class Trainer:
         """Puts back the state `snap` holds; a step in progress is dropped."""
         with self.gpu.submit() as encoder:
             encoder.global_barrier()
-            encoder.copy_buffer(self.master, 0, snap.master, 0, self.master.size)
-            if snap.weights is not None:
-                encoder.copy_buffer(self.weights, 0, snap.weights, 0, self.weights.size)
-            encoder.copy_buffer(self.moments, 0, snap.moments, 0, self.moments.size)
+            for copy, buffer in zip(snap.buffers, self._state_buffers()):
+                encoder.copy_buffer(buffer, 0, copy, 0, buffer.size)
             encoder.clear_buffer(self.gradient_slots)
             encoder.clear_buffer(self.loss_slots)
         self.step, self.optimizer_steps, self.samples_seen = snap.step, snap.optimizer_steps, snap.samples_seen

@@ -74,6 +74,8 @@ CASES = {
     "empty target": (["--target", ""], ["--target", "empty"]),
     "target and target file": (["--target", "x", "--target-file", "t.slang"], ["--target or --target-file"]),
     "missing target file": (["--target-file", "/nonexistent/t.slang"], ["cannot read target file"]),
+    "beta1 of 1": (["--beta1", "1"], ["beta1 must be in [0, 1)"]),
+    "text epsilon": (["--epsilon", "tiny"], ["--epsilon"]),
 }
 
 

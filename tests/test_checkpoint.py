@@ -4,6 +4,7 @@ anything that is not a checkpoint of this version is refused with one line."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -28,7 +29,7 @@ def _state(session: Session) -> tuple:
     return (
         t.parameters(),
         weights,
-        t.gpu.read(t.moments, 2 * t.plan.param_count),
+        t.gpu.read(t.optimizer_state, 2 * t.plan.param_count),
         t.step,
         t.optimizer_steps,
         t.samples_seen,
@@ -54,14 +55,18 @@ def test_round_trip_keeps_everything(gpu):
     back = ckpt.decode(ckpt.encode(saved))
     assert back.config == saved.config and back.config.seed == 3
     assert (back.step, back.optimizer_steps, back.samples_seen) == (15, 15, 15 * 1000)
-    for a, b in ((back.master, saved.master), (back.weights, saved.weights), (back.moments, saved.moments)):
+    for a, b in (
+        (back.master, saved.master),
+        (back.weights, saved.weights),
+        (back.optimizer_state, saved.optimizer_state),
+    ):
         assert a.dtype == b.dtype and np.array_equal(a, b)
     assert [r.label for r in back.runs] == [r.label for r in session.history.runs]
     for mine, theirs in zip(back.runs, session.history.runs):
         for series in ("train", "eval"):
             assert np.array_equal(getattr(mine, series).x, getattr(theirs, series).x)
             assert np.array_equal(getattr(mine, series).y, getattr(theirs, series).y)
-    assert np.any(back.moments != 0), "Adam's moments are saved, not zeros"
+    assert np.any(back.optimizer_state != 0), "Adam's moments are saved, not zeros"
 
 
 @pytest.mark.parametrize("precision", ["float", "half"])
@@ -101,9 +106,42 @@ def test_hot_options_override_and_a_new_optimizer_starts_afresh(gpu):
     later = _session(gpu)
     ckpt.restore(later, saved, saved.config.replace(lr=0.002, optimizer="sgd"))
     assert later.config.lr == 0.002 and later.trainer.step == 10
-    assert not np.any(later.trainer.gpu.read(later.trainer.moments, 2 * later.trainer.plan.param_count))
+    assert not np.any(later.trainer.gpu.read(later.trainer.optimizer_state, 2 * later.trainer.plan.param_count))
     with pytest.raises(ValueError):
         ckpt.restore(_session(gpu, hidden=[4]), saved)  # another structure needs a rebuild first
+
+
+def _as_version_1(checkpoint: ckpt.Checkpoint) -> bytes:
+    """The checkpoint as format version 1 wrote it (README): the same header and arrays, but two
+    floats of optimizer state a parameter whatever the optimizer (SGD's velocity, then zeros).
+    The checksum covers the header and payload only, not the version."""
+    state = np.zeros(2 * checkpoint.master.size, np.float32)
+    state[: checkpoint.optimizer_state.size] = checkpoint.optimizer_state
+    data = ckpt.encode(dataclasses.replace(checkpoint, optimizer_state=state))
+    return data[:8] + struct.pack("<I", 1) + data[12:]
+
+
+@pytest.mark.parametrize("optimizer,width", [("sgd", 1), ("adam", 2)])
+def test_version_1_files_still_load_and_resume_alike(gpu, optimizer, width):
+    first = _session(gpu, optimizer=optimizer, beta1=0.5, hidden=[8])
+    first.advance(6)
+    saved = ckpt.capture(first)
+    count = first.trainer.plan.param_count
+    assert saved.optimizer_state.size == width * count, "a checkpoint keeps the optimizer's own state"
+    assert np.any(saved.optimizer_state[(width - 1) * count :] != 0)
+    old = ckpt.decode(_as_version_1(saved), "old.ckpt")
+    assert old.optimizer_state.dtype == np.float32 and np.array_equal(old.optimizer_state, saved.optimizer_state)
+    resumed = []
+    for checkpoint in (saved, old):
+        session = _session(gpu, optimizer=optimizer, hidden=[8])
+        ckpt.restore(session, checkpoint)
+        session.advance(4)
+        resumed.append(session)
+    _assert_same_state(*resumed)
+    assert resumed[0].trainer.step == 10
+    if width == 1:  # version 2's SGD payload (P floats of state) is not a version 1 file
+        with pytest.raises(CheckpointError, match="bytes of arrays"):
+            ckpt.decode(ckpt.encode(saved)[:8] + struct.pack("<I", 1) + ckpt.encode(saved)[12:])
 
 
 def test_save_is_atomic(gpu, tmp_path, monkeypatch):
@@ -152,7 +190,7 @@ REFUSED = {
     "extra bytes": (lambda d: d + b"\0", "after its end"),
     "flipped payload bit": (lambda d: d[:-3] + bytes([d[-3] ^ 1]) + d[-2:], "checksum"),
     "flipped header bit": (lambda d: d[:60] + bytes([d[60] ^ 4]) + d[61:], "checksum"),
-    "version 2": (lambda d: d[:8] + struct.pack("<I", 2) + d[12:], "version 2"),
+    "version 3": (lambda d: d[:8] + struct.pack("<I", 3) + d[12:], "version 3"),
     "huge header": (lambda d: d[:12] + struct.pack("<I", 1 << 30) + d[16:], "corrupted"),
     "other app": (lambda d: _reheader(d, lambda h: h.update(app="elsewhere")), "not written by"),
     "bad config": (lambda d: _reheader(d, lambda h: h["config"].update(lr=-1)), "learning rate"),

@@ -1,5 +1,7 @@
 """Config and target expressions: what is accepted, what each compiles to."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -39,8 +41,8 @@ def test_bad_targets_are_rejected(text):
 
 def test_structural_and_hot_fields():
     base = Config()
-    assert base.replace(lr=0.5).structure_key() == base.structure_key()
-    assert base.replace(hidden=[16, 8]).structure_key() != base.structure_key()
+    assert base.replace(lr=0.5).structure() == base.structure()
+    assert base.replace(hidden=[16, 8]).structure() != base.structure()
     with pytest.raises(UserError):
         base.replace(batch_size=0)
 
@@ -77,3 +79,55 @@ def test_constants_are_defined_once_in_python_and_emitted():
         assert line in source
     shaders = "".join(p.read_text() for p in (Path(__file__).parent.parent / "shaders").glob("*.slang"))
     assert "static const uint OPTIMIZER_" not in shaders and "static const float slope" not in shaders
+
+
+def test_the_config_table_derives_the_lists():
+    """The structural and hot fields, the parser's options, the --resume overrides and the
+    options refused beside --resume and --load-network all come from the fields' Specs."""
+    import dataclasses
+
+    from app import cli_args
+    from app.config import FIELDS, HOT_FIELDS, STRUCTURAL_FIELDS, Structure
+    from app.config_spec import HOT, STRUCTURE, TRUTH
+    from app.plan import _plan
+
+    assert list(FIELDS) == [f.name for f in dataclasses.fields(Config)]
+    structural = ("hidden", "activation", "output_activation", "encoding", "frequencies", "precision", "matmul")
+    assert STRUCTURAL_FIELDS == (*structural, "targets", "slang_target")
+    assert {FIELDS[name].kind for name in STRUCTURAL_FIELDS} == {STRUCTURE, TRUTH}
+    assert set(HOT_FIELDS) == set(FIELDS) - set(STRUCTURAL_FIELDS) and FIELDS["lr"].kind == HOT
+    assert [f.name for f in dataclasses.fields(Structure)] == list(STRUCTURAL_FIELDS)
+    hot = ("optimizer", "lr", "beta1", "beta2", "epsilon", "weight_decay", "batch_size", "seed", "eval_grid")
+    assert cli_args.HOT_OPTIONS == hot
+    args = cli_args.build_parser().parse_args(["--beta2", "0.9", "--matmul", "simt", "--target", "x"])
+    config = cli_args.config_from_args(args)
+    assert (config.beta2, config.matmul, config.targets) == (0.9, "simt", ["x"])
+    # the structure is hashable and names its fields; configs that differ in hot fields share a plan
+    _plan.cache_clear()
+    plan_for(Config(lr=0.5, beta1=0.2))
+    plan_for(Config(batch_size=64))
+    assert _plan.cache_info().hits == 1 and Config().structure().hidden == (16,)
+
+    def refused(*argv: str) -> str:
+        with pytest.raises(UserError) as caught:
+            cli_args._check_start(cli_args.build_parser().parse_args(list(argv)))
+        return str(caught.value)
+
+    assert refused("--resume", "a.ckpt", "--matmul", "simt").startswith("--matmul cannot be combined with --resume")
+    assert refused("--resume", "a.ckpt", "--target-file", "t.slang").startswith("--target-file cannot")
+    assert refused("--load-network", "n.json", "--frequencies", "3").startswith("--frequencies cannot")
+    cli_args._check_start(cli_args.build_parser().parse_args(["--load-network", "n.json", "--precision", "half"]))
+    cli_args._check_start(cli_args.build_parser().parse_args(["--resume", "a.ckpt", "--beta1", "0.5"]))
+
+
+def test_ranges_and_choices_come_from_the_table():
+    for fields, words in (
+        (dict(beta1=1.0), "beta1 must be in [0, 1) (got 1.0)"),
+        (dict(beta2=1.0), "beta2 must be below 1.0"),
+        (dict(epsilon=0), "epsilon must be a finite number above 0"),
+        (dict(eval_grid=1), "eval grid must be between 2 and 1024 (got 1)"),
+        (dict(optimizer="lbfgs"), "optimizer must be one of sgd, adam"),
+        (dict(output_activation="gelu"), "output activation must be one of"),
+    ):
+        with pytest.raises(UserError, match=re.escape(words)):
+            validate(Config(**fields))

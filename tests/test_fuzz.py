@@ -24,6 +24,7 @@ from app import config as cfg
 from app.cli_args import build_parser, check_headless, iterations_for, resolve_start
 from app.errors import UserError
 from app.network_io import load_network
+from app.optimizers import OPTIMIZERS
 from app.plan import plan_for
 from app.session import Session
 
@@ -106,9 +107,10 @@ def test_checkpoint_files(inputs, gpu):
             _count("checkpoint files", False)
             continue
         count = plan_for(loaded.config).param_count  # a valid one: consistent and loadable
-        assert loaded.master.size == count and loaded.moments.size == 2 * count
+        width = OPTIMIZERS[loaded.config.optimizer].state_width
+        assert loaded.master.size == count and loaded.optimizer_state.size == width * count
         assert (loaded.weights is not None) == (loaded.config.precision == "half")
-        key = loaded.config.structure_key()
+        key = loaded.config.structure()
         if key in sessions or len(sessions) < 3:  # each new structure costs a compile
             session = sessions.setdefault(key, Session(gpu, loaded.config, grid=8))
             ckpt.restore(session, loaded)

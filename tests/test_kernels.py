@@ -31,6 +31,30 @@ def test_adam_steps_match_numpy(make_trainer):
         np.testing.assert_allclose(trainer.parameters()[clear], params[clear], rtol=1e-4, atol=2e-5)
 
 
+def test_adamw_steps_match_numpy(make_trainer):
+    """AdamW, the optimizer added as app/optimizers.py's example: Adam's step plus the decay of
+    every parameter by lr * weight_decay, apart from the moments."""
+    lr, b1, b2, eps, decay = 0.02, 0.8, 0.99, 1e-6, 0.3
+    trainer = make_trainer(
+        optimizer="adamw", lr=lr, beta1=b1, beta2=b2, epsilon=eps, weight_decay=decay, batch_size=256
+    )
+    params = trainer.parameters().astype(np.float64)
+    m, v = np.zeros_like(params), np.zeros_like(params)
+    clear = np.ones(params.size, bool)  # as for Adam: parameters whose gradients stand clear of noise
+    for t in range(1, 4):
+        _, grad = gpu_loss_and_gradient(trainer, step=trainer.step)
+        clear &= np.abs(grad) > 1e-3
+        trainer.train(1)
+        m = b1 * m + (1 - b1) * grad
+        v = b2 * v + (1 - b2) * grad * grad
+        params = params - lr * ((m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps) + decay * params)
+        assert clear.sum() > 0.5 * clear.size
+        np.testing.assert_allclose(trainer.parameters()[clear], params[clear], rtol=1e-4, atol=2e-5)
+    adam = make_trainer(optimizer="adam", lr=lr, beta1=b1, beta2=b2, epsilon=eps, batch_size=256)
+    adam.train(3)
+    assert np.abs(adam.parameters() - trainer.parameters()).max() > 1e-4, "the decay changes the weights"
+
+
 def test_sgd_momentum_matches_numpy(make_trainer):
     trainer = make_trainer(optimizer="sgd", lr=0.1, beta1=0.5, batch_size=128)
     params = trainer.parameters().astype(np.float64)

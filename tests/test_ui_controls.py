@@ -13,6 +13,7 @@ imgui = pytest.importorskip("imgui_bundle").imgui
 from test_ui_offscreen import _centre, _type  # noqa: E402
 
 from app.components import INVALID_COLOUR  # noqa: E402
+from app.optimizers import OPTIMIZERS  # noqa: E402
 from app.ui.offscreen import OffscreenApp  # noqa: E402
 from app.ui.panels.training import BATCH_SIZES  # noqa: E402
 
@@ -59,6 +60,28 @@ def test_momentum_slider_and_round_values(ui):
     assert ui.session.config.beta1 == pytest.approx(0.99 * 0.75, abs=0.05)
     assert ui.session.config.beta1 == round(ui.session.config.beta1, 2)
     assert ui.session.config.batch_size in BATCH_SIZES
+
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_each_optimizer_shows_its_own_hyper_parameters(ui, name):
+    ui.app.apply_hot("optimizer", optimizer=name)
+    ui.app.rects.clear()
+    ui.frame()
+    mine = {hyper.name for hyper in OPTIMIZERS[name].hypers}
+    every = {hyper.name for optimizer in OPTIMIZERS.values() for hyper in optimizer.hypers}
+    assert mine <= set(ui.app.rects) and not (every - mine) & set(ui.app.rects)
+
+
+def test_typing_adamws_weight_decay(ui):
+    ui.app.apply_hot("optimizer", optimizer="adamw")
+    ui.frame()
+    ui.click(*_centre(ui, "weight decay"))
+    _type(ui, "0.05")
+    assert ui.session.config.weight_decay == pytest.approx(0.05)
+    ui.click(*_centre(ui, "weight decay"))
+    _type(ui, "1.5")
+    assert "weight decay must be in [0, 1)" in ui.app.field_errors["weight decay"]
+    assert ui.session.config.weight_decay == pytest.approx(0.05), "the state is kept"
 
 
 def test_a_rejected_value_is_reported_by_its_field_and_cleared_when_fixed(ui):

@@ -73,7 +73,7 @@ def _choose(ui, action: str, frames: int = 4) -> None:
 
 def _state(session: Session):
     t = session.trainer
-    return t.parameters(), t.gpu.read(t.moments, 2 * t.plan.param_count), t.step, t.config
+    return t.parameters(), t.gpu.read(t.optimizer_state, 2 * t.plan.param_count), t.step, t.config
 
 
 def test_save_writes_the_sessions_state(ui, dialogs, tmp_path):
@@ -84,7 +84,7 @@ def test_save_writes_the_sessions_state(ui, dialogs, tmp_path):
     params, moments, step, config = _state(ui.session)
     assert dialogs.opened == ["Save checkpoint"]
     assert step > 0 and saved.step == step and saved.config == config
-    assert np.array_equal(saved.master, params) and np.array_equal(saved.moments, moments)
+    assert np.array_equal(saved.master, params) and np.array_equal(saved.optimizer_state, moments)
     assert "checkpoint saved" in ui.app.notice[0]
 
 

@@ -8,6 +8,7 @@ import time
 import numpy as np
 import slangpy as spy
 
+from .. import optimizers
 from ..components import slang_constants
 from ..config import Config
 from ..gpu import Gpu
@@ -40,8 +41,9 @@ class AtomicReference:
 
     def __init__(self, gpu: Gpu):
         self.gpu, device = gpu, gpu.device
-        # the constants (LeakyReLU slope, optimizer ids) the app's generated modules start with
-        source = slang_constants() + "\n" + (shader_dir() / "atomic_reference.slang").read_text()
+        # the constants (LeakyReLU slope, ...) and optimizers the app's generated modules start with
+        prefix = slang_constants() + "\n" + optimizers.slang_source() + "\n"
+        source = prefix + (shader_dir() / "atomic_reference.slang").read_text()
         module = device.load_module_from_source("atomic_reference", source)
 
         def link(name: str) -> spy.ComputeKernel:
@@ -49,11 +51,13 @@ class AtomicReference:
 
         self.learn, self.adjust = link("learnGradientAtomic"), link("adjustParametersAtomic")
         usage = spy.BufferUsage.unordered_access | spy.BufferUsage.shader_resource
-        params = plan_for(Config()).initial_parameters(0)
+        self.config = Config()  # Adam at lr 0.01, as the app's default
+        params = plan_for(self.config).initial_parameters(0)
         self.count = params.size
         self.params = device.create_buffer(data=params, usage=usage)
         self.grads = device.create_buffer(data=np.zeros_like(params), usage=usage)
-        self.moments = device.create_buffer(data=np.zeros(2 * params.size, np.float32), usage=usage)
+        state = np.zeros(optimizers.OPTIMIZERS[self.config.optimizer].state_width * params.size, np.float32)
+        self.moments = device.create_buffer(data=state, usage=usage)
 
     def record(self, encoder: spy.CommandEncoder, batch: int, step: int) -> None:
         self.learn.dispatch(
@@ -67,14 +71,6 @@ class AtomicReference:
             domain=spy.float4(-1, 1, -1, 1),
         )
         encoder.global_barrier()
-        settings = {
-            "kind": 1,
-            "learningRate": 0.01,
-            "beta1": 0.9,
-            "beta2": 0.999,
-            "epsilon": 1e-7,
-            "stepNumber": step + 1,
-        }
         self.adjust.dispatch(
             [self.count, 1, 1],
             command_encoder=encoder,
@@ -82,7 +78,7 @@ class AtomicReference:
             grads=self.grads.device_address,
             moments=self.moments.device_address,
             count=self.count,
-            optimizer=settings,
+            optimizer=optimizers.settings(self.config, step + 1),
         )
         encoder.global_barrier()
 

@@ -6,6 +6,7 @@ Slang file placed verbatim in its own namespace). Everything else is in shaders/
 
 from __future__ import annotations
 
+from .. import optimizers
 from ..components import slang_constants
 from ..plan import ADJUST_PARAMS, ADJUST_PARTS, NetworkPlan, SlangTruth
 from ..targets import target_to_slang
@@ -209,7 +210,7 @@ MLVec<INPUT_DIM> encodeInput(float2 p)
 {truth}
 
 #include "loss.slang"
-#include "optimizers.slang"
+{optimizers.slang_source()}
 #include "step_args.slang"
 {weight_copies_function(plan)}
 #include "adjust.slang"

@@ -119,7 +119,7 @@ class FileActions:
             self.app.say(f"not loaded: {error}", ERROR_SECONDS)
             return
         session = self.app.session
-        if saved.config.structure_key() == session.config.structure_key():
+        if saved.config.structure() == session.config.structure():
             session.cancel_rebuild()
             checkpoint.restore(session, saved)
             self.app.on_new_network()

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...config import ACTIVATIONS, ENCODINGS, MAX_FREQUENCIES, MAX_HIDDEN_LAYERS, MAX_WIDTH, PRECISIONS
+from ...config import MAX_HIDDEN_LAYERS, MAX_WIDTH
+from ...config_spec import STRUCTURE
 from ...errors import UserError
 from ...plan import plan_for
+from ...ui.fields import draw_field, widget_fields
 from ...ui.style import BAD, MUTED, WARN, em, field_error
 
 
@@ -17,11 +19,6 @@ def _edit(app, **changes) -> None:
         app.field_errors["network"] = str(error)
         return
     app.field_errors.pop("network", None)
-
-
-def _choice(label: str, value: str, options) -> str | None:
-    changed, index = imgui.combo(label, list(options).index(value), list(options))
-    return options[index] if changed else None
 
 
 def draw(app) -> None:
@@ -47,25 +44,16 @@ def draw(app) -> None:
     if imgui.button("- layer", imgui.ImVec2(half, 0)):
         _edit(app, hidden=hidden[:-1])
     imgui.end_disabled()
-    for label, name, options in (
-        ("activation", "activation", ACTIVATIONS),
-        ("output activation", "output_activation", ACTIVATIONS),
-        ("encoding", "encoding", ENCODINGS),
-        ("precision", "precision", PRECISIONS),
-    ):
-        choice = _choice(label, getattr(d, name), options)
-        if choice is not None:
-            _edit(app, **{name: choice})
-        if name == "encoding" and d.encoding == "fourier":
-            changed, k = imgui.slider_int("frequencies", d.frequencies, 1, MAX_FREQUENCIES)
-            if changed:
-                _edit(app, frequencies=k)
+    for name in widget_fields(STRUCTURE, d):  # activations, encoding and frequencies, precision
+        value = draw_field(name, d)
+        if value is not None:
+            _edit(app, **{name: value})
     imgui.pop_item_width()
     _apply_row(app)
 
 
 def _apply_row(app) -> None:
-    pending = app.draft.structure_key() != app.config.structure_key()
+    pending = app.draft.structure() != app.config.structure()
     job = app.session.rebuild
     if job is not None:
         imgui.progress_bar(job.fraction, imgui.ImVec2(-1, 0), f"{job.label}... {job.seconds:.1f} s")

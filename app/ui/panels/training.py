@@ -7,7 +7,8 @@ import random
 
 from imgui_bundle import imgui
 
-from ...config import OPTIMIZERS
+from ...optimizers import OPTIMIZERS
+from ...ui.fields import draw_field, draw_hyper
 from ...ui.panels import divergence
 from ...ui.style import BAD, GOOD, MUTED, em, field_error
 
@@ -122,22 +123,11 @@ def _hyperparameters(app) -> None:
     if changed:
         app.apply_hot("exact lr", lr=lr)
     field_error(app, "exact lr")
-    changed, index = imgui.combo("optimizer", OPTIMIZERS.index(c.optimizer), list(OPTIMIZERS))
-    if changed:
-        app.apply_hot("optimizer", optimizer=OPTIMIZERS[index])
-    if c.optimizer == "adam":
-        flags = imgui.InputTextFlags_.enter_returns_true
-        for name in ("beta1", "beta2", "epsilon"):
-            changed, value = imgui.input_double(name, getattr(c, name), 0.0, 0.0, "%.6g", flags)
-            app.remember(name)
-            if changed:
-                app.apply_hot(name, **{name: value})
-            field_error(app, name)
-    else:
-        changed, value = imgui.slider_float("momentum", c.beta1, 0.0, 0.99, "%.2f", imgui.SliderFlags_.always_clamp)
-        app.remember("momentum", "momentum")
-        if changed:
-            app.apply_hot("momentum", beta1=round(value, 2))
+    optimizer = draw_field("optimizer", c)
+    if optimizer is not None:
+        app.apply_hot("optimizer", optimizer=optimizer)
+    for hyper in OPTIMIZERS[app.config.optimizer].hypers:
+        draw_hyper(app, hyper)
     imgui.pop_item_width()
 
 

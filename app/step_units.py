@@ -1,0 +1,77 @@
+"""How one training step divides into units that may be recorded apart, over several frames:
+learnGradient's (sample slice, group) units and adjustParameters' workgroups, and how far a
+step recorded in pieces has got. Pure arithmetic on a plan, its launch shape and the batch."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .plan import ADJUST_PARAMS, LaunchShape, NetworkPlan
+
+
+@dataclass
+class StepProgress:
+    """How far the current step has got when it is recorded in pieces: learnGradient's groups
+    [0, position) in the "learn" phase, adjustParameters' groups [0, position) in "adjust"."""
+
+    phase: str = "learn"
+    position: int = 0
+
+    @property
+    def started(self) -> bool:
+        return self.phase != "learn" or self.position > 0
+
+
+@dataclass(frozen=True)
+class StepUnits:
+    plan: NetworkPlan
+    launch: LaunchShape
+    batch_size: int
+
+    @property
+    def samples_per_thread(self) -> int:
+        return -(-self.batch_size // self.launch.thread_count)
+
+    @property
+    def sample_slices(self) -> int:
+        """Ways each thread's sample loop may be cut: group tiles add into the gradient slot once
+        per sample; thread accumulators and workgroup tiles hold their sums in registers to the
+        loop's end."""
+        return self.samples_per_thread if self.plan.gradient_path == "group" else 1
+
+    @property
+    def learn_units(self) -> int:
+        """learnGradient's work as (sample slice, group) units, slice-major."""
+        return self.launch.group_count * self.sample_slices
+
+    @property
+    def learn_unit_samples(self) -> int:
+        if self.plan.gradient_path == "tiles":  # a workgroup walks every group_count-th tile
+            tiles = -(-self.batch_size // self.plan.tile_samples)
+            return -(-tiles // self.launch.group_count) * self.plan.tile_samples
+        return self.plan.group_size * (self.samples_per_thread // self.sample_slices)
+
+    @property
+    def adjust_units(self) -> int:
+        """adjustParameters' workgroups: ADJUST_PARAMS parameters each; the loss counts as one."""
+        return -(-(self.plan.param_count + 1) // ADJUST_PARAMS)
+
+    def learn_ranges(self, first: int, count: int) -> list[tuple[int, int, int, int]]:
+        """learnGradient's units [first, first + count), slice-major, as (first group, groups,
+        sample begin, sample end) dispatches: whole slices in one, parts of a slice in one each,
+        so that every group walks its samples in order."""
+        groups = self.launch.group_count
+        if self.sample_slices == 1:
+            return [(first, count, 0, self.samples_per_thread)]
+        ranges, unit, end = [], first, first + count
+        while unit < end:
+            k, g = divmod(unit, groups)
+            if g == 0 and end - unit >= groups:
+                rows = (end - unit) // groups
+                ranges.append((0, groups, k, k + rows))
+                unit += rows * groups
+            else:
+                n = min(groups - g, end - unit)
+                ranges.append((g, n, k, k + 1))
+                unit += n
+        return ranges
