@@ -59,11 +59,14 @@ class UiRenderer:
         """SlangPy's texture_ref() keeps every texture it was given in a module-level registry
         for good (0.43.1 has no public release), so each rebuilt network's heatmap atlases
         stayed alive, GPU memory and all. Textures this renderer drew last frame and not in
-        this one leave the registry (they are registered again if drawn later)."""
+        this one leave the registry (they are registered again if drawn later). The registry is
+        private to SlangPy: a version without it keeps its textures rather than failing."""
+        ids = getattr(spy_imgui, "_TEXTURE_IDS_BY_PY_ID", {})
+        release = getattr(spy_imgui, "_release_texture", None)
         for key in self._textures_drawn.keys() - self._textures_used.keys():
-            texture_id = spy_imgui._TEXTURE_IDS_BY_PY_ID.get(key)
-            if texture_id is not None:
-                spy_imgui._release_texture(texture_id)
+            texture_id = ids.get(key)
+            if texture_id is not None and release is not None:
+                release(texture_id)
         self._textures_drawn, self._textures_used = self._textures_used, {}
 
     def destroy(self) -> None:
