@@ -7,7 +7,8 @@ later bit for bit. The format (also in the README):
     12      4     header length H, uint32 LE
     16      8     payload length D, uint64 LE
     24      32    SHA-256 of the H + D bytes that follow
-    56      H     header: UTF-8 JSON (config, counters, array lengths, loss-history runs)
+    56      H     header: UTF-8 JSON (config, counters, array lengths, loss-history runs; for a
+                  dataset, "data_position" and each run's "metrics" {name: [steps, values]})
     56 + H  D     payload: little-endian arrays, back to back, in this order:
                   master parameters  float32[P]
                   half weights       float16[P]   (only when "half_weights" is true)
@@ -35,7 +36,7 @@ import numpy as np
 from . import config as cfg
 from .atomic import write_atomic
 from .errors import UserError
-from .history import EARLIER_RUNS_KEPT, Run
+from .history import EARLIER_RUNS_KEPT, Run, Series
 from .optimizers import OPTIMIZERS
 from .plan import plan_for
 
@@ -66,6 +67,9 @@ class Checkpoint:
     weights: np.ndarray | None  # float16[P]: the half copy the kernels use, exactly as it was
     optimizer_state: np.ndarray  # float32[W * P], W the config's optimizer's state width
     runs: list[Run]  # the loss history; the last run is the one that goes on
+    # Samples drawn from the dataset's points (app/point_data.py): the points themselves are
+    # made again from the config, so a resumed run draws the same batches
+    data_position: int = 0
 
 
 # ---- taking and putting back a session's state --------------------------------------------
@@ -74,7 +78,7 @@ def capture(session: Session) -> Checkpoint:
     session.complete_step()
     t, count = session.trainer, session.trainer.plan.param_count
     weights = t.gpu.read(t.weights, count, np.float16) if t.weights is not t.master else None
-    runs = [_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y) for r in session.history.runs]
+    runs = [_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y, r.metrics) for r in session.history.runs]
     return Checkpoint(
         t.config,
         t.step,
@@ -84,6 +88,7 @@ def capture(session: Session) -> Checkpoint:
         weights,
         t.optimizer_state_values(),
         runs,
+        t.data_position,
     )
 
 
@@ -101,17 +106,46 @@ def restore(session: Session, checkpoint: Checkpoint, config: cfg.Config | None 
         checkpoint.step,
         checkpoint.optimizer_steps,
         checkpoint.samples_seen,
+        checkpoint.data_position,
     )
     if config is not None:
         trainer.apply(config)
-    session.continue_history([_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y) for r in checkpoint.runs])
+    session.continue_history(
+        [_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y, r.metrics) for r in checkpoint.runs]
+    )
 
 
-def _run(label: str, train_x, train_y, eval_x, eval_y) -> Run:
+def _run(label: str, train_x, train_y, eval_x, eval_y, metrics=None) -> Run:
     run = Run(label)
     run.train.extend(np.array(train_x, np.float64), np.array(train_y, np.float64))
     run.eval.extend(np.array(eval_x, np.float64), np.array(eval_y, np.float64))
+    for name, series in (metrics or {}).items():
+        run.metrics[name] = Series()
+        run.metrics[name].extend(np.array(series.x, np.float64), np.array(series.y, np.float64))
     return run
+
+
+def _metrics_header(run: Run) -> dict:
+    return {name: [series.x.tolist(), series.y.tolist()] for name, series in run.metrics.items()}
+
+
+def _metrics_from_header(value, fail) -> dict[str, Series]:
+    """A run's metric series as the header keeps them (absent before datasets existed)."""
+    if value is None:
+        return {}
+    metrics = {}
+    if not isinstance(value, dict):
+        raise fail("has no valid metrics")
+    for name, pair in value.items():
+        try:
+            x, y = (np.array(v, np.float64) for v in pair)
+        except (TypeError, ValueError):
+            raise fail(f"has no valid metric {name!r}") from None
+        if x.ndim != 1 or x.shape != y.shape:
+            raise fail(f"has no valid metric {name!r}")
+        metrics[name] = Series()
+        metrics[name].extend(x, y)
+    return metrics
 
 
 # ---- bytes --------------------------------------------------------------------------------
@@ -131,7 +165,11 @@ def encode(checkpoint: Checkpoint) -> bytes:
             "samples_seen": checkpoint.samples_seen,
             "parameters": int(checkpoint.master.size),
             "half_weights": checkpoint.weights is not None,
-            "runs": [{"label": r.label, "train": r.train.count, "eval": r.eval.count} for r in checkpoint.runs],
+            "runs": [
+                {"label": r.label, "train": r.train.count, "eval": r.eval.count, "metrics": _metrics_header(r)}
+                for r in checkpoint.runs
+            ],
+            "data_position": checkpoint.data_position,
         }
     ).encode()
     payload = b"".join(a.tobytes() for a in arrays)
@@ -237,5 +275,11 @@ def _from_parts(header, payload: memoryview, fail, version: int = VERSION) -> Ch
     if not all(np.all(np.isfinite(a)) for a in (master, state) + ((weights,) if half else ())):
         raise fail("holds parameters or optimizer state that are not finite")
     history = arrays[3 if half else 2 :]
-    saved_runs = [_run(r["label"], *history[4 * k : 4 * k + 4]) for k, r in enumerate(runs)]
-    return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, state, saved_runs)
+    saved_runs = [
+        _run(r["label"], *history[4 * k : 4 * k + 4], _metrics_from_header(r.get("metrics"), fail))
+        for k, r in enumerate(runs)
+    ]
+    position = header.get("data_position", 0)
+    if isinstance(position, bool) or not isinstance(position, int) or position < 0:
+        raise fail(f"has no valid 'data_position' (got {position!r})")
+    return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, state, saved_runs, position)

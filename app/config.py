@@ -17,13 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from . import components, optimizers
-from .config_spec import HOT, STRUCTURE, TRUTH, Choice, Flag, Fraction, Positive, Whole, spec_field, spec_of
+from .config_spec import HOT, STRUCTURE, TRUTH, Between, Choice, Flag, Fraction, Positive, Whole, spec_field, spec_of
+from .datasets.source import MAX_ROWS, check_dataset, problem_of
 from .errors import UserError, read_user_text
 from .resources import asset
 from .targets import TUTORIAL_TARGETS, parse_target
 
 ACTIVATIONS = tuple(components.ACTIVATIONS)
 ENCODINGS = tuple(components.ENCODINGS)
+FEATURES = tuple(components.FEATURES)
+REGULARIZATIONS = ("none", "l1", "l2")
 PRECISIONS = ("float", "half")
 MATMULS = ("auto", "simt")  # auto: tensor cores where the device and the network allow
 OPTIMIZERS = tuple(optimizers.OPTIMIZERS)
@@ -80,6 +83,16 @@ def _check_domain(label: str, value: Any) -> list[float]:
     return [float(v) for v in value]
 
 
+def _check_features(label: str, value: Any) -> list[str]:
+    """A non-empty set of the Playground's features, kept in FEATURES' order."""
+    if not isinstance(value, list) or not value or not all(isinstance(f, str) for f in value):
+        raise UserError(f"{label} must list one or more of {', '.join(FEATURES)}")
+    unknown = [f for f in value if f not in FEATURES]
+    if unknown:
+        raise UserError(f"unknown feature {unknown[0]!r} (choose from {', '.join(FEATURES)})")
+    return [f for f in FEATURES if f in value]
+
+
 def _choice_flag(name: str) -> Flag:
     return Flag(name, "{label}: {choices} (default {default})")
 
@@ -98,6 +111,14 @@ _TARGET_FILE_HELP = (
     "[Differentiable] float target(float2 p, int k) and static const int TARGET_COUNT"
 )
 _FREQUENCIES_HELP = f"Fourier encoding frequencies, 1-{MAX_FREQUENCIES} (default {{default}})"
+_FEATURES_HELP = (
+    f"the Playground's input features, comma-separated: {','.join(FEATURES)} (implies --encoding features; "
+    "poly2 is x,y,x2,y2 and raw is x,y)"
+)
+_DATASET_HELP = (
+    "train on points: circle, xor, gauss, spiral (two classes), plane, multigauss (regression), or a CSV file "
+    "(x, y, then a label column or value columns)"
+)
 
 
 @dataclass
@@ -125,6 +146,11 @@ class Config:
         4, STRUCTURE, "frequencies", Whole(1, MAX_FREQUENCIES), Flag("--frequencies", _FREQUENCIES_HELP, "K"),
         widget="slider", shown=lambda config: config.encoding == "fourier", in_network_file=True,
     )
+    features: list[str] = spec_field(
+        ["x", "y"], STRUCTURE, "features", _check_features,
+        Flag("--features", _FEATURES_HELP, "F,F", parse="names"),
+        widget="checks", shown=lambda config: config.encoding == "features", in_network_file=True,
+    )
     precision: str = spec_field(
         "float", STRUCTURE, "precision", Choice(PRECISIONS), _choice_flag("--precision"), widget="combo"
     )
@@ -141,6 +167,38 @@ class Config:
         None, TRUTH, "slang_target", _check_slang_target,
         Flag("--target-file", _TARGET_FILE_HELP, "FILE.slang", parse="text", dest="target_file"),
         in_network_file=True,
+    )
+    # Points instead of formulas: a generator or a CSV (app/datasets/source.py says what the entry
+    # holds); --dataset names one, and app/cli.py reads a CSV into this field.
+    dataset: dict | None = spec_field(
+        None, TRUTH, "dataset", check_dataset,
+        Flag("--dataset", _DATASET_HELP, "NAME|PATH.csv", parse="text", dest="dataset_source"),
+        in_network_file=True,
+    )
+    # How a generator makes its points and how they split; live changes (app/point_data.py)
+    points: int = spec_field(
+        500, HOT, "points", Whole(2, MAX_ROWS),
+        Flag("--points", f"points a generator makes, 2-{MAX_ROWS:,} (default {{default}})", "N"),
+    )
+    noise: float = spec_field(
+        0.0, HOT, "noise", Between(0.0, 0.5), Flag("--noise", "a generator's noise, 0-0.5 (default {default})", "F")
+    )
+    train_ratio: float = spec_field(
+        0.5, HOT, "train ratio", Between(0.1, 0.9),
+        Flag("--train-ratio", "the share of the points that trains, 0.1-0.9 (default {default})", "F"),
+    )
+    data_seed: int = spec_field(
+        0, HOT, "data seed", Whole(0, 2**32 - 1),
+        Flag("--data-seed", "the seed of a generator's points and of the split (default {default})", "S"),
+    )
+    regularization: str = spec_field(
+        "none", HOT, "regularization", Choice(REGULARIZATIONS),
+        Flag("--regularization", "{label} of the weights, in the loss: {choices} (default {default})"),
+        widget="combo",
+    )
+    reg_rate: float = spec_field(
+        0.0, HOT, "regularization rate", Between(0.0, 10.0),
+        Flag("--reg-rate", "regularization rate, 0-10 (default {default})", "R"),
     )
     domain: list[float] = spec_field(  # x0, x1, y0, y1
         [-1.0, 1.0, -1.0, 1.0], HOT, "domain", _check_domain, in_network_file=True
@@ -181,10 +239,14 @@ class Config:
     # Shapes and the parameter layout are derived once, in app.plan.plan_for(config).
     @property
     def output_dim(self) -> int:
+        if self.dataset:
+            return problem_of(self.dataset).outputs
         return self.slang_target["count"] if self.slang_target else len(self.targets)
 
     def target_labels(self) -> list[str]:
         """What each output learns, as the UI and reports name it."""
+        if self.dataset:
+            return problem_of(self.dataset).output_labels()
         if self.slang_target:
             return [f"target(p, {k})" for k in range(self.slang_target["count"])]
         return list(self.targets)
@@ -220,8 +282,8 @@ for _optimizer in optimizers.OPTIMIZERS.values():
 
 def _freeze(value: Any) -> Any:
     if isinstance(value, dict):
-        return tuple(sorted(value.items()))
-    return tuple(value) if isinstance(value, list) else value
+        return tuple(sorted((key, _freeze(item)) for key, item in value.items()))
+    return tuple(_freeze(item) for item in value) if isinstance(value, list) else value
 
 
 def validate(config: Config) -> Config:

@@ -72,6 +72,19 @@ class Fraction:
         return float(value)
 
 
+@dataclass(frozen=True)
+class Between:
+    """A number in [low, high]: a noise level, a ratio, a rate."""
+
+    low: float
+    high: float
+
+    def __call__(self, label: str, value: Any) -> float:
+        if not _real(value) or not math.isfinite(value) or not self.low <= value <= self.high:
+            raise UserError(f"{label} must be between {self.low:g} and {self.high:g} (got {value!r})")
+        return float(value)
+
+
 Check = Callable[[str, Any], Any]  # (label, value) -> the value as kept, or a UserError
 
 
@@ -84,7 +97,7 @@ class Flag:
     help: str
     metavar: str | None = None
     # How the text is read where the check doesn't say (choices, whole numbers and reals do):
-    # "widths" (16,16) or "text" (anything not empty).
+    # "widths" (16,16), "names" (x,y,x2) or "text" (anything not empty).
     parse: str | None = None
     repeat: bool = False  # each use adds a value (--target)
     # An option whose value is not the field's own (--target-file: a file the caller compiles

@@ -46,6 +46,9 @@ class Run:
     label: str
     train: Series = field(default_factory=Series)  # x: 1-based step, y: mean loss of its batch
     eval: Series = field(default_factory=Series)  # x: steps taken by the network evaluated
+    # Points: each evaluation's other figures by name (app/point_metrics.py's METRICS but the
+    # test loss, which is `eval`), at the same steps
+    metrics: dict[str, Series] = field(default_factory=dict)
 
 
 class RunHistory:

@@ -28,7 +28,7 @@ from .evaluation import VIEWS, GridEvaluator, Summary
 from .gpu import Gpu
 from .guard import Divergence, DivergenceGuard
 from .heatmaps import HeatmapImages
-from .history import Run, RunHistory
+from .history import Run, RunHistory, Series
 from .loss_ring import LOSS_HISTORY
 from .rebuild import Rebuild
 from .slang_target import check_truth_finite
@@ -76,6 +76,7 @@ class Session:
         self.history.start(f"{'-'.join(map(str, self.trainer.plan.sizes))} seed {self.config.seed}")
         self.divergence = None
         self.eval_loss = self.eval_grad_loss = float("nan")
+        self.metrics: dict | None = None  # points: the last evaluation's train/test loss and accuracy
         outputs = self.trainer.plan.output_dim
         self.error_max = np.ones((VIEWS, outputs), np.float32)  # per view (values, d/dx, d/dy)
         self.invalid_cells = np.zeros((VIEWS, outputs), np.uint32)  # NaN or inf, per view and output
@@ -234,9 +235,10 @@ class Session:
     def evaluate(self) -> float:
         """A whole evaluation pass now, recorded as a point of the eval curve."""
         evaluation = self.evaluator.evaluate()
-        self.take_evaluation(
-            Summary(evaluation.loss, evaluation.grad_loss, evaluation.error_max, evaluation.invalid), evaluation.step
+        summary = Summary(
+            evaluation.loss, evaluation.grad_loss, evaluation.error_max, evaluation.invalid, evaluation.metrics
         )
+        self.take_evaluation(summary, evaluation.step)
         return evaluation.loss
 
     def take_losses(self, steps: range, losses: np.ndarray) -> np.ndarray:
@@ -248,6 +250,7 @@ class Session:
     def take_summary(self, summary: Summary) -> None:
         self.eval_loss, self.eval_grad_loss = summary.loss, summary.grad_loss
         self.error_max, self.invalid_cells = summary.error_max, summary.invalid
+        self.metrics = summary.metrics
 
     def take_evaluation(self, summary: Summary, step: int) -> bool:
         """The summary, and a point on the eval curve unless `step` has one already (True)."""
@@ -256,4 +259,7 @@ class Session:
         if run.eval.count and run.eval.x[-1] == step:
             return False
         run.eval.extend(step, summary.loss)
+        for name, value in (summary.metrics or {}).items():
+            if name != "test_loss" and value is not None:
+                run.metrics.setdefault(name, Series()).extend(step, value)
         return True

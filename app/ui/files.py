@@ -20,6 +20,7 @@ from ..atomic import write_atomic
 from ..device import cache_dir
 from ..errors import UserError, first_line
 from ..export_slang import trainer_source
+from ..headless import data_entry
 
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")  # what portable_file_dialogs runs on Linux
 ERROR_SECONDS = 10.0
@@ -104,7 +105,8 @@ class FileActions:
     def export(self, path: str, note: str = "") -> None:
         target = _with_suffix(path, ".slang")
         try:
-            write_atomic(target, trainer_source(self.app.session.trainer).encode())
+            session = self.app.session
+            write_atomic(target, trainer_source(session.trainer, data_entry(session)).encode())
         except OSError as error:
             self.app.say(f"Slang not exported: {error.strerror or error} ({target})", ERROR_SECONDS)
             return

@@ -66,7 +66,7 @@ def draw(app) -> None:
     if evaluator.passes == 0:  # a wide network on a slow device evaluates over many frames
         imgui.text_colored(
             MUTED,
-            f"evaluating the {evaluator.grid}x{evaluator.grid} grid: {100 * evaluator.progress / evaluator.cells:.0f}%",
+            f"evaluating the {evaluator.grid}x{evaluator.grid} grid: {100 * evaluator.progress / evaluator.units:.0f}%",
         )
     session = app.session
     spacing = imgui.get_style().item_spacing.x
