@@ -17,7 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from . import components, optimizers
-from .config_spec import HOT, STRUCTURE, TRUTH, Between, Choice, Flag, Fraction, Positive, Whole, spec_field, spec_of
+from .config_spec import (
+    HOT,
+    STRUCTURE,
+    TRUTH,
+    Between,
+    Choice,
+    Flag,
+    Fraction,
+    Positive,
+    Subset,
+    Whole,
+    spec_field,
+    spec_of,
+)
 from .datasets.source import MAX_ROWS, check_dataset, problem_of
 from .errors import UserError, read_user_text
 from .resources import asset
@@ -83,16 +96,6 @@ def _check_domain(label: str, value: Any) -> list[float]:
     return [float(v) for v in value]
 
 
-def _check_features(label: str, value: Any) -> list[str]:
-    """A non-empty set of the Playground's features, kept in FEATURES' order."""
-    if not isinstance(value, list) or not value or not all(isinstance(f, str) for f in value):
-        raise UserError(f"{label} must list one or more of {', '.join(FEATURES)}")
-    unknown = [f for f in value if f not in FEATURES]
-    if unknown:
-        raise UserError(f"unknown feature {unknown[0]!r} (choose from {', '.join(FEATURES)})")
-    return [f for f in FEATURES if f in value]
-
-
 def _choice_flag(name: str) -> Flag:
     return Flag(name, "{label}: {choices} (default {default})")
 
@@ -147,7 +150,7 @@ class Config:
         widget="slider", shown=lambda config: config.encoding == "fourier", in_network_file=True,
     )
     features: list[str] = spec_field(
-        ["x", "y"], STRUCTURE, "features", _check_features,
+        ["x", "y"], STRUCTURE, "features", Subset(FEATURES),
         Flag("--features", _FEATURES_HELP, "F,F", parse="names"),
         widget="checks", shown=lambda config: config.encoding == "features", in_network_file=True,
     )

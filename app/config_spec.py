@@ -73,6 +73,21 @@ class Fraction:
 
 
 @dataclass(frozen=True)
+class Subset:
+    """One or more of `options`, kept in their order (a list of features, say)."""
+
+    options: tuple[str, ...]
+
+    def __call__(self, label: str, value: Any) -> list[str]:
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+            raise UserError(f"{label} must list one or more of {', '.join(self.options)}")
+        unknown = [v for v in value if v not in self.options]
+        if unknown:
+            raise UserError(f"unknown {label} {unknown[0]!r} (choose from {', '.join(self.options)})")
+        return [option for option in self.options if option in value]
+
+
+@dataclass(frozen=True)
 class Between:
     """A number in [low, high]: a noise level, a ratio, a rate."""
 
@@ -112,7 +127,8 @@ class Spec:
     check: Check
     flag: Flag | None = None
     # A panel's widget for fields drawn generically (app/ui/fields.py): "combo" for a Choice,
-    # "slider" for a Whole; None where a panel draws the field its own way, or not at all.
+    # "slider" for a Whole, "checks" for a Subset; None where a panel draws the field its own
+    # way, or not at all.
     widget: str | None = None
     shown: Callable[[Any], bool] | None = None  # the widget only when this holds for the config
     in_network_file: bool = False  # a network.json brings it, so --load-network refuses its flag

@@ -107,8 +107,9 @@ class FrameDriver:
         record_seconds = time.perf_counter() - start
         timer.mark(encoder, 1)
         complete = evaluator.record(encoder, cells) if cells else False
-        if session.heatmaps is not None and 0 < evaluator.passes != session.heatmaps.drawn:
-            session.heatmaps.record_draw(encoder)
+        images = session.heatmaps
+        if images is not None and (0 < evaluator.passes != images.drawn or images.dirty):
+            images.record_draw(encoder)
         if complete:
             evaluator.record_summary(encoder)
         t.losses.record_readback(encoder, steps)

@@ -17,8 +17,8 @@ CLASS_COLOURS = (  # sRGB
 )
 NEUTRAL = (0.910, 0.918, 0.922)  # #e8eaeb: the value 0, or an even mix of two classes
 # The heatmap under the points is mixed this far toward white, so that the points stand out.
-BACKGROUND_LIGHTEN = 0.35
-OUTLINE = (0.12, 0.12, 0.14)  # around training points of a value (regression)
+BACKGROUND_LIGHTEN = 0.5
+OUTLINE = (0.12, 0.12, 0.14)  # around test points, and training points of a value (regression)
 
 
 def _float3(colour: tuple[float, float, float]) -> str:

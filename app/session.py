@@ -147,6 +147,14 @@ class Session:
         config, since = self._config_since
         return self.divergence is None and config is self.config and self.trainer.step - since >= STABLE_STEPS
 
+    def change_data(self, config: Config) -> None:
+        """Another dataset (or formulas): live where the compiled network stays the same (the
+        trainer makes the new points), else a rebuild. A UserError changes nothing."""
+        if self.rebuild is None and self.gpu.plan(config) == self.trainer.plan:
+            self.apply(config)
+        else:
+            self.start_rebuild(config)
+
     # ---- rebuilds -----------------------------------------------------------------------
     def start_rebuild(self, config: Config, then: Callable[[Session], None] | None = None) -> None:
         """Starts building `config`'s network; a target that is not finite on the grid is a
