@@ -251,23 +251,27 @@ class ReferencePath:
         self.module = _module(self.device, source)
         self.kinds = [ACTIVATION_IDS[layer.activation.name] for layer in plan.layers]
 
-    def batch(self, trainer: Trainer, step: int) -> tuple[np.ndarray, np.ndarray]:
-        """The encoded inputs and the truth of the first check_batch samples of `step`."""
-        config, data = trainer.config, trainer.data
-        if data is None:
-            points = self.module.batchPoint(
-                spy.grid((CHECK_BATCH,)), config.seed, step, spy.float4(*config.domain), _result="numpy"
-            )
-            points = np.ascontiguousarray(points.reshape(-1, 2), np.float32)
-            truths = np.stack(
-                [self.module.truthAt(points, k, _result="numpy") for k in range(self.plan.output_dim)], axis=1
-            )
-        else:
-            count, position = data.train_count, trainer.data_position
-            epoch, offset = (position // count) % (1 << 32), position % count
-            rows = self.module.batchRow(spy.grid((self.samples,)), config.seed, epoch, offset, count, _result="numpy")
-            points = np.stack([data.dataset.x[rows], data.dataset.y[rows]], axis=1)
-            truths = data.dataset.truth[rows]
+    def batch(self, seed: int, step: int, domain) -> tuple[np.ndarray, np.ndarray]:
+        """The encoded inputs and the truth of the first CHECK_BATCH samples of `step` (formulas)."""
+        points = self.module.batchPoint(spy.grid((CHECK_BATCH,)), seed, step, spy.float4(*domain), _result="numpy")
+        points = np.ascontiguousarray(points.reshape(-1, 2), np.float32)
+        truths = np.stack(
+            [self.module.truthAt(points, k, _result="numpy") for k in range(self.plan.output_dim)], axis=1
+        )
+        return self._encoded(points, truths)
+
+    def dataset_batch(self, trainer: Trainer) -> tuple[np.ndarray, np.ndarray]:
+        """The encoded inputs and the truth of the trainer's next `samples` training points."""
+        data, position = trainer.data, trainer.data_position
+        count = data.train_count
+        epoch, offset = (position // count) % (1 << 32), position % count
+        rows = self.module.batchRow(
+            spy.grid((self.samples,)), trainer.config.seed, epoch, offset, count, _result="numpy"
+        )
+        points = np.stack([data.dataset.x[rows], data.dataset.y[rows]], axis=1)
+        return self._encoded(points, data.dataset.truth[rows])
+
+    def _encoded(self, points: np.ndarray, truths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         inputs = self.plan.encoding.numpy(
             points[:, 0].astype(np.float64), points[:, 1].astype(np.float64), self.plan.encoding_setting
         ).astype(np.float32)
@@ -364,7 +368,10 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
     if plan.precision == "half":
         params = params.astype(np.float16).astype(np.float32)
     path = ReferencePath(trainer.gpu, plan, check_batch(trainer))
-    inputs, truths = path.batch(trainer, step)
+    if trainer.data is None:
+        inputs, truths = path.batch(config.seed, step, config.domain)
+    else:
+        inputs, truths = path.dataset_batch(trainer)
     loss, reference = path.gradient(params, inputs, truths)
     gradient = training_gradient(trainer, step)
     fd_error, fd_count = _finite_differences(path, params, reference, inputs, truths)

@@ -137,9 +137,10 @@ def _structure(network: dict, base: Config) -> Config:
         "activation": hidden_acts.pop(),
         "output_activation": layers[-1]["activation"],
         "encoding": encoding["kind"],
-        "targets": network.get("targets"),
         "domain": [*domain["x"], *domain["y"]],
     }
+    if network.get("data") is None:  # a dataset's network has no target expressions
+        fields["targets"] = network.get("targets")
     if encoding["kind"] == "fourier":
         fields["frequencies"] = encoding.get("frequencies")
     if encoding["kind"] == "features":

@@ -2,7 +2,9 @@
 text) or one or more value columns (regression), with or without a header row.
 
 - With a header, its first two names are x and y; a third named `label` (any case) makes the
-  file a classification, otherwise the columns after y are values, named by the header.
+  file a classification, otherwise the columns after y are values, named by the header. A
+  column named `set` is left out, so that a run's split.csv reads back (its split is made
+  again from the data seed and ratio).
 - Without one (the first row's x and y are numbers), a third column of text, or of whole numbers
   with at most 8 distinct values, is a label; anything else after y is values.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,10 +96,10 @@ def _is_number(cell: str) -> bool:
 def _rows(path: str, text: str) -> tuple[list[int], list[list[str]]]:
     """(line number, cells) of each non-blank row, at most MAX_ROWS + 1 of them."""
     lines, rows = [], []
-    reader = csv.reader(text.splitlines())
+    reader = csv.reader(io.StringIO(text, newline=""))  # lazily: a huge file stops at the limit
     try:
         for cells in reader:
-            if not any(cell.strip() for cell in cells):
+            if not cells or (len(cells) == 1 and not cells[0].strip()):  # a blank line
                 continue
             if len(rows) > MAX_ROWS:
                 raise _fail(path, f"has more than {MAX_ROWS:,} rows (row {reader.line_num})")
@@ -167,12 +170,12 @@ def _labels(path: str, cells: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
     return np.array([index[s] for s in stripped], np.int64), names
 
 
-def _label_column(header: bool, names: list[str], rows: list[list[str]]) -> bool:
+def _label_column(header: bool, names: list[str], columns: list[int], rows: list[list[str]]) -> bool:
     if header:
-        return len(names) == 3 and names[2].lower() == "label"
-    if len(names) != 3:
+        return len(columns) == 1 and names[columns[0]].lower() == "label"
+    if len(columns) != 1:
         return False
-    cells = {cells[2].strip() for cells in rows}
+    cells = {cells[columns[0]].strip() for cells in rows}
     if not all(_is_number(c) for c in cells):
         return True
     return len(cells) <= MAX_CLASSES and all(math.isfinite(float(c)) and float(c).is_integer() for c in cells)
@@ -190,11 +193,15 @@ def read_csv(path: str) -> CsvData:
         raise _fail(path, f"has {len(rows)} row of points; at least {MIN_ROWS} are needed (one to train, one to test)")
     x, y = (_numbers(path, lines, rows, k, names[k]) for k in (0, 1))
     source = {"csv": str(Path(path).resolve()), "sha256": digest, "rows": len(rows)}
-    if _label_column(header, names, rows):
-        classes, class_names = _labels(path, [cells[2] for cells in rows])
+    # the truth's columns: all after y, but split.csv's `set` (the split is made again)
+    columns = [k for k in range(2, len(names)) if not (header and names[k].lower() == "set")]
+    if not columns:
+        raise _fail(path, "has no label or value column after x and y")
+    if _label_column(header, names, columns, rows):
+        classes, class_names = _labels(path, [cells[columns[0]] for cells in rows])
         return CsvData(x, y, classes, None, class_names, {**source, "classes": list(class_names)})
-    if len(names) - 2 > MAX_CLASSES:
-        raise _fail(path, f"has {len(names) - 2} value columns; at most {MAX_CLASSES} outputs are supported")
-    values = np.stack([_numbers(path, lines, rows, k, names[k]) for k in range(2, len(names))], axis=1)
-    value_names = tuple(names[2:]) if header else (("value",) if len(names) == 3 else tuple(names[2:]))
+    if len(columns) > MAX_CLASSES:
+        raise _fail(path, f"has {len(columns)} value columns; at most {MAX_CLASSES} outputs are supported")
+    values = np.stack([_numbers(path, lines, rows, k, names[k]) for k in columns], axis=1)
+    value_names = tuple(names[k] for k in columns) if header or len(columns) > 1 else ("value",)
     return CsvData(x, y, None, values, value_names, {**source, "values": list(value_names)})

@@ -25,7 +25,7 @@ class DataEdits:
         self.error = ""  # why the last change was not taken
         self.loading: str | None = None  # a CSV being read
         self._read: tuple[CsvData | None, UserError | None] | None = None
-        self.last_generator = "spiral"  # what "points" starts with
+        self.formula_domain: list[float] | None = None  # the formulas' domain, for going back
 
     def _base(self) -> Config:
         """The config a change builds on: the one being built, if a rebuild is under way."""
@@ -46,10 +46,16 @@ class DataEdits:
         return True
 
     def choose(self, name: str) -> None:
-        """A generator by name, or datasets.NO_DATASET for the formulas."""
-        if name in datasets.GENERATORS:
-            self.last_generator = name
-        self._change(lambda: datasets.configure(self._base(), datasets.entry_for(name)))
+        """A generator by name, or datasets.NO_DATASET for the formulas (on their own domain)."""
+        self._change(lambda: self._configure(datasets.entry_for(name)))
+
+    def _configure(self, entry: dict | None) -> Config:
+        base = self._base()
+        if base.dataset is None:
+            self.formula_domain = list(base.domain)
+        if entry is None:
+            return datasets.configure(base, None).replace(domain=self.formula_domain or Config().domain)
+        return datasets.configure(base, entry)
 
     def set(self, **changes) -> bool:
         """Points, noise, train ratio or data seed: new points at the next step."""
@@ -82,4 +88,4 @@ class DataEdits:
             self.error = f"not loaded: {first_line(error)}"
             return
         datasets.remember_csv(data)
-        self._change(lambda: datasets.configure(self._base(), data.source))
+        self._change(lambda: self._configure(data.source))

@@ -13,6 +13,8 @@ from ...ui.panels import divergence
 from ...ui.style import BAD, GOOD, MUTED, em, field_error
 
 BATCH_SIZES = [2**k for k in range(4, 21)]
+# A dataset's batches go down to one point, as the Playground's do (the whole set at most)
+POINT_BATCH_SIZES = [2**k for k in range(0, 21)]
 LOG_LR_RANGE = (-5.0, 0.0)  # the slider's range, in log10 of the learning rate
 
 
@@ -105,11 +107,13 @@ def _controls(app) -> None:
 def _hyperparameters(app) -> None:
     c = app.config
     imgui.push_item_width(-em(7))
-    index = min(range(len(BATCH_SIZES)), key=lambda k: abs(math.log2(BATCH_SIZES[k] / c.batch_size)))
-    changed, index = imgui.slider_int("batch size", index, 0, len(BATCH_SIZES) - 1, f"{c.batch_size:,}")
+    sizes = POINT_BATCH_SIZES if app.session.trainer.data is not None else BATCH_SIZES
+    index = min(range(len(sizes)), key=lambda k: abs(math.log2(sizes[k] / c.batch_size)))
+    shown = f"{c.batch_size:,}" + (" (the whole set)" if app.session.trainer.batch_size < c.batch_size else "")
+    changed, index = imgui.slider_int("batch size", index, 0, len(sizes) - 1, shown)
     app.remember("batch size", "batch size")
     if changed:
-        app.apply_hot("batch size", batch_size=BATCH_SIZES[index])
+        app.apply_hot("batch size", batch_size=sizes[index])
     # A slider over log10(lr) that shows the rate itself: ImGui's own logarithmic flag misreads
     # a %e format (it set lr = 10 wherever it was clicked).
     changed, log_lr = imgui.slider_float(
