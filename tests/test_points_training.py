@@ -6,6 +6,8 @@ lessons (the spiral learned; overfitting at noise 0.5 with 10% training points).
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from helpers import exported_network, gpu_loss, gpu_loss_and_gradient
@@ -241,3 +243,13 @@ def test_tensor_cores_take_the_squared_error_only():
     values = plan_for(_config({"generator": "plane"}, **wide), tensor_cores=True)
     assert classes.gradient_path == "tiles" and not any(classes.mma) and any(values.mma)
     assert "// products   SIMT (tensor cores take the squared error only)" in network_source(classes)
+
+
+def test_the_points_benchmark_writes_its_figures(tmp_path, capsys):
+    from app.bench import points
+
+    out = tmp_path / "points.json"
+    assert points.main(["--points", "300", "--json", str(out)]) == 0
+    row = json.loads(out.read_text())["rows"][0]
+    assert row["points"] == 300 and all(row[key] > 0 for key in ("step_ms", "evaluation_pass_ms", "view_ms"))
+    assert "300 points" in capsys.readouterr().out

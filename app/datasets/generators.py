@@ -128,11 +128,11 @@ VALUE_NAMES = ("value",)
 GENERATORS: dict[str, Generator] = {
     g.name: g
     for g in (
-        Generator("circle", True, circle, "a disc inside a ring"),
-        Generator("xor", True, xor, "the quadrants, +1 where x and y share a sign"),
+        Generator("circle", True, circle, "a disc in a ring"),
+        Generator("xor", True, xor, "the quadrants"),
         Generator("gauss", True, gauss, "two Gaussian blobs"),
         Generator("spiral", True, spiral, "two interleaved spirals"),
-        Generator("plane", False, plane, "regression: (x + y) / 10"),
-        Generator("multigauss", False, multigauss, "regression: six bumps of either sign"),
+        Generator("plane", False, plane, "values: (x + y) / 10"),
+        Generator("multigauss", False, multigauss, "values: six bumps"),
     )
 }
