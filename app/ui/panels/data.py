@@ -151,14 +151,14 @@ def _swatch(colour, ring: bool = False) -> None:
     imgui.same_line(0, em(0.2))
 
 
-def _bar(app, view: DataView, length: float, across: bool) -> None:
+def _bar(renderer, view: DataView, length: float, across: bool) -> None:
     """The signed scale (the background's colours), lowest at the bottom or on the left, with
     its two ends' values."""
-    problem = app.session.trainer.data.dataset.problem
+    problem = view.evaluator.trainer.data.dataset.problem
     top = 1.0 if problem.classify else float(view.value_ranges[0])
     low, high = ("0", "1") if problem.classify else (f"{-top:.3g}", f"{top:.3g}")
     imgui.text_colored(MUTED, f"p(class {problem.names[1]})" if problem.classify else problem.names[0])
-    thickness, texture = em(0.8), app.renderer.texture(view.bar)
+    thickness, texture = em(0.8), renderer.texture(view.bar)
     draw, colour = imgui.get_window_draw_list(), imgui.get_color_u32(imgui.Col_.text)
     if across:
         imgui.same_line()
@@ -180,10 +180,10 @@ def _bar(app, view: DataView, length: float, across: bool) -> None:
         draw.add_text(imgui.ImVec2(start.x + em(1.2), y), colour, text)
 
 
-def _legend(app, view: DataView, length: float, below: bool) -> None:
+def legend(renderer, view: DataView, length: float, below: bool) -> None:
     """Class colours (filled: training, ring: test), or the value scale, with its bar; in a
-    column right of the view, or in lines below it."""
-    problem = app.session.trainer.data.dataset.problem
+    column right of the view, or in lines below it (also heatmaps.png's, app/ui/report.py)."""
+    problem = view.evaluator.trainer.data.dataset.problem
     imgui.begin_group()
     if problem.classify:
         if not below:
@@ -198,7 +198,7 @@ def _legend(app, view: DataView, length: float, below: bool) -> None:
     else:
         imgui.text_colored(MUTED, "points and background: orange < 0 < blue")
     if problem.kind != "classes":
-        _bar(app, view, min(length * 0.45, em(12)) if below else max(min(length * 0.45, em(10)), em(4)), below)
+        _bar(renderer, view, min(length * 0.45, em(12)) if below else max(min(length * 0.45, em(10)), em(4)), below)
     imgui.end_group()
 
 
@@ -263,6 +263,6 @@ def draw_view(app) -> None:
     if below:
         imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))  # room for x's labels
         imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + margin)
-    _legend(app, view, side, below)
+    legend(app.renderer, view, side, below)
     if not below:
         imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))
