@@ -8,7 +8,8 @@ later bit for bit. The format (also in the README):
     16      8     payload length D, uint64 LE
     24      32    SHA-256 of the H + D bytes that follow
     56      H     header: UTF-8 JSON (config, counters, loss-history runs with their records'
-                  counts: {"count", "span", "recent", "buckets"} for "train" and "eval")
+                  counts: {"count", "span", "recent", "buckets"} for "train", "eval" and, for
+                  a dataset, each of "metrics" {name: counts}; for a dataset, "data_position")
     56 + H  D     payload: little-endian arrays, back to back, in this order:
                   master parameters  float32[P]
                   half weights       float16[P]   (only when "half_weights" is true)
@@ -76,6 +77,9 @@ class Checkpoint:
     weights: np.ndarray | None  # float16[P]: the half copy the kernels use, exactly as it was
     optimizer_state: np.ndarray  # float32[W * P], W the config's optimizer's state width
     runs: list[Run]  # the loss history; the last run is the one that goes on
+    # Samples drawn from the dataset's points (app/point_data.py): the points themselves are
+    # made again from the config, so a resumed run draws the same batches
+    data_position: int = 0
 
 
 # ---- taking and putting back a session's state --------------------------------------------
@@ -94,6 +98,7 @@ def capture(session: Session) -> Checkpoint:
         weights,
         t.optimizer_state_values(),
         runs,
+        t.data_position,
     )
 
 
@@ -111,6 +116,7 @@ def restore(session: Session, checkpoint: Checkpoint, config: cfg.Config | None 
         checkpoint.step,
         checkpoint.optimizer_steps,
         checkpoint.samples_seen,
+        checkpoint.data_position,
     )
     if config is not None:
         trainer.apply(config)
@@ -121,9 +127,13 @@ def _copy_run(run: Run) -> Run:
     """A run whose records are copies: the session and the checkpoint never share one."""
     copy = Run(run.label)
     for name in SERIES:
-        meta, arrays = getattr(run, name).state()
-        setattr(copy, name, LossRecord.from_state(meta, arrays))
+        setattr(copy, name, _copy_record(getattr(run, name)))
+    copy.metrics = {name: _copy_record(record) for name, record in run.metrics.items()}
     return copy
+
+
+def _copy_record(record: LossRecord) -> LossRecord:
+    return LossRecord.from_state(*record.state())
 
 
 # ---- bytes --------------------------------------------------------------------------------
@@ -139,6 +149,12 @@ def encode(checkpoint: Checkpoint) -> bytes:
             meta, record_arrays = getattr(run, name).state()
             entry[name] = meta
             arrays += [a.astype("<f8") for a in record_arrays]
+        if run.metrics:
+            entry["metrics"] = {}
+        for name, record in run.metrics.items():
+            meta, record_arrays = record.state()
+            entry["metrics"][name] = meta
+            arrays += [a.astype("<f8") for a in record_arrays]
         runs.append(entry)
     header = json.dumps(
         {
@@ -150,6 +166,7 @@ def encode(checkpoint: Checkpoint) -> bytes:
             "parameters": int(checkpoint.master.size),
             "half_weights": checkpoint.weights is not None,
             "runs": runs,
+            "data_position": checkpoint.data_position,
         }
     ).encode()
     payload = b"".join(a.tobytes() for a in arrays)
@@ -254,12 +271,15 @@ def _from_parts(header, payload: memoryview, fail, version: int = VERSION) -> Ch
     if not all(np.all(np.isfinite(a)) for a in (master, state) + ((weights,) if half else ())):
         raise fail("holds parameters or optimizer state that are not finite")
     saved_runs = _runs(runs, records, iter(arrays[3 if half else 2 :]), fail)
-    return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, state, saved_runs)
+    position = header.get("data_position", 0)
+    if isinstance(position, bool) or not isinstance(position, int) or position < 0:
+        raise fail(f"has no valid 'data_position' (got {position!r})")
+    return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, state, saved_runs, position)
 
 
 def _record_layouts(runs: list[dict], version: int, fail) -> list[tuple[dict | None, list[int]]]:
-    """For each run's train then eval series: its record's counts (None for a version that saved
-    every point) and the lengths of the arrays it was saved as."""
+    """For each run's train, eval and metric series: its record's counts (None for a version that
+    saved every point) and the lengths of the arrays it was saved as."""
     layouts = []
     for run in runs:
         for name in SERIES:
@@ -267,12 +287,25 @@ def _record_layouts(runs: list[dict], version: int, fail) -> list[tuple[dict | N
                 n = _count(run, name, fail)
                 layouts.append((None, [n, n]))
             else:
-                meta = run.get(name)
-                if not isinstance(meta, dict):
-                    raise fail(f"has no valid {name} loss record counts")
-                meta = {key: _count(meta, key, fail) for key in ("count", "span", "recent", "buckets")}
-                layouts.append((meta, LossRecord.array_lengths(meta)))
+                layouts.append(_record_layout(run.get(name), name, fail))
+        for name, meta in _metric_counts(run, fail).items():
+            layouts.append(_record_layout(meta, f"{name!r} metric", fail))
     return layouts
+
+
+def _record_layout(meta, what: str, fail) -> tuple[dict, list[int]]:
+    if not isinstance(meta, dict):
+        raise fail(f"has no valid {what} loss record counts")
+    meta = {key: _count(meta, key, fail) for key in ("count", "span", "recent", "buckets")}
+    return meta, LossRecord.array_lengths(meta)
+
+
+def _metric_counts(run: dict, fail) -> dict:
+    """A run's metric records' counts by name (absent before datasets, and in versions 1 and 2)."""
+    metrics = run.get("metrics", {})
+    if not isinstance(metrics, dict) or not all(isinstance(name, str) for name in metrics):
+        raise fail("has no valid metrics")
+    return metrics
 
 
 def _runs(entries: list[dict], layouts, history, fail) -> list[Run]:
@@ -280,13 +313,18 @@ def _runs(entries: list[dict], layouts, history, fail) -> list[Run]:
     runs, layouts = [], iter(layouts)
     for k, entry in enumerate(entries):
         run = Run(entry["label"])
-        for name in SERIES:
+        names = list(SERIES) + [("metrics", name) for name in _metric_counts(entry, fail)]
+        for name in names:
             meta, lengths = next(layouts)
             parts = [next(history) for _ in lengths]
+            what = name if isinstance(name, str) else f"{name[1]!r} metric"
             try:
                 record = LossRecord.from_points(*parts) if meta is None else LossRecord.from_state(meta, parts)
             except ValueError as error:
-                raise fail(f"has an inconsistent {name} loss record in run {k + 1}: {error}") from None
-            setattr(run, name, record)
+                raise fail(f"has an inconsistent {what} loss record in run {k + 1}: {error}") from None
+            if isinstance(name, str):
+                setattr(run, name, record)
+            else:
+                run.metrics[name[1]] = record
         runs.append(run)
     return runs

@@ -79,9 +79,12 @@ def _headless(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return headless.EXIT_DIVERGED
+    if session.metrics is None:
+        figures = f"eval loss {result.eval_loss:.6g}, eval grad loss {result.eval_grad_loss:.6g}"
+    else:
+        figures = headless.metrics_text(session.metrics)
     print(
-        f"done: {result.steps} steps in {result.wall_seconds:.2f} s, train loss {result.train_loss:.6g}, "
-        f"eval loss {result.eval_loss:.6g}, eval grad loss {result.eval_grad_loss:.6g} -> {out}"
+        f"done: {result.steps} steps in {result.wall_seconds:.2f} s, train loss {result.train_loss:.6g}, {figures} -> {out}"
     )
     return _report_grad_check(check) if check is not None else 0
 
@@ -91,6 +94,7 @@ def _write_headless(session, result, args: argparse.Namespace, out: Path) -> Non
     under a temporary name first and renamed into place only once all are written."""
     from . import checkpoint, headless
     from .export_slang import trainer_source
+    from .headless import data_entry
 
     def heatmaps_png(folder: Path) -> None:
         from .ui.report import write_run_heatmaps  # imgui only when a picture is wanted
@@ -100,7 +104,7 @@ def _write_headless(session, result, args: argparse.Namespace, out: Path) -> Non
     staging = Staging()
     files = [
         ("--save-checkpoint", args.save_checkpoint, lambda: checkpoint.encode(checkpoint.capture(session))),
-        ("--export-slang", args.export_slang, lambda: trainer_source(session.trainer).encode()),
+        ("--export-slang", args.export_slang, lambda: trainer_source(session.trainer, data_entry(session)).encode()),
     ]
     option, path = "--out", out
     try:

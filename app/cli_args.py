@@ -12,7 +12,8 @@ from pathlib import Path
 
 from . import checkpoint as ckpt
 from . import config as cfg
-from .config_spec import HOT, Choice, Fraction, Positive, Spec, Whole
+from .config_spec import HOT, Between, Choice, Fraction, Positive, Spec, Whole
+from .datasets import configure, entry_for
 from .device import DEVICE_TYPES
 from .errors import UserError
 from .network_io import load_network
@@ -41,6 +42,13 @@ def _widths(text: str) -> list[int]:
     return [int(part) for part in parts]
 
 
+def _names(text: str) -> list[str]:
+    names = [part.strip() for part in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"takes comma-separated names like x,y,x2 (got {text!r})")
+    return names
+
+
 def _text(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty")
@@ -60,7 +68,7 @@ def _listed(options: list[str]) -> str:
     return options[0] if len(options) == 1 else f"{', '.join(options[:-1])} and {options[-1]}"
 
 
-_PARSERS = {"widths": _widths, "text": _text}
+_PARSERS = {"widths": _widths, "names": _names, "text": _text}
 
 
 def _field_option(name: str, spec: Spec) -> dict:
@@ -80,7 +88,7 @@ def _field_option(name: str, spec: Spec) -> dict:
         options["choices"] = check.options
     elif isinstance(check, Whole):
         options["type"] = int
-    elif isinstance(check, (Positive, Fraction)):
+    elif isinstance(check, (Positive, Fraction, Between)):
         options["type"] = float
     else:
         options["type"] = _PARSERS[flag.parse]
@@ -189,7 +197,14 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
     overrides = {name: getattr(args, name) for name in _DIRECT if getattr(args, name) is not None}
     if args.targets is not None:
         overrides["slang_target"] = None
-    return cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
+    if args.features is not None:  # the features are a setting of the feature encoding
+        if args.encoding not in (None, "features"):
+            raise UserError(f"--features is the feature encoding's setting: use it without --encoding {args.encoding}")
+        overrides["encoding"] = "features"
+    config = cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
+    if args.dataset_source is not None:
+        config = configure(config, entry_for(args.dataset_source))
+    return config
 
 
 def resolve_start(args: argparse.Namespace, base: cfg.Config | None = None) -> Start:

@@ -8,7 +8,7 @@ nothing is kept in sync by hand. (tests/reference.py keeps its own numpy on purp
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,21 +60,62 @@ ACTIVATIONS: dict[str, Activation] = {
 }
 
 
-# ---- encodings: functions in shaders/encodings.slang ----------------------------------------
+# ---- encodings: how (x, y) becomes the network's input ---------------------------------------
+# The Playground's input features, each a function of (x, y): its name on the command line
+# (--features), its label, a Slang expression of the float2 `{p}` and its numpy function.
+@dataclass(frozen=True)
+class Feature:
+    name: str
+    label: str
+    slang: str
+    numpy: Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+    def slang_of(self, p: str) -> str:
+        return self.slang.format(p=p)
+
+
+FEATURES: dict[str, Feature] = {
+    f.name: f
+    for f in (
+        Feature("x", "x", "{p}.x", lambda x, y: x),
+        Feature("y", "y", "{p}.y", lambda x, y: y),
+        Feature("x2", "x²", "{p}.x * {p}.x", lambda x, y: x * x),
+        Feature("y2", "y²", "{p}.y * {p}.y", lambda x, y: y * y),
+        Feature("xy", "xy", "{p}.x * {p}.y", lambda x, y: x * y),
+        Feature("sinx", "sin x", "sin({p}.x)", lambda x, y: np.sin(x)),
+        Feature("siny", "sin y", "sin({p}.y)", lambda x, y: np.sin(y)),
+    )
+}
+
+# An encoding's setting: the Fourier frequencies K, or the tuple of feature names of a feature
+# encoding (`features`, and `poly2` and `raw`, which are two fixed settings of it).
+Setting = int | tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class Encoding:
-    """How (x, y) becomes the network's input vector. `frequencies` matters to fourier only."""
+    """How (x, y) becomes the network's input vector, given its setting."""
 
     name: str
-    slang: str  # a call on `p`, the float2 point
-    dim: Callable[[int], int]  # input width for K frequencies
-    names: Callable[[int], list[str]]  # one label per input (diagram)
-    numpy: Callable[[np.ndarray, np.ndarray, int], np.ndarray]  # (N,) x, y -> (N, dim)
+    dim: Callable[[Setting], int]  # input width
+    names: Callable[[Setting], list[str]]  # one label per input (diagram)
+    numpy: Callable[[np.ndarray, np.ndarray, Setting], np.ndarray]  # (N,) x, y -> (N, dim)
     # Each input as a standalone Slang expression of `xy` (app/export_slang.py)
-    expressions: Callable[[int], list[str]]
+    expressions: Callable[[Setting], list[str]]
+    body: Callable[[Setting], list[str]]  # the lines of the generated encodeInput(float2 p)
+    fixed: tuple[str, ...] | None = None  # poly2 and raw: their features, whatever the config's
 
-    def schema(self, frequencies: int) -> dict:
-        return {"kind": self.name, "frequencies": frequencies} if self.name == "fourier" else {"kind": self.name}
+    def setting(self, frequencies: int, features: Sequence[str]) -> Setting:
+        if self.name == "fourier":
+            return frequencies
+        return self.fixed if self.fixed is not None else tuple(features)
+
+    def schema(self, setting: Setting) -> dict:
+        if self.name == "fourier":
+            return {"kind": self.name, "frequencies": setting}
+        if self.fixed is None:
+            return {"kind": self.name, "features": list(setting)}
+        return {"kind": self.name}
 
 
 def _fourier_numpy(x: np.ndarray, y: np.ndarray, frequencies: int) -> np.ndarray:
@@ -104,33 +145,39 @@ def _fourier_names(frequencies: int) -> list[str]:
     return names
 
 
+def _feature_body(features: tuple[str, ...]) -> list[str]:
+    values = ", ".join(f"NFloat({FEATURES[f].slang_of('p')})" for f in features)
+    return [f"NFloat v[INPUT_DIM] = {{ {values} }};", "return MLVec<INPUT_DIM>.fromArray(v);"]
+
+
+def _feature_encoding(name: str, fixed: tuple[str, ...] | None = None) -> Encoding:
+    """An encoding that feeds the network the listed features, in FEATURES' order."""
+    return Encoding(
+        name,
+        lambda s: len(s),
+        lambda s: [FEATURES[f].label for f in s],
+        lambda x, y, s: np.stack([FEATURES[f].numpy(x, y) for f in s], axis=1),
+        lambda s: [FEATURES[f].slang_of("xy") for f in s],
+        _feature_body,
+        fixed,
+    )
+
+
+POLY2_FEATURES = ("x", "y", "x2", "y2")  # the tutorial's encoding
 ENCODINGS: dict[str, Encoding] = {
     e.name: e
     for e in (
-        Encoding(
-            "poly2",
-            "encodePoly2(p)",
-            lambda k: 4,
-            lambda k: ["x", "y", "x²", "y²"],
-            lambda x, y, k: np.stack([x, y, x * x, y * y], axis=1),
-            lambda k: ["xy.x", "xy.y", "xy.x * xy.x", "xy.y * xy.y"],
-        ),
-        Encoding(
-            "raw",
-            "encodeRaw(p)",
-            lambda k: 2,
-            lambda k: ["x", "y"],
-            lambda x, y, k: np.stack([x, y], axis=1),
-            lambda k: ["xy.x", "xy.y"],
-        ),
+        _feature_encoding("poly2", POLY2_FEATURES),
+        _feature_encoding("raw", ("x", "y")),
         Encoding(
             "fourier",
-            "encodeFourier<INPUT_DIM>(p)",
             lambda k: 2 + 4 * k,
             _fourier_names,
             _fourier_numpy,
             _fourier_expressions,
+            lambda k: ["return encodeFourier<INPUT_DIM>(p);"],
         ),
+        _feature_encoding("features"),
     )
 }
 

@@ -9,75 +9,48 @@ the parser, the --resume overrides and validation follow.
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
-import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from . import components, optimizers
-from .config_spec import HOT, STRUCTURE, TRUTH, Choice, Flag, Fraction, Positive, Whole, spec_field, spec_of
-from .errors import UserError, read_user_text
+from .config_checks import (
+    MAX_FREQUENCIES,
+    MAX_HIDDEN_LAYERS,
+    MAX_TARGET_SOURCE,  # noqa: F401 (read from here by app/slang_target.py)
+    MAX_TARGETS,
+    MAX_WIDTH,
+    check_domain,
+    check_hidden,
+    check_slang_target,
+    check_targets,
+)
+from .config_spec import (
+    HOT,
+    STRUCTURE,
+    TRUTH,
+    Between,
+    Choice,
+    Flag,
+    Fraction,
+    Positive,
+    Subset,
+    Whole,
+    spec_field,
+    spec_of,
+)
+from .datasets.source import MAX_ROWS, check_dataset, problem_of
+from .errors import UserError
 from .resources import asset
-from .targets import TUTORIAL_TARGETS, parse_target
+from .targets import TUTORIAL_TARGETS
 
 ACTIVATIONS = tuple(components.ACTIVATIONS)
 ENCODINGS = tuple(components.ENCODINGS)
+FEATURES = tuple(components.FEATURES)
+REGULARIZATIONS = ("none", "l1", "l2")
 PRECISIONS = ("float", "half")
 MATMULS = ("auto", "simt")  # auto: tensor cores where the device and the network allow
 OPTIMIZERS = tuple(optimizers.OPTIMIZERS)
-MAX_WIDTH = 256
-MAX_HIDDEN_LAYERS = 8
-MAX_FREQUENCIES = 16
-MAX_TARGETS = 8
-PRESET_DIR = asset("presets")
-
-# Characters of a Slang target file: ample for a few functions, and small enough for the config
-# to travel as one command-line argument (at most 128 KiB on Linux) to app/rebuild.py's child.
-MAX_TARGET_SOURCE = 16 * 1024
-
-
-# ---- checks of the fields that are more than a range or a choice ---------------------------
-def _check_hidden(label: str, value: Any) -> list[int]:
-    if not isinstance(value, list) or not 1 <= len(value) <= MAX_HIDDEN_LAYERS:
-        raise UserError(f"{label} must list 1 to {MAX_HIDDEN_LAYERS} layer widths")
-    for width in value:
-        Whole(1, MAX_WIDTH)("hidden layer width", width)
-    return value
-
-
-def _check_targets(label: str, value: Any) -> list[str]:
-    if not isinstance(value, list) or not 1 <= len(value) <= MAX_TARGETS:
-        raise UserError(f"{label} must list 1 to {MAX_TARGETS} expressions")
-    for target in value:
-        parse_target(target)
-    return value
-
-
-def _check_slang_target(label: str, value: Any) -> dict | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict) or set(value) != {"file", "source", "count"}:
-        raise UserError(f'{label} must be null or {{"file": ..., "source": ..., "count": ...}}')
-    if not isinstance(value["file"], str) or not isinstance(value["source"], str):
-        raise UserError(f"{label}'s file and source must be text")
-    if len(value["source"]) > MAX_TARGET_SOURCE:
-        raise UserError(f"a Slang target file must be at most {MAX_TARGET_SOURCE} characters")
-    Whole(1, MAX_TARGETS)("TARGET_COUNT", value["count"])
-    return value
-
-
-def _check_domain(label: str, value: Any) -> list[float]:
-    if (
-        not isinstance(value, list)
-        or len(value) != 4
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
-        or value[0] >= value[1]
-        or value[2] >= value[3]
-    ):
-        raise UserError(f"{label} must be [x0, x1, y0, y1] with finite x0 < x1 and y0 < y1")
-    return [float(v) for v in value]
+PRESET_DIR = asset("presets")  # the presets' JSON files (app/config_files.py reads them)
 
 
 def _choice_flag(name: str) -> Flag:
@@ -98,6 +71,14 @@ _TARGET_FILE_HELP = (
     "[Differentiable] float target(float2 p, int k) and static const int TARGET_COUNT"
 )
 _FREQUENCIES_HELP = f"Fourier encoding frequencies, 1-{MAX_FREQUENCIES} (default {{default}})"
+_FEATURES_HELP = (
+    f"the Playground's input features, comma-separated: {','.join(FEATURES)} (implies --encoding features; "
+    "poly2 is x,y,x2,y2 and raw is x,y)"
+)
+_DATASET_HELP = (
+    "train on points: circle, xor, gauss, spiral (two classes), plane, multigauss (regression), or a CSV file "
+    "(x, y, then a label column or value columns)"
+)
 
 
 @dataclass
@@ -106,7 +87,7 @@ class Config:
 
     # fmt: off
     hidden: list[int] = spec_field(
-        [16], STRUCTURE, "hidden", _check_hidden, Flag("--hidden", _HIDDEN_HELP, "W,W", parse="widths"),
+        [16], STRUCTURE, "hidden", check_hidden, Flag("--hidden", _HIDDEN_HELP, "W,W", parse="widths"),
         in_network_file=True,
     )
     activation: str = spec_field(
@@ -125,12 +106,17 @@ class Config:
         4, STRUCTURE, "frequencies", Whole(1, MAX_FREQUENCIES), Flag("--frequencies", _FREQUENCIES_HELP, "K"),
         widget="slider", shown=lambda config: config.encoding == "fourier", in_network_file=True,
     )
+    features: list[str] = spec_field(
+        ["x", "y"], STRUCTURE, "features", Subset(FEATURES),
+        Flag("--features", _FEATURES_HELP, "F,F", parse="names"),
+        widget="checks", shown=lambda config: config.encoding == "features", in_network_file=True,
+    )
     precision: str = spec_field(
         "float", STRUCTURE, "precision", Choice(PRECISIONS), _choice_flag("--precision"), widget="combo"
     )
     matmul: str = spec_field("auto", STRUCTURE, "matmul", Choice(MATMULS), Flag("--matmul", _MATMUL_HELP))
     targets: list[str] = spec_field(
-        list(TUTORIAL_TARGETS), TRUTH, "targets", _check_targets,
+        list(TUTORIAL_TARGETS), TRUTH, "targets", check_targets,
         Flag("--target", _TARGET_HELP, "EXPR", parse="text", repeat=True), in_network_file=True,
     )
     # The ground truth from a user's Slang file instead of `targets` (kept for going back):
@@ -138,12 +124,44 @@ class Config:
     # app/slang_target.py. The text itself is kept, so a summary.json reproduces the run.
     # --target-file names the file; app/cli.py compiles it into this field.
     slang_target: dict | None = spec_field(
-        None, TRUTH, "slang_target", _check_slang_target,
+        None, TRUTH, "slang_target", check_slang_target,
         Flag("--target-file", _TARGET_FILE_HELP, "FILE.slang", parse="text", dest="target_file"),
         in_network_file=True,
     )
+    # Points instead of formulas: a generator or a CSV (app/datasets/source.py says what the entry
+    # holds); --dataset names one, and app/cli.py reads a CSV into this field.
+    dataset: dict | None = spec_field(
+        None, TRUTH, "dataset", check_dataset,
+        Flag("--dataset", _DATASET_HELP, "NAME|PATH.csv", parse="text", dest="dataset_source"),
+        in_network_file=True,
+    )
+    # How a generator makes its points and how they split; live changes (app/point_data.py)
+    points: int = spec_field(
+        500, HOT, "points", Whole(2, MAX_ROWS),
+        Flag("--points", f"points a generator makes, 2-{MAX_ROWS:,} (default {{default}})", "N"),
+    )
+    noise: float = spec_field(
+        0.0, HOT, "noise", Between(0.0, 0.5), Flag("--noise", "a generator's noise, 0-0.5 (default {default})", "F")
+    )
+    train_ratio: float = spec_field(
+        0.5, HOT, "train ratio", Between(0.1, 0.9),
+        Flag("--train-ratio", "the share of the points that trains, 0.1-0.9 (default {default})", "F"),
+    )
+    data_seed: int = spec_field(
+        0, HOT, "data seed", Whole(0, 2**32 - 1),
+        Flag("--data-seed", "the seed of a generator's points and of the split (default {default})", "S"),
+    )
+    regularization: str = spec_field(
+        "none", HOT, "regularization", Choice(REGULARIZATIONS),
+        Flag("--regularization", "{label} of the weights, in the loss: {choices} (default {default})"),
+        widget="combo",
+    )
+    reg_rate: float = spec_field(
+        0.0, HOT, "regularization rate", Between(0.0, 10.0),
+        Flag("--reg-rate", "regularization rate, 0-10 (default {default})", "R"),
+    )
     domain: list[float] = spec_field(  # x0, x1, y0, y1
-        [-1.0, 1.0, -1.0, 1.0], HOT, "domain", _check_domain, in_network_file=True
+        [-1.0, 1.0, -1.0, 1.0], HOT, "domain", check_domain, in_network_file=True
     )
     optimizer: str = spec_field(
         "adam", HOT, "optimizer", Choice(OPTIMIZERS), _choice_flag("--optimizer"), widget="combo"
@@ -181,10 +199,14 @@ class Config:
     # Shapes and the parameter layout are derived once, in app.plan.plan_for(config).
     @property
     def output_dim(self) -> int:
+        if self.dataset:
+            return problem_of(self.dataset).outputs
         return self.slang_target["count"] if self.slang_target else len(self.targets)
 
     def target_labels(self) -> list[str]:
         """What each output learns, as the UI and reports name it."""
+        if self.dataset:
+            return problem_of(self.dataset).output_labels()
         if self.slang_target:
             return [f"target(p, {k})" for k in range(self.slang_target["count"])]
         return list(self.targets)
@@ -220,8 +242,8 @@ for _optimizer in optimizers.OPTIMIZERS.values():
 
 def _freeze(value: Any) -> Any:
     if isinstance(value, dict):
-        return tuple(sorted(value.items()))
-    return tuple(value) if isinstance(value, list) else value
+        return tuple(sorted((key, _freeze(item)) for key, item in value.items()))
+    return tuple(_freeze(item) for item in value) if isinstance(value, list) else value
 
 
 def validate(config: Config) -> Config:
@@ -251,41 +273,5 @@ def _copy(value: Any) -> Any:
     return list(value) if isinstance(value, list) else value
 
 
-MAX_CONFIG_BYTES = 1 << 20  # a config is a few hundred bytes; don't read a huge or endless file
-MAX_CONFIG_NESTING = 16  # a config nests two levels; json's own limit differs between Python versions
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-
-
-def _nesting_depth(text: str) -> int:
-    """Deepest bracket nesting outside strings, without recursing (json.loads may crash or hang on it)."""
-    depth = deepest = 0
-    for char in _JSON_STRING.sub("", text):
-        if char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
-
-
-def load_file(path: str | Path, base: Config | None = None) -> Config:
-    text = read_user_text(path, "config file", MAX_CONFIG_BYTES)
-    if _nesting_depth(text) > MAX_CONFIG_NESTING:
-        raise UserError(f"config file {str(path)!r} is nested too deeply")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UserError(f"config file {str(path)!r} is not valid JSON (line {error.lineno}: {error.msg})") from None
-    except RecursionError:
-        raise UserError(f"config file {str(path)!r} is nested too deeply") from None
-    return from_dict(data, base, source=f"config file {str(path)!r}")
-
-
-def preset_names() -> list[str]:
-    return sorted(p.stem for p in PRESET_DIR.glob("*.json"))
-
-
-def load_preset(name: str, base: Config | None = None) -> Config:
-    if name not in preset_names():
-        raise UserError(f"unknown preset {name!r} (choose from {', '.join(preset_names())})")
-    return load_file(PRESET_DIR / f"{name}.json", base)
+# Reading config files and presets (app/config_files.py), under the names they always had here
+from .config_files import MAX_CONFIG_BYTES, MAX_CONFIG_NESTING, load_file, load_preset, preset_names  # noqa: E402, F401

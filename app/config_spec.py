@@ -72,6 +72,34 @@ class Fraction:
         return float(value)
 
 
+@dataclass(frozen=True)
+class Subset:
+    """One or more of `options`, kept in their order (a list of features, say)."""
+
+    options: tuple[str, ...]
+
+    def __call__(self, label: str, value: Any) -> list[str]:
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+            raise UserError(f"{label} must list one or more of {', '.join(self.options)}")
+        unknown = [v for v in value if v not in self.options]
+        if unknown:
+            raise UserError(f"unknown {label} {unknown[0]!r} (choose from {', '.join(self.options)})")
+        return [option for option in self.options if option in value]
+
+
+@dataclass(frozen=True)
+class Between:
+    """A number in [low, high]: a noise level, a ratio, a rate."""
+
+    low: float
+    high: float
+
+    def __call__(self, label: str, value: Any) -> float:
+        if not _real(value) or not math.isfinite(value) or not self.low <= value <= self.high:
+            raise UserError(f"{label} must be between {self.low:g} and {self.high:g} (got {value!r})")
+        return float(value)
+
+
 Check = Callable[[str, Any], Any]  # (label, value) -> the value as kept, or a UserError
 
 
@@ -84,7 +112,7 @@ class Flag:
     help: str
     metavar: str | None = None
     # How the text is read where the check doesn't say (choices, whole numbers and reals do):
-    # "widths" (16,16) or "text" (anything not empty).
+    # "widths" (16,16), "names" (x,y,x2) or "text" (anything not empty).
     parse: str | None = None
     repeat: bool = False  # each use adds a value (--target)
     # An option whose value is not the field's own (--target-file: a file the caller compiles
@@ -99,7 +127,8 @@ class Spec:
     check: Check
     flag: Flag | None = None
     # A panel's widget for fields drawn generically (app/ui/fields.py): "combo" for a Choice,
-    # "slider" for a Whole; None where a panel draws the field its own way, or not at all.
+    # "slider" for a Whole, "checks" for a Subset; None where a panel draws the field its own
+    # way, or not at all.
     widget: str | None = None
     shown: Callable[[Any], bool] | None = None  # the widget only when this holds for the config
     in_network_file: bool = False  # a network.json brings it, so --load-network refuses its flag

@@ -6,7 +6,12 @@ that defines
     [Differentiable] float[TRAINED_OUTPUTS] trained_network_outputs(float2 xy);
 
 with the encoding included and the weights baked in, printed from the NetworkPlan and the
-Python <-> Slang twins of app.components.
+Python <-> Slang twins of app.components. A classifier also gets
+
+    [Differentiable] float[TRAINED_OUTPUTS] trained_network_probabilities(float2 xy);
+
+(the second class's probability for two classes, each class's for more), and its header names
+the classes, the data source, the split and the final training and test loss and accuracy.
 
 It computes what the app's kernels compute, in the same order (bias first, then the inputs in
 order), in float. A half network exports the half weights its kernels use, converted exactly
@@ -109,14 +114,34 @@ def _activations(plan: NetworkPlan) -> list[str]:
     ]
 
 
-def _header(plan: NetworkPlan, config: Config, step: int) -> str:
+def _data_lines(data: dict | None) -> str:
+    """The data source, split and figures as comment lines (no text of the user's but numbers,
+    a generator's name, and a CSV's hash: a path or a class name could end a comment)."""
+    if data is None:
+        return ""
+    source = data["source"]
+    named = f"generator {source['generator']}" if "generator" in source else f"a CSV (SHA-256 {source['sha256']})"
+    lines = [f"// Trained on {named}: {data['points']} points, {data['train']} to train and {data['test']} to test."]
+    figures = {name: value for name, value in data.get("metrics", {}).items() if value is not None}
+    if figures:
+        lines.append(
+            "// Final " + ", ".join(f"{name.replace('_', ' ')} {value:.6g}" for name, value in figures.items())
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _header(plan: NetworkPlan, config: Config, step: int, data: dict | None = None) -> str:
     hidden = plan.layers[0].activation.name
     x0, x1, y0, y1 = config.domain
     outputs = "\n".join(f"//   outputs[{k}] ~ {target}" for k, target in enumerate(plan.targets))
+    if plan.loss.output == "logistic":
+        outputs = "//   outputs[0] ~ the logit of the second class (p = sigmoid; classes in network.json's output)"
+    elif plan.loss.output == "softmax":
+        outputs = "//   outputs[k] ~ the logit of class k (p = softmax; classes in network.json's output)"
     return f"""// A network trained by Slang Visual Trainer, exported as standalone Slang: include or import it.
 // {plan.title}: {plan.encoding.name} encoding, {hidden} hidden layers, {plan.layers[-1].activation.name} output,
 // {plan.precision} precision, {step} steps from seed {config.seed}, trained on x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}].
-{outputs}
+{_data_lines(data)}{outputs}
 //
 //     float outputs[TRAINED_OUTPUTS];
 //     trained_network(xy, outputs);
@@ -126,16 +151,52 @@ def _header(plan: NetworkPlan, config: Config, step: int) -> str:
 // the array: Slang loses the gradients of such a loop over an array filled by an out parameter."""
 
 
-def slang_source(plan: NetworkPlan, config: Config, params: np.ndarray, step: int) -> str:
-    """The standalone module for `params` (flat, in the plan's layout, the values to bake in)."""
+_PROBABILITIES = {
+    "logistic": """    float p[TRAINED_OUTPUTS] = { 1.0 / (1.0 + exp(-z[0])) };
+    return p;""",
+    "softmax": """    float top = z[0];
+    for (int o = 1; o < TRAINED_OUTPUTS; o++)
+        top = max(top, z[o]);
+    float sum = 0.0;
+    float p[TRAINED_OUTPUTS];
+    for (int o = 0; o < TRAINED_OUTPUTS; o++)
+    {
+        p[o] = exp(z[o] - top);
+        sum += p[o];
+    }
+    for (int o = 0; o < TRAINED_OUTPUTS; o++)
+        p[o] /= sum;
+    return p;""",
+}
+
+
+def _probabilities(plan: NetworkPlan) -> str:
+    """A classifier's probabilities from its logits (the app's loss applies the same function)."""
+    if not plan.loss.classifies:
+        return ""
+    body = _PROBABILITIES[plan.loss.output]
+    return f"""
+// The class probabilities: for two classes, the second class's; for more, each class's (softmax)
+[Differentiable]
+float[TRAINED_OUTPUTS] trained_network_probabilities(float2 xy)
+{{
+    float z[TRAINED_OUTPUTS] = trained_network_outputs(xy);
+{body}
+}}
+"""
+
+
+def slang_source(plan: NetworkPlan, config: Config, params: np.ndarray, step: int, data: dict | None = None) -> str:
+    """The standalone module for `params` (flat, in the plan's layout, the values to bake in);
+    `data` is the dataset's entry (app/headless.py's data_entry), where it learned points."""
     params = np.asarray(params, np.float32)
     parts = [
-        _header(plan, config, step),
+        _header(plan, config, step, data),
         "",
         f"static const int TRAINED_INPUTS = {plan.input_dim};",
         f"static const int TRAINED_OUTPUTS = {plan.output_dim};",
     ]
-    inputs = ",\n        ".join(plan.encoding.expressions(plan.frequencies))
+    inputs = ",\n        ".join(plan.encoding.expressions(plan.encoding_setting))
     parts += [
         "",
         f"""[Differentiable]
@@ -163,7 +224,7 @@ void trained_network(float2 xy, out float outputs[TRAINED_OUTPUTS])
 {{
     outputs = trained_network_outputs(xy);
 }}
-""")
+{_probabilities(plan)}""")
     return "\n".join(parts)
 
 
@@ -175,5 +236,5 @@ def evaluated_parameters(trainer: Trainer) -> np.ndarray:
     return trainer.gpu.read(trainer.weights, count, np.float16).astype(np.float32)
 
 
-def trainer_source(trainer: Trainer) -> str:
-    return slang_source(trainer.plan, trainer.config, evaluated_parameters(trainer), trainer.step)
+def trainer_source(trainer: Trainer, data: dict | None = None) -> str:
+    return slang_source(trainer.plan, trainer.config, evaluated_parameters(trainer), trainer.step, data)

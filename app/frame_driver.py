@@ -89,7 +89,7 @@ class FrameDriver:
         train = session.divergence is None and (running or self.pending_steps > 0)
         cells = 0
         if evaluator.stale() and evaluator.can_start():
-            cells, eval_seconds = self.budget.plan_eval(evaluator.cells - evaluator.progress, evaluator.cells)
+            cells, eval_seconds = self.budget.plan_eval(evaluator.units - evaluator.progress, evaluator.units)
         else:
             eval_seconds = 0.0
         work = TrainingWork("", 0, 0)
@@ -102,13 +102,14 @@ class FrameDriver:
             )
             if work.kind == "steps":  # at most the loss ring's length, and the steps asked for while paused
                 units = min(work.units, LOSS_HISTORY if running else min(LOSS_HISTORY, self.pending_steps))
-                work = TrainingWork("steps", units, units * t.config.batch_size)
+                work = TrainingWork("steps", units, units * t.batch_size)
         steps, overlapped = self._record_training(encoder, work)
         record_seconds = time.perf_counter() - start
         timer.mark(encoder, 1)
         complete = evaluator.record(encoder, cells) if cells else False
-        if session.heatmaps is not None and 0 < evaluator.passes != session.heatmaps.drawn:
-            session.heatmaps.record_draw(encoder)
+        images = session.heatmaps
+        if images is not None and (0 < evaluator.passes != images.drawn or images.dirty):
+            images.record_draw(encoder)
         if complete:
             evaluator.record_summary(encoder)
         t.losses.record_readback(encoder, steps)
@@ -144,7 +145,7 @@ class FrameDriver:
         t = self.session.trainer
         side_by_side = t.plan.gradient_path == "tiles" and not self.session.gpu.software
         return StepShape(
-            t.config.batch_size,
+            t.batch_size,
             t.learn_units,
             t.learn_unit_samples,
             t.adjust_units,

@@ -12,6 +12,10 @@ independent path on the same fixed batch, and that path against central finite d
   come from the same sampler (shaders/sampling.slang) and the truth from the same definition.
 - Central differences of that path's loss check it in turn, for each layer's weight and bias
   with the largest gradient (a forward pass per difference: all N would be too slow).
+- A dataset's batch is its training points at the positions the trainer's next step takes
+  (shuffledIndex from shaders/sampling.slang, read in numpy from the dataset), with the loss its
+  problem takes, written again in shaders/grad_check.slang; regularisation's gradient
+  (rate * sign(w) or rate * w on the weights) is added to the reference in numpy.
 
 Errors are relative to max(|reference|, 1e-2 * the largest |reference| component): a component
 far below the gradient's scale is compared at 1% of that scale, where float noise is meaningful.
@@ -47,7 +51,8 @@ from .shadergen import TARGET_NAMESPACE, slang_target_block
 from .targets import target_to_slang
 from .trainer import Trainer
 
-CHECK_BATCH = 256
+CHECK_BATCH = 256  # samples, or a dataset's training points where it has fewer
+REFERENCE_LOSSES = {"squared": "squaredError", "logistic": "logisticLoss", "softmax": "softmaxLoss"}
 PROBE_LR = float(2**24)
 TOLERANCE = {"float": 1e-2, "half": 5e-2}
 FD_TOLERANCE = 1e-2
@@ -111,13 +116,31 @@ def relative_errors(gradient: np.ndarray, reference: np.ndarray, whole: np.ndarr
     return np.abs(gradient - reference) / np.maximum(np.abs(reference), scale)
 
 
+def regularization_gradient(plan: NetworkPlan, config, params: np.ndarray) -> np.ndarray:
+    """The gradient of rate * sum |w| (L1) or rate * sum w^2 / 2 (L2) over every layer's
+    weights (not its biases), float64."""
+    gradient = np.zeros(plan.param_count)
+    if config.regularization == "none":
+        return gradient
+    for layer in plan.layers:
+        w = params[layer.offset : layer.bias_offset].astype(np.float64)
+        gradient[layer.offset : layer.bias_offset] = config.reg_rate * (
+            np.sign(w) if config.regularization == "l1" else w
+        )
+    return gradient
+
+
+def check_batch(trainer: Trainer) -> int:
+    return trainer.data.batch(CHECK_BATCH) if trainer.data is not None else CHECK_BATCH
+
+
 def training_gradient(trainer: Trainer, step: int) -> np.ndarray:
     """The mean-loss gradient the training kernels compute for the first CHECK_BATCH samples
     of `step`'s batch, at the current parameters; the trainer is left as it was."""
     config, snapshot, saved_step = trainer.config, trainer.snapshot(), trainer.step
     before = trainer.parameters().astype(np.float64)
     try:
-        trainer.apply(config.replace(optimizer="sgd", lr=PROBE_LR, beta1=0.0, batch_size=CHECK_BATCH))
+        trainer.apply(config.replace(optimizer="sgd", lr=PROBE_LR, beta1=0.0, batch_size=check_batch(trainer)))
         trainer.step = step
         trainer.train(1)
         after = trainer.parameters().astype(np.float64)
@@ -133,6 +156,7 @@ def _module_source(plan: NetworkPlan) -> str:
         f"static const float LEAKY_RELU_SLOPE = {LEAKY_RELU_SLOPE!r};",
         f"static const int MAX_FAN_IN = {max(plan.sizes[:-1])};",
         f"static const int MAX_OUTPUTS = {plan.output_dim};",
+        f"static const int OUTPUT_DIM = {plan.output_dim};",
     ]
     constants += [f"static const int ACTIVATION_{name.upper()} = {k};" for name, k in ACTIVATION_IDS.items()]
     if plan.slang_truth is None:
@@ -153,6 +177,14 @@ def _module_source(plan: NetworkPlan) -> str:
 float2 batchPoint(int index, uint seed, uint step, float4 domain)
 {
     return samplePoint(seed, step, uint(index), domain);
+}
+
+// A dataset's batch: the training point that sample `index` of a step starting at `offset` of
+// epoch `epoch` takes (the generated drawSample's arithmetic, here in 64 bits for the position).
+int batchRow(int index, uint seed, uint epoch, uint offset, uint count)
+{
+    uint position = offset + uint(index);
+    return int(shuffledIndex(position % count, count, seed, epoch + position / count));
 }
 """
         + truth
@@ -211,22 +243,37 @@ def _reference_device(gpu: Gpu, source: str, outputs: int) -> tuple[spy.Device, 
 class ReferencePath:
     """The network's loss and gradient through shaders/grad_check.slang, for one plan."""
 
-    def __init__(self, gpu: Gpu, plan: NetworkPlan):
-        self.plan = plan
+    def __init__(self, gpu: Gpu, plan: NetworkPlan, samples: int = CHECK_BATCH):
+        self.plan, self.samples = plan, samples
+        self.loss_function = REFERENCE_LOSSES[plan.loss_name]
         source = _module_source(plan)
         self.device, self.device_note = _reference_device(gpu, source, plan.output_dim)
         self.module = _module(self.device, source)
         self.kinds = [ACTIVATION_IDS[layer.activation.name] for layer in plan.layers]
 
     def batch(self, seed: int, step: int, domain) -> tuple[np.ndarray, np.ndarray]:
-        """The encoded inputs and the truth of the first CHECK_BATCH samples of `step`."""
+        """The encoded inputs and the truth of the first CHECK_BATCH samples of `step` (formulas)."""
         points = self.module.batchPoint(spy.grid((CHECK_BATCH,)), seed, step, spy.float4(*domain), _result="numpy")
         points = np.ascontiguousarray(points.reshape(-1, 2), np.float32)
         truths = np.stack(
             [self.module.truthAt(points, k, _result="numpy") for k in range(self.plan.output_dim)], axis=1
         )
+        return self._encoded(points, truths)
+
+    def dataset_batch(self, trainer: Trainer) -> tuple[np.ndarray, np.ndarray]:
+        """The encoded inputs and the truth of the trainer's next `samples` training points."""
+        data, position = trainer.data, trainer.data_position
+        count = data.train_count
+        epoch, offset = (position // count) % (1 << 32), position % count
+        rows = self.module.batchRow(
+            spy.grid((self.samples,)), trainer.config.seed, epoch, offset, count, _result="numpy"
+        )
+        points = np.stack([data.dataset.x[rows], data.dataset.y[rows]], axis=1)
+        return self._encoded(points, data.dataset.truth[rows])
+
+    def _encoded(self, points: np.ndarray, truths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         inputs = self.plan.encoding.numpy(
-            points[:, 0].astype(np.float64), points[:, 1].astype(np.float64), self.plan.frequencies
+            points[:, 0].astype(np.float64), points[:, 1].astype(np.float64), self.plan.encoding_setting
         ).astype(np.float32)
         if self.plan.precision == "half":  # the training network sees its input in half
             inputs = inputs.astype(np.float16).astype(np.float32)
@@ -246,7 +293,7 @@ class ReferencePath:
         activations = [self._tensor(inputs, grads)]
         for (w, b), layer, kind in zip(layers, self.plan.layers, self.kinds):
             out = self.module.neuron(
-                spy.grid((CHECK_BATCH * layer.fan_out,)),
+                spy.grid((self.samples * layer.fan_out,)),
                 w,
                 b,
                 activations[-1],
@@ -256,8 +303,8 @@ class ReferencePath:
                 _result="tensor",
             )
             activations.append(out.with_grads(zero=True) if grads else out)
-        losses = self.module.squaredError(
-            spy.grid((CHECK_BATCH,)), activations[-1], truths, self.plan.output_dim, _result="tensor"
+        losses = getattr(self.module, self.loss_function)(
+            spy.grid((self.samples,)), activations[-1], truths, self.plan.output_dim, _result="tensor"
         )
         return layers, activations, losses
 
@@ -270,14 +317,14 @@ class ReferencePath:
         t = self._tensor(truths)
         layers, activations, losses = self._forward(params, inputs, t, True)
         losses = losses.with_grads()
-        losses.grad.copy_from_numpy(np.full(CHECK_BATCH, 1.0 / CHECK_BATCH, np.float32))
-        self.module.squaredError.bwds(
-            spy.grid((CHECK_BATCH,)), activations[-1], t, self.plan.output_dim, _result=losses
+        losses.grad.copy_from_numpy(np.full(self.samples, 1.0 / self.samples, np.float32))
+        getattr(self.module, self.loss_function).bwds(
+            spy.grid((self.samples,)), activations[-1], t, self.plan.output_dim, _result=losses
         )
         for k in reversed(range(len(layers))):
             (w, b), layer = layers[k], self.plan.layers[k]
             self.module.neuron.bwds(
-                spy.grid((CHECK_BATCH * layer.fan_out,)),
+                spy.grid((self.samples * layer.fan_out,)),
                 w,
                 b,
                 activations[k],
@@ -317,14 +364,18 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
         raise RuntimeError("the gradient check runs between steps")
     step = trainer.step if step is None else step
     plan, config = trainer.plan, trainer.config
-    params = trainer.parameters()
+    masters = params = trainer.parameters()
     if plan.precision == "half":
         params = params.astype(np.float16).astype(np.float32)
-    path = ReferencePath(trainer.gpu, plan)
-    inputs, truths = path.batch(config.seed, step, config.domain)
+    path = ReferencePath(trainer.gpu, plan, check_batch(trainer))
+    if trainer.data is None:
+        inputs, truths = path.batch(config.seed, step, config.domain)
+    else:
+        inputs, truths = path.dataset_batch(trainer)
     loss, reference = path.gradient(params, inputs, truths)
     gradient = training_gradient(trainer, step)
     fd_error, fd_count = _finite_differences(path, params, reference, inputs, truths)
+    reference = reference + regularization_gradient(plan, config, masters)
     return GradCheck(
         error=float(np.max(relative_errors(gradient, reference))),
         parameters=plan.param_count,

@@ -1,6 +1,7 @@
 """Headless runs: the app without a window. Drives a Session for exactly N steps with a progress
-bar, then writes summary.json, loss.csv and network.json (the CLI adds heatmaps.png), all at
-once: into a staging folder first, moved into place only when every file is written."""
+bar, then writes summary.json, loss.csv and network.json (the CLI adds heatmaps.png), and for a
+dataset split.csv, all at once: into a staging folder first, moved into place only when every
+file is written."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from tqdm import tqdm
 from .atomic import staged_folder, write_synced
 from .device import describe
 from .network_io import export_network
+from .point_metrics import finite_or_none
 from .session import Session
 
 EXIT_DIVERGED = 3
@@ -53,11 +55,7 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
         before = evals.count
         bar.update(len(session.advance(session.chunk_size(iterations))))
         if evals.count > before and not quiet:
-            bar.write(
-                f"step {session.trainer.step:>7}  train loss {session.train_loss:.6g}  "
-                f"eval loss {session.eval_loss:.6g}",
-                file=sys.stderr,
-            )
+            bar.write(_progress_line(session), file=sys.stderr)
     bar.close()
     wall = time.perf_counter() - start
     if evals.count == 0 or evals.last_x != session.trainer.step:
@@ -74,13 +72,41 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
     )
 
 
+def metrics_text(metrics: dict) -> str:
+    """A dataset's figures in one line: the training and test sets' loss and accuracy."""
+    text = f"train set loss {metrics['train_loss']:.6g}, test loss {metrics['test_loss']:.6g}"
+    if metrics["test_accuracy"] is not None:
+        text += f", accuracy {metrics['train_accuracy']:.1%} train / {metrics['test_accuracy']:.1%} test"
+    return text
+
+
+def _progress_line(session: Session) -> str:
+    line = f"step {session.trainer.step:>7}  train loss {session.train_loss:.6g}  "
+    if session.metrics is None:
+        return line + f"eval loss {session.eval_loss:.6g}"
+    return line + metrics_text(session.metrics)
+
+
+def data_entry(session: Session) -> dict | None:
+    """The data source, the split and the last evaluation's figures (None for formulas)."""
+    data = session.trainer.data
+    if data is None:
+        return None
+    entry = data.dataset.summary(session.config)
+    entry["epochs"] = session.trainer.epochs
+    entry["metrics"] = {name: finite_or_none(value) for name, value in (session.metrics or {}).items()}
+    return entry
+
+
 def _summary(session: Session, result: HeadlessResult) -> dict:
     config = session.config
+    data = data_entry(session)
     return {
         "steps": result.steps,
         "train_loss": result.train_loss if math.isfinite(result.train_loss) else None,
         "eval_loss": result.eval_loss,
-        "eval_grad_loss": result.eval_grad_loss if math.isfinite(result.eval_grad_loss) else None,
+        # points have no truth between them: no derivative loss
+        "eval_grad_loss": finite_or_none(result.eval_grad_loss) if data is None else None,
         "eval_grid": session.grid,
         "wall_seconds": result.wall_seconds,
         "samples_per_second": result.samples / result.wall_seconds if result.wall_seconds > 0 else None,
@@ -88,6 +114,7 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "matmul": session.trainer.plan.matmul,  # "tensor-core" or "simt"
         "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group" or "tiles"
         "diverged_at_step": result.diverged_at,
+        **({"data": data} if data is not None else {}),
         "config": config.to_dict(),
         **({"grad_check": result.grad_check} if result.grad_check is not None else {}),
     }
@@ -106,20 +133,27 @@ def _eval_means(evals, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray,
 
 def _loss_csv(session: Session) -> bytes:
     """One row per step while the run's loss record holds every step (RECENT + BUCKETS of
-    app/history.py): step, train_loss, eval_loss. Beyond that, one row per row of the record
-    (buckets of older steps, then every recent step), with three more columns: how many steps
-    the row stands for and their min and max train loss; `step` is its last step and
-    `train_loss` their mean. `eval_loss` is the loss of the evaluation at that step (or the
-    mean of those within the row's steps), empty where none was taken."""
+    app/history.py): step, train_loss, then the evaluations' columns: eval_loss, or for a
+    dataset test_loss, train_set_loss and both sets' accuracy. Beyond that, one row per row of
+    the record (buckets of older steps, then every recent step), with three more columns: how
+    many steps the row stands for and their min and max train loss; `step` is its last step and
+    `train_loss` their mean. An evaluation's column holds its value at that step (or the mean
+    of those within the row's steps), empty where none was taken."""
     run = session.history.current
+    columns = {"eval_loss": run.eval}
+    if session.trainer.data is not None:
+        columns = {"test_loss": run.eval, "train_set_loss": run.metrics.get("train_loss")}
+        columns.update((name, run.metrics.get(name)) for name in ("train_accuracy", "test_accuracy"))
     first, last, count, low, mean, high = run.train.rows()
-    evals, eval_loss = _eval_means(run.eval, first, last)
+    evaluated = [_eval_means(record, first, last) for record in columns.values() if record is not None]
+    names = [name for name, record in columns.items() if record is not None]
     summarised = not run.train.exact
     text = io.StringIO(newline="")
     writer = csv.writer(text)
-    writer.writerow(["step", "train_loss", "eval_loss"] + (["steps", "train_loss_min", "train_loss_max"] * summarised))
+    writer.writerow(["step", "train_loss", *names] + (["steps", "train_loss_min", "train_loss_max"] * summarised))
     for i in range(len(first)):
-        row = [int(last[i]), repr(float(mean[i])), repr(float(eval_loss[i])) if evals[i] else ""]
+        row = [int(last[i]), repr(float(mean[i]))]
+        row += [repr(float(values[i])) if taken[i] else "" for taken, values in evaluated]
         if summarised:
             row += [int(count[i]), repr(float(low[i])), repr(float(high[i]))]
         writer.writerow(row)
@@ -131,10 +165,12 @@ def write_outputs(
 ) -> None:
     """Writes the run's files, plus what `extra(folder)` writes, into `out_dir`; on any error
     nothing is left behind (an OSError propagates)."""
-    network = export_network(session.trainer.plan, session.config, session.trainer.parameters())
+    network = export_network(session.trainer.plan, session.config, session.trainer.parameters(), data_entry(session))
     with staged_folder(out_dir) as staging:
         write_synced(staging / "summary.json", (json.dumps(_summary(session, result), indent=2) + "\n").encode())
         write_synced(staging / "loss.csv", _loss_csv(session))
         write_synced(staging / "network.json", (json.dumps(network) + "\n").encode())
+        if session.trainer.data is not None:
+            write_synced(staging / "split.csv", session.trainer.data.dataset.split_csv())
         if extra is not None:
             extra(staging)

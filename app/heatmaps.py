@@ -1,6 +1,7 @@
 """Heatmap images drawn by compute kernels from a grid evaluation: an atlas with one row per
 output and, for each view (values, d/dx, d/dy), three panels (truth | learned | |error|); the
-colour bars that explain them; and the neuron views' atlas (app.neurons), drawn with them."""
+colour bars that explain them; the neuron views' atlas (app.neurons), drawn with them; and for a
+dataset, the data view (app.data_view): its points over the learned function."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 import slangpy as spy
 
 from .components import HEATMAP_PANELS, HEATMAP_VIEWS
+from .data_view import DataView
 from .evaluation import Evaluation, GridEvaluator
 from .neurons import NeuronImages
 
@@ -63,6 +65,7 @@ class HeatmapImages:
             format=spy.Format.rgba16_float, width=COLORBAR_COLUMNS, height=COLORBAR_HEIGHT, usage=usage
         )
         self.neurons = NeuronImages(evaluator)
+        self.data_view = DataView(evaluator) if trainer.data is not None else None
         self.drawn = -1  # the evaluator pass the atlases show
         # The truth's ranges need one evaluated pass (any network's: the truth is the same).
         self.value_ranges = truth_ranges(evaluator.read() if evaluator.passes else evaluator.evaluate())
@@ -89,7 +92,14 @@ class HeatmapImages:
             atlas=self.atlas,
         )
         self.neurons.record_draw(encoder)
+        if self.data_view is not None:
+            self.data_view.record_draw(encoder)
         self.drawn = self.evaluator.passes
+
+    @property
+    def dirty(self) -> bool:
+        """Whether a redraw would show something new besides a new evaluation pass (the points)."""
+        return self.data_view is not None and self.evaluator.passes > 0 and self.data_view.dirty
 
     def draw_now(self) -> None:
         """A whole evaluation pass of the current network and the atlas drawn from it."""

@@ -230,6 +230,9 @@ class Run:
     label: str
     train: LossRecord = field(default_factory=LossRecord)  # x: 1-based step, y: mean loss of its batch
     eval: LossRecord = field(default_factory=LossRecord)  # x: steps taken by the network evaluated
+    # Points: each evaluation's other figures by name (app/point_metrics.py's METRICS but the
+    # test loss, which is `eval`), at the same steps
+    metrics: dict[str, LossRecord] = field(default_factory=dict)
 
 
 class RunHistory:
@@ -250,4 +253,7 @@ class RunHistory:
 
     @property
     def nbytes(self) -> int:
-        return sum(run.train.nbytes + run.eval.nbytes for run in self.runs)
+        return sum(
+            run.train.nbytes + run.eval.nbytes + sum(m.nbytes for m in run.metrics.values())
+            for run in self.runs
+        )

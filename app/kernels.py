@@ -12,6 +12,16 @@ from .plan import NetworkPlan
 from .shadergen import network_source
 
 ENTRY_POINTS = ("learnGradient", "adjustParameters", "evaluateGrid", "drawHeatmaps", "drawColorbars", "drawNeurons")
+# Plans that train on a dataset's points also have these (shaders/points.slang)
+POINT_ENTRY_POINTS = ("evaluatePoints", "drawPoints", "drawDataView", "drawSignedBar")
+
+
+@dataclass
+class PointKernels:
+    evaluate_points: spy.ComputeKernel
+    draw_points: spy.ComputeKernel
+    draw_data_view: spy.ComputeKernel
+    draw_signed_bar: spy.ComputeKernel
 
 
 @dataclass
@@ -23,12 +33,18 @@ class NetworkKernels:
     draw_colorbars: spy.ComputeKernel
     draw_neurons: spy.ComputeKernel
     compile_seconds: float
+    points: PointKernels | None = None
+
+
+def entry_points(source: str) -> tuple[str, ...]:
+    """The entry points of a generated module: the points' where it includes shaders/points.slang."""
+    return ENTRY_POINTS + (POINT_ENTRY_POINTS if '#include "points.slang"' in source else ())
 
 
 def link_programs(device: spy.Device, name: str, source: str) -> list[spy.ShaderProgram]:
-    """The generated module `source` compiled as module `name`, one program per ENTRY_POINTS."""
+    """The generated module `source` compiled as module `name`, one program per entry point."""
     module = device.load_module_from_source(name, source)
-    return [device.link_program([module], [module.entry_point(entry)]) for entry in ENTRY_POINTS]
+    return [device.link_program([module], [module.entry_point(entry)]) for entry in entry_points(source)]
 
 
 class KernelCache:
@@ -43,7 +59,11 @@ class KernelCache:
             start = time.perf_counter()
             programs = link_programs(self.device, name, network_source(plan))
             built = [self.device.create_compute_kernel(program) for program in programs]
-            self._built[name] = NetworkKernels(*built, compile_seconds=time.perf_counter() - start)
+            count = len(ENTRY_POINTS)
+            points = PointKernels(*built[count:]) if len(built) > count else None
+            self._built[name] = NetworkKernels(
+                *built[:count], compile_seconds=time.perf_counter() - start, points=points
+            )
         return self._built[name]
 
     def has(self, plan: NetworkPlan) -> bool:

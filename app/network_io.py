@@ -10,13 +10,17 @@ import numpy as np
 
 from .components import ACTIVATIONS, ENCODINGS
 from .config import Config, from_dict
+from .datasets import problem_of
 from .errors import UserError
+from .losses import LOSSES
 from .plan import NetworkPlan, plan_for
 
 FORMAT = "slang-visual-trainer/network@1"
 
 
-def export_network(plan: NetworkPlan, config: Config, params: np.ndarray) -> dict[str, Any]:
+def export_network(plan: NetworkPlan, config: Config, params: np.ndarray, data: dict | None = None) -> dict[str, Any]:
+    """The network.json document; `data` is the dataset's entry (app/headless.py's data_entry)
+    where the network learned points."""
     layers = [
         {
             "weights": layer.weights(params).astype(float).tolist(),
@@ -28,19 +32,33 @@ def export_network(plan: NetworkPlan, config: Config, params: np.ndarray) -> dic
     x0, x1, y0, y1 = config.domain
     document = {
         "format": FORMAT,
-        "encoding": plan.encoding.schema(plan.frequencies),
+        "encoding": plan.encoding.schema(plan.encoding_setting),
         "domain": {"x": [x0, x1], "y": [y0, y1]},
         "targets": list(plan.targets),
         "layers": layers,
+        "output": _output(plan, config),
     }
+    if data is not None:
+        document["data"] = data
     if plan.slang_truth is not None:  # no expressions: the file (its text is in summary.json's config)
         document["slang_target"] = {"file": plan.slang_truth.file, "count": plan.slang_truth.count}
     return document
 
 
+def _output(plan: NetworkPlan, config: Config) -> dict[str, Any]:
+    """What the last layer's outputs mean: values ("identity"), the logit of the second class
+    ("logistic", p = sigmoid), or one logit per class ("softmax")."""
+    output: dict[str, Any] = {"kind": plan.loss.output}
+    if config.dataset and plan.loss.classifies:
+        output["classes"] = list(problem_of(config.dataset).names)
+    return output
+
+
 def encode(encoding: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """(N,) x and y to (N, inputs), per the schema's encoding."""
-    return ENCODINGS[encoding["kind"]].numpy(x, y, int(encoding.get("frequencies", 0)))
+    kind = ENCODINGS[encoding["kind"]]
+    setting = kind.setting(int(encoding.get("frequencies", 0)), tuple(encoding.get("features", ())))
+    return kind.numpy(x, y, setting)
 
 
 def forward(network: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -51,6 +69,16 @@ def forward(network: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.ndarray
         extras = {key: value for key, value in layer.items() if key not in ("weights", "biases", "activation")}
         h = ACTIVATIONS[layer["activation"]].numpy(z, **extras)
     return h
+
+
+OUTPUT_KINDS = {loss.output: loss for loss in LOSSES.values()}
+
+
+def predict(network: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The predictions at (x, y): the values, or each class's probability (for "logistic", the
+    second class's)."""
+    kind = network.get("output", {"kind": "identity"})["kind"]
+    return OUTPUT_KINDS[kind].predict(forward(network, x, y))
 
 
 # ---- reading a network.json back (--load-network) -----------------------------------------
@@ -109,12 +137,30 @@ def _structure(network: dict, base: Config) -> Config:
         "activation": hidden_acts.pop(),
         "output_activation": layers[-1]["activation"],
         "encoding": encoding["kind"],
-        "targets": network.get("targets"),
         "domain": [*domain["x"], *domain["y"]],
     }
+    if network.get("data") is None:  # a dataset's network has no target expressions
+        fields["targets"] = network.get("targets")
     if encoding["kind"] == "fourier":
         fields["frequencies"] = encoding.get("frequencies")
+    if encoding["kind"] == "features":
+        fields["features"] = encoding.get("features")
+    fields.update(_data_fields(network))
     return from_dict(fields, base, source="the network")
+
+
+def _data_fields(network: dict) -> dict[str, Any]:
+    """The config fields of the dataset a network.json names: its points are made again from them."""
+    data = network.get("data")
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or not isinstance(data.get("source"), dict):
+        raise UserError('data must be an object with a "source"')
+    fields = {"dataset": data["source"]}
+    fields.update({name: data[name] for name in ("points", "noise", "train_ratio", "data_seed") if name in data})
+    if "csv" in data["source"]:
+        fields.pop("points", None)  # a CSV's rows, not a generator's count
+    return fields
 
 
 def load_network(path: str, base: Config) -> tuple[Config, np.ndarray]:
@@ -130,6 +176,9 @@ def load_network(path: str, base: Config) -> tuple[Config, np.ndarray]:
             raise UserError("must be a JSON object")
         config = _structure(network, base)
         plan = plan_for(config)
+        output = network.get("output", {"kind": "identity"})
+        if not isinstance(output, dict) or output.get("kind") != plan.loss.output:
+            raise UserError(f'output must be {{"kind": "{plan.loss.output}"}} for this network\'s problem')
         params = np.zeros(plan.param_count, np.float32)
         for k, (layer, spec) in enumerate(zip(plan.layers, network["layers"])):
             params[layer.offset : layer.bias_offset] = _numbers(

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .components import ACTIVATIONS, ENCODINGS, Activation, Encoding
+from .components import ACTIVATIONS, ENCODINGS, Activation, Encoding, Setting
 from .config import Config, Structure
+from .datasets.source import problem_of
+from .losses import LOSSES, Loss
 from .fused_layout import FUSED_SAMPLES, FUSED_THREADS, fused_layout
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
@@ -106,6 +108,20 @@ class NetworkPlan:
     tile_samples: int = 0  # workgroup tiles: samples a tile
     tile_pad: int = 0  # ...and the row padding that keeps shared-memory banks apart
     fused: bool = False  # workgroup tiles by the fully fused tensor-core trainer (shaders/fused.slang)
+    features: tuple[str, ...] = ()  # the features of a feature encoding (poly2, raw, features)
+    # Where each step's samples and their truth come from (app/truth.py): "formula" (targets or
+    # a Slang file, sampled afresh every step) or "points" (a dataset on the GPU)
+    truth_kind: str = "formula"
+    loss_name: str = "squared"  # app/losses.py: squared, logistic or softmax
+
+    @property
+    def loss(self) -> Loss:
+        return LOSSES[self.loss_name]
+
+    @property
+    def encoding_setting(self) -> Setting:
+        """What the encoding's functions take: the frequencies, or the features."""
+        return self.frequencies if self.encoding.name == "fourier" else self.features
 
     @property
     def thread_accumulators(self) -> bool:
@@ -176,6 +192,9 @@ class NetworkPlan:
             self.tile_samples,
             self.tile_pad,
             self.fused,
+            self.features,
+            self.truth_kind,
+            self.loss_name,
         )
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 
@@ -292,8 +311,11 @@ def _fused(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
 @functools.lru_cache(maxsize=64)
 def _plan(s: Structure, tensor_cores: bool, fused: bool) -> NetworkPlan:
     enc = ENCODINGS[s.encoding]
-    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target else None
-    sizes = (enc.dim(s.frequencies), *s.hidden, slang_truth.count if slang_truth else len(s.targets))
+    setting = enc.setting(s.frequencies, s.features)
+    problem = problem_of(dict(s.dataset)) if s.dataset else None
+    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target and not problem else None
+    outputs = problem.outputs if problem else slang_truth.count if slang_truth else len(s.targets)
+    sizes = (enc.dim(setting), *s.hidden, outputs)
     layers, offset, z_offset = [], 0, 0
     for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         act = ACTIVATIONS[s.output_activation if k == len(sizes) - 2 else s.activation]
@@ -306,12 +328,19 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool) -> NetworkPlan:
         encoding=enc,
         frequencies=s.frequencies,
         precision=s.precision,
-        targets=() if slang_truth else s.targets,
+        targets=() if slang_truth or problem else s.targets,
         slang_truth=slang_truth,
+        features=() if enc.name == "fourier" else setting,
+        truth_kind="points" if problem else "formula",
+        loss_name=problem.loss if problem else "squared",
     )
     if offset <= MAX_THREAD_ACCUMULATORS:
         return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))
-    if _fused(sizes, layers, s.precision, fused and s.matmul == "auto"):
+    # The tensor-core kernels compute the squared error's output gradient inline; the other losses
+    # train on SIMT tiles (the header of the generated module says so). The fused trainer also
+    # draws its own samples over the domain, so a dataset's points train on the tiles path.
+    squared = common["loss_name"] == "squared"
+    if _fused(sizes, layers, s.precision, fused and squared and not problem and s.matmul == "auto"):
         return NetworkPlan(
             **common,
             gradient_path="tiles",
@@ -320,7 +349,7 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool) -> NetworkPlan:
             tile_samples=FUSED_SAMPLES,
             fused=True,
         )
-    tiles = _tiles(sizes, layers, s.precision, tensor_cores and s.matmul == "auto")
+    tiles = _tiles(sizes, layers, s.precision, tensor_cores and squared and s.matmul == "auto")
     if tiles is not None:
         samples, pad, mma = tiles
         return NetworkPlan(

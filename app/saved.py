@@ -30,10 +30,26 @@ def load(path: Path | None = None) -> dict:
 
 def saved_config(data: dict) -> cfg.Config | None:
     try:
-        return cfg.from_dict(data["config"], source="saved settings") if "config" in data else None
+        config = cfg.from_dict(data["config"], source="saved settings") if "config" in data else None
     except UserError as error:
         print(f"note: ignoring the saved config ({error})", file=sys.stderr)
         return None
+    return _without_lost_csv(config) if config is not None else None
+
+
+def _without_lost_csv(config: cfg.Config) -> cfg.Config:
+    """The saved config, but the formulas where its CSV of points is gone or has changed: the
+    window opens anyway, and says why."""
+    if not (config.dataset and "csv" in config.dataset):
+        return config
+    from . import datasets
+
+    try:
+        datasets.load_csv(config.dataset)
+    except UserError as error:
+        print(f"note: the saved dataset is left out ({error})", file=sys.stderr)
+        return config.replace(dataset=None, domain=cfg.Config().domain)
+    return config
 
 
 def save(config: cfg.Config | None, view: dict, path: Path | None = None) -> None:

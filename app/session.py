@@ -28,7 +28,7 @@ from .evaluation import VIEWS, GridEvaluator, Summary
 from .gpu import Gpu
 from .guard import Divergence, DivergenceGuard
 from .heatmaps import HeatmapImages
-from .history import Run, RunHistory
+from .history import LossRecord, Run, RunHistory
 from .loss_ring import LOSS_HISTORY
 from .rebuild import Rebuild
 from .slang_target import check_truth_finite
@@ -75,6 +75,7 @@ class Session:
         self.history.start(f"{'-'.join(map(str, self.trainer.plan.sizes))} seed {self.config.seed}")
         self.divergence = None
         self.eval_loss = self.eval_grad_loss = float("nan")
+        self.metrics: dict | None = None  # points: the last evaluation's train/test loss and accuracy
         outputs = self.trainer.plan.output_dim
         self.error_max = np.ones((VIEWS, outputs), np.float32)  # per view (values, d/dx, d/dy)
         self.invalid_cells = np.zeros((VIEWS, outputs), np.uint32)  # NaN or inf, per view and output
@@ -144,6 +145,14 @@ class Session:
     def _has_been_stable(self) -> bool:
         config, since = self._config_since
         return self.divergence is None and config is self.config and self.trainer.step - since >= STABLE_STEPS
+
+    def change_data(self, config: Config) -> None:
+        """Another dataset (or formulas): live where the compiled network stays the same (the
+        trainer makes the new points), else a rebuild. A UserError changes nothing."""
+        if self.rebuild is None and self.gpu.plan(config) == self.trainer.plan:
+            self.apply(config)
+        else:
+            self.start_rebuild(config)
 
     # ---- rebuilds -----------------------------------------------------------------------
     def start_rebuild(self, config: Config, then: Callable[[Session], None] | None = None) -> None:
@@ -233,9 +242,10 @@ class Session:
     def evaluate(self) -> float:
         """A whole evaluation pass now, recorded as a point of the eval curve."""
         evaluation = self.evaluator.evaluate()
-        self.take_evaluation(
-            Summary(evaluation.loss, evaluation.grad_loss, evaluation.error_max, evaluation.invalid), evaluation.step
+        summary = Summary(
+            evaluation.loss, evaluation.grad_loss, evaluation.error_max, evaluation.invalid, evaluation.metrics
         )
+        self.take_evaluation(summary, evaluation.step)
         return evaluation.loss
 
     def take_losses(self, steps: range, losses: np.ndarray) -> np.ndarray:
@@ -247,6 +257,7 @@ class Session:
     def take_summary(self, summary: Summary) -> None:
         self.eval_loss, self.eval_grad_loss = summary.loss, summary.grad_loss
         self.error_max, self.invalid_cells = summary.error_max, summary.invalid
+        self.metrics = summary.metrics
 
     def take_evaluation(self, summary: Summary, step: int) -> bool:
         """The summary, and a point on the eval curve unless `step` has one already (True)."""
@@ -255,4 +266,7 @@ class Session:
         if run.eval.count and run.eval.last_x == step:
             return False
         run.eval.extend(step, summary.loss)
+        for name, value in (summary.metrics or {}).items():
+            if name != "test_loss" and value is not None:
+                run.metrics.setdefault(name, LossRecord()).extend(step, value)
         return True

@@ -11,6 +11,8 @@ import slangpy as spy
 from .gpu import Gpu
 from .optimizers import HYPER_SLOTS
 
+REGULARIZATION_IDS = {"none": 0, "l1": 1, "l2": 2}  # StepArgs' regularization (shaders/step_args.slang)
+
 REDUCE_GROUPS_PER_ROW = 32768  # adjustParameters' dispatch rows keep each dimension in bounds
 
 STEP_ARGS = np.dtype(
@@ -21,6 +23,7 @@ STEP_ARGS = np.dtype(
         ("gradient_slots", "<u8"),
         ("loss_slots", "<u8"),
         ("loss_history", "<u8"),
+        ("points", "<u8"),
         ("domain", "<f4", (4,)),
         ("batch_size", "<u4"),
         ("thread_count", "<u4"),
@@ -35,13 +38,19 @@ STEP_ARGS = np.dtype(
         ("groups_per_row", "<u4"),
         ("param_offset", "<u4"),
         ("param_end", "<u4"),
+        ("train_count", "<u4"),
+        ("data_epoch", "<u4"),
+        ("data_offset", "<u4"),
+        ("regularization", "<u4"),
+        ("reg_rate", "<f4"),
+        ("reserved", "<u4"),
         ("optimizer", "<u4"),
         ("learning_rate", "<f4"),
         ("step_number", "<u4"),
         ("hyper", "<f4", (HYPER_SLOTS,)),
     ]
 )
-# 6 pointers, 4 floats, 13 uints, the optimizer's 3 fields and its hyper-parameters: a multiple of
+# 7 pointers, 4 floats, 19 uints and a float, the optimizer's 3 fields and its hyper-parameters: a multiple of
 # the pointers' 8 bytes, so that Slang's struct has no tail padding that this one lacks.
 assert STEP_ARGS.itemsize % 8 == 0
 

@@ -16,7 +16,8 @@ from .kernels import NetworkKernels
 from .loss_ring import LOSS_HISTORY, LossRing
 from .optimizers import OPTIMIZERS, STATE_WIDTH
 from .plan import ADJUST_PARAMS, ADJUST_THREADS, LaunchShape, NetworkPlan
-from .step_args import REDUCE_GROUPS_PER_ROW, STEP_ARGS, StepArgsRing
+from .point_data import PointData, data_key
+from .step_args import REDUCE_GROUPS_PER_ROW, REGULARIZATION_IDS, STEP_ARGS, StepArgsRing
 from .step_units import StepProgress, StepUnits
 
 # Whole steps per command buffer, whenever many run at once. slang-rhi keeps each command
@@ -34,12 +35,16 @@ class Snapshot:
     optimizer_steps: int = 0
     samples_seen: int = 0
     config: Config | None = None  # the hot settings the steps after it ran with (for replay)
+    data_position: int = 0
 
 
 class Trainer:
     def __init__(self, gpu: Gpu, config: Config):
         self.gpu, self.config = gpu, config
         self.plan: NetworkPlan = gpu.plan(config)
+        # A dataset's points (app/point_data.py) where the plan trains on points
+        self.data = PointData.of(gpu, config) if self.plan.truth_kind == "points" else None
+        self.data_position = 0  # samples drawn from these points: where the next step's begin
         self.kernels: NetworkKernels = gpu.kernels.get(self.plan)
         p = self.plan.param_count
         self.master = gpu.buffer(p * 4)
@@ -57,12 +62,33 @@ class Trainer:
         self._build_pipelines()
 
     # ---- buffers and state ------------------------------------------------------------------
+    @property
+    def batch_size(self) -> int:
+        """Samples a step trains on: the config's batch size, at most the training points."""
+        return self.data.batch(self.config.batch_size) if self.data is not None else self.config.batch_size
+
+    @property
+    def epochs(self) -> float:
+        """Epochs over the training points drawn so far (0 for formulas)."""
+        return self.data.epochs(self.data_position) if self.data is not None else 0.0
+
     def _size_slots(self) -> None:
-        self.launch: LaunchShape = self.plan.launch(self.config.batch_size, self.gpu.wave_width)
+        self.launch: LaunchShape = self.plan.launch(self.batch_size, self.gpu.wave_width)
         self.gradient_slots = self.gpu.buffer(self.launch.gradient_slot_count * self.plan.param_count * 4)
         self.loss_slots = self.gpu.buffer(self.launch.loss_slot_count * 4)
-        self.units = StepUnits(self.plan, self.launch, self.config.batch_size)
+        self.units = StepUnits(self.plan, self.launch, self.batch_size)
         self._abandon_step()
+
+    def set_data(self, data: PointData) -> None:
+        """New points from the next step on, their epochs from the start; a step recorded in part
+        is dropped (its samples came from the old points)."""
+        batch = self.batch_size
+        self.data, self.data_position = data, 0
+        self.version += 1  # the evaluation of the points is out of date
+        if self.batch_size != batch:
+            self._size_slots()
+        elif self.progress.started:
+            self._abandon_step()
 
     def _abandon_step(self) -> None:
         """Drops a step recorded only in part: its gradient and loss sums are cleared."""
@@ -76,7 +102,7 @@ class Trainer:
         if seed is not None and seed != self.config.seed:
             self.config = self.config.replace(seed=seed)
         self.set_parameters(self.plan.initial_parameters(self.config.seed))
-        self.step = self.samples_seen = 0
+        self.step = self.samples_seen = self.data_position = 0
         self.reset_optimizer()
         if self.progress.started:
             self._abandon_step()
@@ -101,6 +127,7 @@ class Trainer:
         step: int,
         optimizer_steps: int,
         samples_seen: int,
+        data_position: int = 0,
     ) -> None:
         """Puts back a saved state (a checkpoint). The half copy is written as it was saved rather
         than rounded again here, so that a resumed run is bit-identical to one never stopped.
@@ -112,6 +139,7 @@ class Trainer:
         state[: len(optimizer_state)] = optimizer_state
         self.gpu.write(self.optimizer_state, state)
         self.step, self.optimizer_steps, self.samples_seen = step, optimizer_steps, samples_seen
+        self.data_position = data_position
         if self.progress.started:
             self._abandon_step()
 
@@ -128,18 +156,25 @@ class Trainer:
     def gpu_bytes(self) -> int:
         """Device memory held by this trainer's buffers."""
         buffers = [*self._state_buffers(), self.losses.buffer, self.gradient_slots, self.loss_slots]
+        buffers += [self.data.buffer] if self.data is not None else []
         return sum(b.memory_usage.device for b in buffers)
 
     # ---- live changes ---------------------------------------------------------------------
     def apply(self, config: Config) -> None:
-        """Takes a config whose structure matches; hot fields apply from the next piece of work."""
-        if config.structure() != self.config.structure():
+        """Takes a config with the same plan; hot fields apply from the next piece of work. New
+        data settings (another dataset of the same problem, points, noise...) make new points."""
+        if self.gpu.plan(config) != self.plan:
             changed = [f for f in STRUCTURAL_FIELDS if getattr(config, f) != getattr(self.config, f)]
             raise ValueError(f"structural change ({', '.join(changed)}) needs a new Trainer")
-        old, self.config = self.config, config
+        data = None
+        if self.data is not None and data_key(config) != self.data.key:
+            data = PointData.of(self.gpu, config)  # first: a UserError changes nothing
+        old, batch, self.config = self.config, self.batch_size, config
+        if data is not None:
+            self.set_data(data)
         if config.optimizer != old.optimizer:
             self.reset_optimizer()
-        if config.batch_size != old.batch_size:
+        if self.batch_size != batch:
             self._size_slots()  # the launch shape follows the batch; a step in progress restarts
 
     # ---- recording ----------------------------------------------------------------------
@@ -168,7 +203,7 @@ class Trainer:
         r["gradient_slots"], r["loss_slots"] = self.gradient_slots.device_address, self.loss_slots.device_address
         r["loss_history"] = self.losses.buffer.device_address
         r["domain"] = c.domain
-        r["batch_size"], r["thread_count"], r["seed"] = c.batch_size, launch.thread_count, c.seed
+        r["batch_size"], r["thread_count"], r["seed"] = self.batch_size, launch.thread_count, c.seed
         ahead = np.arange(count)
         r["step"] = self.step + ahead
         r["history_index"] = (self.step + ahead) % LOSS_HISTORY
@@ -178,6 +213,9 @@ class Trainer:
         optimizer = OPTIMIZERS[c.optimizer]
         r["optimizer"], r["learning_rate"], r["hyper"] = optimizer.id, c.lr, optimizer.hyper_values(c)
         r["step_number"] = self.optimizer_steps + 1 + ahead  # 1-based: Adam's bias correction
+        r["regularization"], r["reg_rate"] = REGULARIZATION_IDS[c.regularization], c.reg_rate
+        if self.data is not None:
+            self.data.fill(r, self.data_position, self.batch_size)
         return r
 
     def _build_pipelines(self) -> None:
@@ -217,7 +255,8 @@ class Trainer:
         self.version += 1
         self.step += 1
         self.optimizer_steps += 1
-        self.samples_seen += self.config.batch_size
+        self.samples_seen += self.batch_size
+        self.data_position += self.batch_size if self.data is not None else 0
         self.progress = StepProgress()
 
     def record_steps(self, encoder: spy.CommandEncoder, count: int) -> range:
@@ -246,6 +285,8 @@ class Trainer:
             ranges = self.units.learn_ranges(position, count)
             records = self._step_records(len(ranges))
             records["step"], records["step_number"] = self.step, self.optimizer_steps + 1
+            if self.data is not None:  # every piece belongs to the current step
+                self.data.fill(records, self.data_position, 0)
             for record, (first_group, _groups, begin, end) in zip(records, ranges):
                 record["group_offset"], record["sample_begin"], record["sample_end"] = first_group, begin, end
             base = self._args.upload(encoder, records)
@@ -299,7 +340,7 @@ class Trainer:
         for copy, buffer in zip(snap.buffers, self._state_buffers()):
             encoder.copy_buffer(copy, 0, buffer, 0, buffer.size)
         snap.step, snap.optimizer_steps, snap.samples_seen = self.step, self.optimizer_steps, self.samples_seen
-        snap.config = self.config
+        snap.config, snap.data_position = self.config, self.data_position
 
     def record_snapshot_now(self, snap: Snapshot) -> None:
         with self.gpu.submit() as encoder:
@@ -319,5 +360,6 @@ class Trainer:
             encoder.clear_buffer(self.gradient_slots)
             encoder.clear_buffer(self.loss_slots)
         self.step, self.optimizer_steps, self.samples_seen = snap.step, snap.optimizer_steps, snap.samples_seen
+        self.data_position = snap.data_position
         self.progress = StepProgress()
         self.version += 1

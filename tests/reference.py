@@ -33,12 +33,26 @@ def grid_centres(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
     return np.meshgrid(x0 + centres * (x1 - x0), y0 + centres * (y1 - y0))
 
 
+# The Playground's input features, by their --features names (README)
+FEATURES = {
+    "x": lambda x, y: x,
+    "y": lambda x, y: y,
+    "x2": lambda x, y: x**2,
+    "y2": lambda x, y: y**2,
+    "xy": lambda x, y: x * y,
+    "sinx": lambda x, y: np.sin(x),
+    "siny": lambda x, y: np.sin(y),
+}
+
+
 def encode(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The network's input from (x, y), per the README's description of each encoding."""
     if config.encoding == "raw":
         return np.stack([x, y], axis=1)
     if config.encoding == "poly2":
         return np.stack([x, y, x * x, y * y], axis=1)
+    if config.encoding == "features":
+        return np.stack([FEATURES[name](x, y) for name in config.features], axis=1)
     columns = [x, y]
     for k in range(config.frequencies):
         w = np.pi * 2.0**k
@@ -58,8 +72,8 @@ def activate(name: str, z: np.ndarray) -> np.ndarray:
 
 
 def layer_sizes(config) -> list[int]:
-    inputs = {"raw": 2, "poly2": 4, "fourier": 2 + 4 * config.frequencies}[config.encoding]
-    return [inputs, *config.hidden, len(config.targets)]
+    inputs = {"raw": 2, "poly2": 4, "fourier": 2 + 4 * config.frequencies, "features": len(config.features)}
+    return [inputs[config.encoding], *config.hidden, config.output_dim]
 
 
 def activation_derivative(name: str, z: np.ndarray) -> np.ndarray:
@@ -93,8 +107,23 @@ def unpack(config, params: np.ndarray):
     return layers
 
 
-def loss_and_gradient(config, params: np.ndarray, x: np.ndarray, y: np.ndarray, truth: np.ndarray):
-    """Mean over samples of sum over outputs of squared error, and its gradient (flat)."""
+def sample_losses(kind: str, out: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-sample losses and their gradients with respect to the outputs, float64: the squared
+    error summed over outputs; binary cross-entropy of one logit (truth 0 or 1); softmax
+    cross-entropy of one logit per class (truth one-hot)."""
+    if kind == "squared":
+        return np.sum((out - truth) ** 2, axis=1), 2.0 * (out - truth)
+    if kind == "logistic":
+        z, t = out[:, 0], truth[:, 0]
+        p = 1.0 / (1.0 + np.exp(-z))
+        return -(t * np.log(p) + (1 - t) * np.log1p(-p)), (p - t)[:, None]
+    e = np.exp(out - out.max(axis=1, keepdims=True))
+    softmax = e / e.sum(axis=1, keepdims=True)
+    return -np.sum(truth * np.log(softmax), axis=1), softmax - truth
+
+
+def loss_and_gradient(config, params: np.ndarray, x: np.ndarray, y: np.ndarray, truth: np.ndarray, kind="squared"):
+    """Mean over samples of the per-sample loss (sample_losses), and its gradient (flat)."""
     layers = unpack(config, params)
     h = encode(config, x.astype(np.float64), y.astype(np.float64))
     inputs, pre = [], []
@@ -103,10 +132,10 @@ def loss_and_gradient(config, params: np.ndarray, x: np.ndarray, y: np.ndarray, 
         z = h @ w.T + b
         pre.append(z)
         h = activate(act, z)
-    diff = h - truth
-    loss = float(np.mean(np.sum(diff * diff, axis=1)))
+    losses, d = sample_losses(kind, h, truth)
+    loss = float(np.mean(losses))
     grad_parts = []
-    d = 2.0 * diff / len(x)
+    d = d / len(x)
     for (w, _b, act), h_in, z in reversed(list(zip(layers, inputs, pre))):
         dz = d * activation_derivative(act, z)
         grad_parts.append((dz.T @ h_in).ravel())
@@ -146,6 +175,33 @@ def forward_with_input_gradients(config, params: np.ndarray, x: np.ndarray, y: n
         jacobian = activation_derivative(act, z)[:, :, None] * np.einsum("oi,nij->noj", w, jacobian)
         h = activate(act, z)
     return h, jacobian, nearest_kink
+
+
+def shuffled_index(position: np.ndarray, count: int, seed: int, epoch: np.ndarray) -> np.ndarray:
+    """The README's batch order: position p of epoch e is a four-round Feistel permutation of the
+    smallest even number of bits holding `count`, keyed by (seed, e), walked until below count."""
+    if count <= 1:
+        return np.zeros_like(position)
+    bits = int(count - 1).bit_length()
+    half = (bits + 1) // 2
+    mask = (1 << half) - 1
+    key = pcg_hash(np.asarray(epoch, np.uint64) ^ pcg_hash(np.uint64(seed) ^ 0x85EBCA6B))
+    x = np.asarray(position, np.uint64).copy()
+    todo = np.ones(x.shape, bool)
+    while todo.any():
+        left, right = x[todo] >> half, x[todo] & mask
+        k = key[todo] if key.shape else key
+        for round_ in range(4):
+            left, right = right, left ^ (pcg_hash(right ^ pcg_hash((k + round_) & M32)) & mask)
+        x[todo] = (left << half) | right
+        todo = x >= count
+    return x.astype(np.int64)
+
+
+def batch_rows(seed: int, position: int, count: int, batch: int) -> np.ndarray:
+    """The training rows a step takes whose first sample is at `position` of the epochs."""
+    p = position + np.arange(batch, dtype=np.int64)
+    return shuffled_index(p % count, count, seed, (p // count).astype(np.uint64))
 
 
 def truth_values(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:

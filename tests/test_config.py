@@ -92,12 +92,22 @@ def test_the_config_table_derives_the_lists():
     from app.plan import _plan
 
     assert list(FIELDS) == [f.name for f in dataclasses.fields(Config)]
-    structural = ("hidden", "activation", "output_activation", "encoding", "frequencies", "precision", "matmul")
-    assert STRUCTURAL_FIELDS == (*structural, "targets", "slang_target")
+    structural = (
+        "hidden",
+        "activation",
+        "output_activation",
+        "encoding",
+        "frequencies",
+        "features",
+        "precision",
+        "matmul",
+    )
+    assert STRUCTURAL_FIELDS == (*structural, "targets", "slang_target", "dataset")
     assert {FIELDS[name].kind for name in STRUCTURAL_FIELDS} == {STRUCTURE, TRUTH}
     assert set(HOT_FIELDS) == set(FIELDS) - set(STRUCTURAL_FIELDS) and FIELDS["lr"].kind == HOT
     assert [f.name for f in dataclasses.fields(Structure)] == list(STRUCTURAL_FIELDS)
-    hot = ("optimizer", "lr", "beta1", "beta2", "epsilon", "weight_decay", "batch_size", "seed", "eval_grid")
+    data = ("points", "noise", "train_ratio", "data_seed", "regularization", "reg_rate")
+    hot = (*data, "optimizer", "lr", "beta1", "beta2", "epsilon", "weight_decay", "batch_size", "seed", "eval_grid")
     assert cli_args.HOT_OPTIONS == hot
     args = cli_args.build_parser().parse_args(["--beta2", "0.9", "--matmul", "simt", "--target", "x"])
     config = cli_args.config_from_args(args)

@@ -6,18 +6,15 @@ Slang file placed verbatim in its own namespace). Everything else is in shaders/
 
 from __future__ import annotations
 
-from .. import optimizers
+from .. import optimizers, point_colours
 from ..components import slang_constants
-from ..plan import ADJUST_PARAMS, ADJUST_PARTS, NetworkPlan, SlangTruth
-from ..targets import target_to_slang
+from ..plan import ADJUST_PARAMS, ADJUST_PARTS, NetworkPlan
 from .chain import LayerStep, indent, layer_lines
 from .fused import fused_constants, fused_kernel, weight_copies_function
 from .tiles import tile_constants, tiles_kernel
+from .truth import TARGET_NAMESPACE, TARGET_SOURCE_NAME, slang_target_block, truth_header, truth_slang
 
-# The name a user's Slang file has in the compiler's messages (#line), whatever its path:
-# app/slang_target.py puts the file's own name back. A path could hold a quote or a newline.
-TARGET_SOURCE_NAME = "user-target-file.slang"
-TARGET_NAMESPACE = "user_target"
+__all__ = ["TARGET_NAMESPACE", "TARGET_SOURCE_NAME", "network_source", "slang_target_block"]
 
 GRADIENT_SUMS = {
     "thread": "thread accumulators (registers), {group_size} threads a group",
@@ -36,11 +33,12 @@ def _header(plan: NetworkPlan) -> list[str]:
     user's (a target expression, a file name) goes into a comment, where it could end one."""
     hidden, output = plan.layers[0].activation.name, plan.layers[-1].activation.name
     frequencies = f" ({plan.frequencies} frequencies)" if plan.encoding.name == "fourier" else ""
+    if plan.encoding.name == "features":
+        frequencies = f" ({', '.join(plan.features)})"
     mma = [str(k) for k, on in enumerate(plan.mma) if on]
-    if plan.slang_truth is None:
-        truth = f"{len(plan.targets)} expressions of x and y, printed as Slang below"
-    else:
-        truth = f"a Slang file's {plan.slang_truth.count} targets, in namespace {TARGET_NAMESPACE} at the end"
+    products = "tensor cores on layers " + ", ".join(mma) if mma else "SIMT"
+    if plan.gradient_path == "tiles" and plan.precision == "half" and plan.loss_name != "squared":
+        products += " (tensor cores take the squared error only)"
     gradients = GRADIENT_SUMS["fused" if plan.fused else plan.gradient_path].format(
         group_size=plan.group_size, tile_samples=plan.tile_samples
     )
@@ -50,8 +48,9 @@ def _header(plan: NetworkPlan) -> list[str]:
         f"// input      {plan.encoding.name} encoding{frequencies}, {plan.input_dim} values",
         f"// precision  {plan.precision}",
         f"// gradients  {gradients}",
-        f"// products   {'tensor cores on layers ' + ', '.join(mma) if mma else 'SIMT'}",
-        f"// truth      {truth}",
+        f"// products   {products}",
+        f"// truth      {truth_header(plan)}",
+        f"// loss       {plan.loss.label}",
     ]
 
 
@@ -73,7 +72,17 @@ static const int TILE_INPUTS = {plan.tile_inputs};
 static const int TILE_OUTPUTS = {plan.tile_outputs};
 static const uint ADJUST_PARAMS = {ADJUST_PARAMS};
 static const uint ADJUST_PARTS = {ADJUST_PARTS};
-static const uint NEURON_COUNT = {plan.neuron_count};"""
+static const uint NEURON_COUNT = {plan.neuron_count};
+static const uint POINT_STRIDE = {2 + plan.output_dim};  // a dataset's row: x, y, the truth"""
+
+
+def _weight_ranges(plan: NetworkPlan) -> str:
+    """isWeightParameter: the parameters regularisation applies to (each layer's W, not b)."""
+    ranges = " || ".join(f"(index >= {layer.offset} && index < {layer.bias_offset})" for layer in plan.layers)
+    return f"""bool isWeightParameter(uint index)
+{{
+    return {ranges};
+}}"""
 
 
 def _network_struct(plan: NetworkPlan) -> str:
@@ -151,38 +160,20 @@ MLVec<OUTPUT_DIM> networkWithNeurons(NFloat* params, MLVec<INPUT_DIM> x, float* 
 }}"""
 
 
-def slang_target_block(source: str) -> str:
-    """A user's Slang file as the generated module holds it: in a namespace of its own, so that
-    its names can't collide with the library's, with the compiler's messages naming its lines."""
-    return f'namespace {TARGET_NAMESPACE}\n{{\n#line 1 "{TARGET_SOURCE_NAME}"\n{source}\n}}\n'
-
-
-def _ground_truth(plan: NetworkPlan) -> tuple[str, str]:
-    """groundTruth(p), differentiable in p for the derivative views; and, for a Slang file, the
-    file's block, which goes last so that every line of the module before it keeps its number."""
-    truth: SlangTruth | None = plan.slang_truth
-    if truth is None:
-        values = [target_to_slang(t) for t in plan.targets]
-        tail = ""
-    else:
-        values = [f"{TARGET_NAMESPACE}::target(p, {k})" for k in range(truth.count)]
-        tail = "\n// The user's Slang file, verbatim\n" + slang_target_block(truth.source)
-    rows = [f"{value}," for value in values[:-1]] + values[-1:]
-    return (
-        f"""[Differentiable]
-float[OUTPUT_DIM] groundTruth(float2 p)
-{{
-    float truth[OUTPUT_DIM] = {{
-{indent(rows, 2)}
-    }};
-    return truth;
-}}""",
-        tail,
-    )
+def _points_part(plan: NetworkPlan) -> str:
+    """A dataset's evaluation and data view (shaders/points.slang), for plans that train on points."""
+    if plan.truth_kind != "points":
+        return ""
+    return f"""
+// The data view's colours (app/point_colours.py); whether the outputs name classes (app/losses.py)
+{point_colours.slang_constants()}
+static const bool CLASSIFY = {_flag(plan.loss.classifies)};
+#include "points.slang"
+"""
 
 
 def network_source(plan: NetworkPlan) -> str:
-    header, (truth, tail) = "\n".join(_header(plan)), _ground_truth(plan)
+    header, truth = "\n".join(_header(plan)), truth_slang(plan)
     hidden_act, output_act = plan.layers[0].activation, plan.layers[-1].activation  # >= 1 hidden layer
     return f"""{header}
 
@@ -204,20 +195,31 @@ typealias OutputActivation = {output_act.slang};
 [Differentiable]
 MLVec<INPUT_DIM> encodeInput(float2 p)
 {{
-    return {plan.encoding.slang};
+{indent(plan.encoding.body(plan.encoding_setting), 1)}
 }}
 
-{truth}
+{truth.ground_truth}
+
+[Differentiable]
+float outputLoss(MLVec<OUTPUT_DIM> y, no_diff float truth[OUTPUT_DIM])
+{{
+    return {plan.loss.slang}(y, truth);
+}}
 
 #include "loss.slang"
 {optimizers.slang_source()}
 #include "step_args.slang"
+
+{truth.draw_sample}
+
+{_weight_ranges(plan)}
+
 {weight_copies_function(plan)}
 #include "adjust.slang"
 {_learn_gradient(plan)}
 
 #include "visualize.slang"
 #include "neurons.slang"
-
+{_points_part(plan)}
 {_views_functions(plan)}
-{tail}"""
+{truth.tail}"""

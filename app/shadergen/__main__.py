@@ -14,7 +14,7 @@ from ..fast_start import skip_torch
 
 # Options besides the config's own fields that decide the module: where the config comes from,
 # and the device that reads a --target-file's TARGET_COUNT.
-SOURCE_OPTIONS = ("preset", "config", "target_file", "device", "tensor_cores")
+SOURCE_OPTIONS = ("preset", "config", "target_file", "dataset_source", "device", "tensor_cores")
 
 
 def _accepted() -> set[str]:

@@ -149,13 +149,12 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
     uint tid = localId.x, group = groupId.x + a.groupOffset;
     uint groups = a.threadCount / TILED_THREADS;
     uint tiles = (a.batchSize + TILE_SAMPLES - 1) / TILE_SAMPLES;
-    float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
     NFloat* w = a.weights;
     float* slot = a.gradientSlots + group * PARAM_COUNT;  // this workgroup's alone
 {indent([*declare, "float loss = 0.0;"], 1)}
     for (uint tile = group; tile < tiles; tile += groups)  // the same count for the whole group
     {{
-        tileLoadSamples(tid, tile, a.batchSize, a.seed, a.step, domain);
+        tileLoadSamples(tid, tile, a);
 
         // Forward: each layer's activations into shared memory
 {indent(forward, 2)}

@@ -7,9 +7,12 @@ from typing import Any
 
 from imgui_bundle import imgui
 
+from ..components import FEATURES
 from ..config import FIELDS, Config
 from ..optimizers import Hyper
 from ..ui.style import field_error
+
+FEATURE_LABELS = {name: feature.label for name, feature in FEATURES.items()}
 
 
 def widget_fields(kind: str, config: Config) -> list[str]:
@@ -21,17 +24,44 @@ def widget_fields(kind: str, config: Config) -> list[str]:
     ]
 
 
-def draw_field(name: str, config: Config) -> Any | None:
-    """The field's widget; returns the value the user chose, or None where nothing changed."""
+def draw_field(name: str, config: Config, label: str | None = None) -> Any | None:
+    """The field's widget (labelled `label`, its label by default); returns the value the user
+    chose, or None where nothing changed."""
     spec, value = FIELDS[name], getattr(config, name)
     if spec.widget == "combo":
         options = spec.check.options
-        changed, index = imgui.combo(spec.label, options.index(value), list(options))
+        changed, index = imgui.combo(label or spec.label, options.index(value), list(options))
         return options[index] if changed else None
     if spec.widget == "slider":
         changed, value = imgui.slider_int(spec.label, value, spec.check.low, spec.check.high)
         return value if changed else None
+    if spec.widget == "checks":  # a Subset: one checkbox an option, at least one kept
+        return _checks(spec.label, spec.check.options, value)
     raise ValueError(f"{name} has no widget this module draws ({spec.widget!r})")
+
+
+def _checks(label: str, options: tuple[str, ...], chosen: list[str]) -> list[str] | None:
+    """A checkbox an option, as many to a line as fit, then the label."""
+    imgui.push_id(label)
+    result = None
+    right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x
+    box = imgui.get_frame_height() + imgui.get_style().item_inner_spacing.x
+    for k, option in enumerate(options + (label,)):
+        text = FEATURE_LABELS.get(option, option)
+        width = imgui.calc_text_size(text).x + (0 if option == label else box)
+        if k:
+            imgui.same_line()
+            if imgui.get_cursor_screen_pos().x + width > right:
+                imgui.new_line()
+        if option == label:
+            imgui.align_text_to_frame_padding()
+            imgui.text(label)
+            continue
+        changed, on = imgui.checkbox(text, option in chosen)
+        if changed and (on or len(chosen) > 1):  # the last one stays
+            result = [o for o in options if (o in chosen) != (o == option)]
+    imgui.pop_id()
+    return result
 
 
 def draw_hyper(app, hyper: Hyper) -> None:

@@ -1,10 +1,10 @@
-"""File > Save checkpoint, Load checkpoint and Export Slang: native file dialogs from
+"""File > Save checkpoint, Load checkpoint, Export Slang and Load CSV: native file dialogs from
 portable_file_dialogs, polled once a frame so that the window keeps drawing while one is open,
 then the core's checkpoint and export code.
 
 On Linux the dialogs are zenity or kdialog run as programs. Where neither is installed, saving
 and exporting go to the app's cache folder (as F12 screenshots do) and the notice says where;
-loading then needs --resume, and the notice says so."""
+loading then needs --resume (or --dataset for a CSV), and the notice says so."""
 
 from __future__ import annotations
 
@@ -20,11 +20,13 @@ from ..atomic import write_atomic
 from ..device import cache_dir
 from ..errors import UserError, first_line
 from ..export_slang import trainer_source
+from ..headless import data_entry
 
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")  # what portable_file_dialogs runs on Linux
 ERROR_SECONDS = 10.0
 CHECKPOINT_FILTER = ["Checkpoints (*.ckpt)", "*.ckpt", "All files", "*"]
 SLANG_FILTER = ["Slang (*.slang)", "*.slang"]
+CSV_FILTER = ["CSV (*.csv)", "*.csv", "All files", "*"]
 
 
 def dialogs_available() -> bool:
@@ -44,7 +46,7 @@ class FileActions:
 
     # ---- requests from the menu ------------------------------------------------------------
     def request(self, action: str) -> None:
-        """`action` is "save", "load" or "export"; one dialog at a time."""
+        """`action` is "save", "load", "export" or "csv"; one dialog at a time."""
         if self.pending is not None:
             return
         if not dialogs_available():
@@ -57,6 +59,8 @@ class FileActions:
             )
         elif action == "export":
             dialog = pfd.save_file("Export Slang", str(Path.cwd() / "trained_network.slang"), SLANG_FILTER)
+        elif action == "csv":
+            dialog = pfd.open_file("Load CSV of points", str(Path.cwd()), CSV_FILTER)
         else:
             dialog = pfd.open_file("Load checkpoint", str(Path.cwd()), CHECKPOINT_FILTER)
         self.pending = (action, dialog)
@@ -72,12 +76,15 @@ class FileActions:
         answer = dialog.result()
         path = (answer[0] if answer else "") if isinstance(answer, list) else answer
         if path:
-            {"save": self.save, "load": self.load, "export": self.export}[action](path)
+            {"save": self.save, "load": self.load, "export": self.export, "csv": self.app.data.load_csv}[action](path)
 
     def _without_dialog(self, action: str) -> None:
         missing = "no file dialog program (install zenity or kdialog)"
         if action == "load":
             self.app.say(f"{missing}: start the app with --resume FILE to load a checkpoint", ERROR_SECONDS)
+            return
+        if action == "csv":
+            self.app.say(f"{missing}: start the app with --dataset FILE.csv to load points", ERROR_SECONDS)
             return
         folder = cache_dir() / ("checkpoints" if action == "save" else "exports")
         stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}"
@@ -104,7 +111,8 @@ class FileActions:
     def export(self, path: str, note: str = "") -> None:
         target = _with_suffix(path, ".slang")
         try:
-            write_atomic(target, trainer_source(self.app.session.trainer).encode())
+            session = self.app.session
+            write_atomic(target, trainer_source(session.trainer, data_entry(session)).encode())
         except OSError as error:
             self.app.say(f"Slang not exported: {error.strerror or error} ({target})", ERROR_SECONDS)
             return

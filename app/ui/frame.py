@@ -40,6 +40,7 @@ def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
     if app.session.poll_rebuild():
         app.on_new_network()
     app.targets.poll()
+    app.data.poll()
     app.run_grad_check_if_wanted()
     app.renderer.begin_frame(target.width, target.height, delta_time)
     draw_ui(app)

@@ -25,7 +25,12 @@ _OVERLAY = (
 )
 
 
-FILE_ITEMS = (("Save checkpoint...", "save"), ("Load checkpoint...", "load"), ("Export Slang...", "export"))
+FILE_ITEMS = (
+    ("Save checkpoint...", "save"),
+    ("Load checkpoint...", "load"),
+    ("Export Slang...", "export"),
+    ("Load CSV of points...", "csv"),
+)
 
 
 def draw(app) -> None:

@@ -1,11 +1,15 @@
-"""heatmaps.png for headless runs: the heatmap rows rendered offscreen by the UI renderer."""
+"""heatmaps.png for headless runs: the heatmap rows rendered offscreen by the UI renderer; for a
+dataset, the data view (its points over the learned function) with its legend."""
 
 from __future__ import annotations
 
 from imgui_bundle import imgui
 
+from .. import datasets
+from ..headless import metrics_text
 from ..heatmaps import HeatmapImages
-from ..ui.heatmap_view import HeatmapLayout, draw_heatmaps
+from ..ui.heatmap_view import HeatmapLayout, axis_labels, draw_heatmaps
+from ..ui.panels.data import legend
 from ..ui.renderer import UiRenderer, create_target, save_png
 from ..ui.style import MUTED, em
 
@@ -26,6 +30,11 @@ def _layout(renderer, images, title, subtitle, evaluation, width, height) -> img
     imgui.text_colored(MUTED, subtitle)
     imgui.dummy(imgui.ImVec2(0, em(0.3)))
     config = images.evaluator.trainer.config
+    if images.data_view is not None:
+        _data_view(renderer, images.data_view, config.domain)
+        size = imgui.get_window_size()
+        imgui.end()
+        return size
     draw_heatmaps(
         renderer,
         images,
@@ -38,6 +47,23 @@ def _layout(renderer, images, title, subtitle, evaluation, width, height) -> img
     size = imgui.get_window_size()
     imgui.end()
     return size
+
+
+def _data_view(renderer, view, domain) -> None:
+    side = em(24)
+    imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + em(2.2))
+    for image in range(view.images):
+        origin = imgui.get_cursor_screen_pos()
+        u0, u1 = image / view.images, (image + 1) / view.images
+        imgui.image(renderer.texture(view.view), imgui.ImVec2(side, side), imgui.ImVec2(u0, 0), imgui.ImVec2(u1, 1))
+        if image == 0:
+            axis_labels(domain, origin, side, x_axis=False)
+        axis_labels(domain, origin, side, x_axis=True)
+        if image < view.images - 1:
+            imgui.same_line()
+    imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))
+    imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + em(2.2))
+    legend(renderer, view, side, below=True)
 
 
 def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: str) -> None:
@@ -76,4 +102,10 @@ def write_run_heatmaps(session, folder) -> None:
         f"left to right, y in [{y0:g}, {y1:g}] bottom to top\n"
         f"truth and learned share each row's value scale; |error| has its own"
     )
+    if session.metrics is not None:  # a dataset: its figures, and its points over the function
+        dataset = session.trainer.data.dataset
+        subtitle = (
+            f"{metrics_text(session.metrics)}\n{dataset.count:,} points of {datasets.describe(dataset.source)}, "
+            f"{dataset.train_count:,} to train; x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}]"
+        )
     write_heatmaps_png(session.heatmaps, title, subtitle, str(folder / "heatmaps.png"))

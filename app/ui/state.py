@@ -12,13 +12,15 @@ import numpy as np
 from imgui_bundle import imgui
 
 from .. import grad_check
-from ..config import STRUCTURAL_FIELDS, Config
+from ..config import Config, fields_of
+from ..config_spec import STRUCTURE
 from ..device import cache_dir
 from ..errors import UserError, first_line
 from ..evaluation import Evaluation
 from ..frame_driver import FrameDriver, FrameWork
 from ..grad_check import GradCheck
 from ..session import Session
+from ..ui.data_edits import DataEdits
 from ..ui.files import FileActions
 from ..ui.heatmap_view import HeatmapLayout
 from ..ui.layout import Layout
@@ -62,6 +64,8 @@ class AppState:
         self.grad_check: GradCheck | None = None  # the last gradient check of this network
         self.grad_check_wanted = False  # run one at the next step boundary
         self.targets = TargetEdits(session)
+        self.data = DataEdits(session)  # the dataset and its live settings
+        self.data_drafts: dict[str, float] = {}  # data sliders' values while dragged
         self.on_new_network()
 
     @property
@@ -123,7 +127,8 @@ class AppState:
 
     def start_rebuild(self) -> None:
         try:
-            config = self.config.replace(**{f: getattr(self.draft, f) for f in STRUCTURAL_FIELDS})
+            # the draft edits the network's fields; the truth (targets, dataset) is the session's
+            config = self.config.replace(**{f: getattr(self.draft, f) for f in fields_of(STRUCTURE)})
             self.session.start_rebuild(config)
         except UserError as error:
             self.field_errors["network"] = str(error)

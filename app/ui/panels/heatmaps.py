@@ -1,5 +1,6 @@
 """Heatmaps panel: which view (values, d/dx, d/dy), which outputs and how large; where the
-targets come from; then the rows from heatmap_view, each titled by its target's field."""
+targets come from (formulas or points); then the rows from heatmap_view, each titled by its
+target's field. For points, the data view (app/ui/panels/data.py) instead."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from imgui_bundle import imgui
 from ...grid import cell_centre
 from ...heatmaps import VIEWS
 from ...ui.heatmap_view import draw_heatmaps
-from ...ui.panels import targets
+from ...ui.panels import data, targets
 from ...ui.style import MUTED, em
 
 
@@ -58,15 +59,21 @@ def _output_picker(app) -> None:
 
 
 def draw(app) -> None:
+    if app.session.trainer.data is not None:  # points: the data view instead of the heatmaps
+        data.draw_source(app)
+        imgui.separator()
+        data.draw_view(app)
+        return
     _view_picker(app)
     _output_picker(app)
     targets.draw_source(app)
+    data.draw_source(app)
     imgui.separator()
     evaluator = app.session.evaluator
     if evaluator.passes == 0:  # a wide network on a slow device evaluates over many frames
         imgui.text_colored(
             MUTED,
-            f"evaluating the {evaluator.grid}x{evaluator.grid} grid: {100 * evaluator.progress / evaluator.cells:.0f}%",
+            f"evaluating the {evaluator.grid}x{evaluator.grid} grid: {100 * evaluator.progress / evaluator.units:.0f}%",
         )
     session = app.session
     spacing = imgui.get_style().item_spacing.x

@@ -1,7 +1,9 @@
 """Loss plot: train and eval loss against step on a log scale; earlier runs stay faded. A loss
 record (app/history.py) holds the recent steps exactly and older ones in buckets; the plot draws
 each row's mean as the line and, where a row stands for several steps, their min to max as a
-band, so a run of 10^8 steps costs a frame no more than one of 10^4."""
+band, so a run of 10^8 steps costs a frame no more than one of 10^4. For a dataset: the batch's
+loss, the training set's and the test set's, and for classes both sets' accuracy on a second
+axis (0 to 1)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ EVAL_MARKERS = 200
 TRAIN = imgui.ImVec4(0.30, 0.65, 1.00, 1.0)
 EVAL = imgui.ImVec4(1.00, 0.60, 0.20, 1.0)
 BAND_ALPHA = 0.45
+TRAIN_SET = imgui.ImVec4(0.55, 0.85, 1.00, 1.0)
+ACCURACY = {"train_accuracy": imgui.ImVec4(0.55, 0.85, 0.45, 1.0), "test_accuracy": imgui.ImVec4(0.95, 0.85, 0.35, 1.0)}
 
 
 def _grouped(values: np.ndarray, size: int, combine) -> np.ndarray:
@@ -125,16 +129,34 @@ def _describe(rows, i: int, name: str) -> str:
     return f"steps {int(first)}-{int(last)}\n{name} mean {mean:.4g}, min {low:.4g}, max {high:.4g}"
 
 
-def _hover(train, evals) -> None:
+def _hover(train, evals, metrics: dict, points: bool) -> None:
+    """The train row under the mouse, the nearest evaluation and, for a dataset, its figures."""
     if not implot.is_plot_hovered() or len(train[0]) == 0:
         return
     step = implot.get_plot_mouse_pos().x
     i = int(np.clip(np.searchsorted(train[1], step), 0, len(train[1]) - 1))
-    text = _describe(train, i, "train loss")
+    text = _describe(train, i, "train loss (batch)" if points else "train loss")
     if len(evals[0]):
         k = int(np.argmin(np.abs(evals[1] - step)))
-        text += "\n" + _describe(evals, k, "eval loss")
+        text += "\n" + _describe(evals, k, "test loss" if points else "eval loss")
+        for name, rows in metrics.items():
+            if len(rows[0]) == len(evals[0]):
+                text += f"\n{name.replace('_', ' ')} {rows[4][k]:.4g}"
     imgui.set_tooltip(text)
+
+
+def _data_lines(evals, metrics: dict) -> None:
+    """A dataset's figures: the training set's loss beside the test's, and the accuracies
+    on the second axis."""
+    if "train_loss" in metrics:
+        _line("train set", metrics["train_loss"], TRAIN_SET, 1.0, 2.0, band=False)
+    _line("test", evals, EVAL, 1.0, 2.0, band=False, marker=True)
+    accuracies = [name for name in ACCURACY if name in metrics]
+    if accuracies:
+        implot.set_axes(implot.ImAxis_.x1, implot.ImAxis_.y2)
+        for name in accuracies:
+            _line(name.replace("_accuracy", " acc."), metrics[name], ACCURACY[name], 1.0, 1.5, band=False)
+        implot.set_axes(implot.ImAxis_.x1, implot.ImAxis_.y1)
 
 
 def draw(app) -> None:
@@ -152,17 +174,29 @@ def draw(app) -> None:
     if not implot.begin_plot("##loss", imgui.ImVec2(size.x, size.y)):
         return
     fit = implot.AxisFlags_.auto_fit
-    implot.setup_axes("step", "loss: squared error summed over outputs", fit, fit)
+    trainer = app.session.trainer
+    points = trainer.data is not None
+    implot.setup_axes("step", f"loss: {trainer.plan.loss.label}", fit, fit)
     implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
-    implot.setup_legend(implot.Location_.north_east)
+    if points and trainer.plan.loss.classifies:
+        implot.setup_axis(implot.ImAxis_.y2, "accuracy", implot.AxisFlags_.opposite)
+        implot.setup_axis_limits(implot.ImAxis_.y2, 0.0, 1.02, implot.Cond_.always)
+    if points:  # five curves: the legend above the plot, where it covers none
+        implot.setup_legend(implot.Location_.north, implot.LegendFlags_.outside | implot.LegendFlags_.horizontal)
+    else:
+        implot.setup_legend(implot.Location_.north_east)
     _CACHE.begin()
     for run in history.earlier:
         # one label for them all: implot gives items of one label one legend entry
         _line("earlier runs", _CACHE.get(run.train, EARLIER_POINTS), TRAIN, 0.25, 1.0, band=False)
     current = history.current
     train, evals = _CACHE.get(current.train, MAX_POINTS), _CACHE.get(current.eval, EVAL_POINTS)
+    metrics = {name: _CACHE.get(record, EVAL_POINTS) for name, record in current.metrics.items()}
     _CACHE.end()
-    _line("train (batch)", train, TRAIN, 1.0, 1.5)
-    _line(f"eval ({app.session.grid}x{app.session.grid} grid)", evals, EVAL, 1.0, 2.0, band=False, marker=True)
-    _hover(train, evals)
+    _line("batch" if points else "train (batch)", train, TRAIN, 1.0, 1.5)
+    if points:
+        _data_lines(evals, metrics)
+    else:
+        _line(f"eval ({app.session.grid}x{app.session.grid} grid)", evals, EVAL, 1.0, 2.0, band=False, marker=True)
+    _hover(train, evals, metrics, points)
     implot.end_plot()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...config import MAX_HIDDEN_LAYERS, MAX_WIDTH
+from ...config import MAX_HIDDEN_LAYERS, MAX_WIDTH, fields_of
 from ...config_spec import STRUCTURE
 from ...errors import UserError
 from ...plan import plan_for
@@ -53,7 +53,7 @@ def draw(app) -> None:
 
 
 def _apply_row(app) -> None:
-    pending = app.draft.structure() != app.config.structure()
+    pending = any(getattr(app.draft, f) != getattr(app.config, f) for f in fields_of(STRUCTURE))
     job = app.session.rebuild
     if job is not None:
         imgui.progress_bar(job.fraction, imgui.ImVec2(-1, 0), f"{job.label}... {job.seconds:.1f} s")
@@ -70,7 +70,8 @@ def _apply_row(app) -> None:
     if pending:
         if imgui.button("Revert", imgui.ImVec2(em(5), 0)):
             app.draft = app.config
-        imgui.text_colored(WARN, f"pending: {plan_for(app.draft).title}")
+        drafted = app.config.replace(**{f: getattr(app.draft, f) for f in fields_of(STRUCTURE)})
+        imgui.text_colored(WARN, f"pending: {plan_for(drafted).title}")
     else:
         imgui.text_colored(MUTED, f"{app.session.trainer.plan.param_count:,} parameters")
     field_error(app, "network")

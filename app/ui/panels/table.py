@@ -14,7 +14,7 @@ from ...ui.panels import diagram, heatmaps, loss_plot, network, training
 TRAINING, NETWORK, HEATMAPS, DIAGRAM, LOSS = "Training", "Network", "Heatmaps", "Network diagram", "Loss"
 
 PANELS = (
-    Panel(TRAINING, training.draw, column=0, width=ems(22, 0.2, 0.45), height=ems(34, 0.45, 0.75)),
+    Panel(TRAINING, training.draw, column=0, width=ems(22, 0.2, 0.45), height=ems(35.5, 0.45, 0.75)),
     Panel(NETWORK, network.draw, column=0),
     Panel(
         HEATMAPS,

@@ -13,6 +13,8 @@ from ...ui.panels import divergence
 from ...ui.style import BAD, GOOD, MUTED, em, field_error
 
 BATCH_SIZES = [2**k for k in range(4, 21)]
+# A dataset's batches go down to one point, as the Playground's do (the whole set at most)
+POINT_BATCH_SIZES = [2**k for k in range(0, 21)]
 LOG_LR_RANGE = (-5.0, 0.0)  # the slider's range, in log10 of the learning rate
 
 
@@ -105,11 +107,13 @@ def _controls(app) -> None:
 def _hyperparameters(app) -> None:
     c = app.config
     imgui.push_item_width(-em(7))
-    index = min(range(len(BATCH_SIZES)), key=lambda k: abs(math.log2(BATCH_SIZES[k] / c.batch_size)))
-    changed, index = imgui.slider_int("batch size", index, 0, len(BATCH_SIZES) - 1, f"{c.batch_size:,}")
+    sizes = POINT_BATCH_SIZES if app.session.trainer.data is not None else BATCH_SIZES
+    index = min(range(len(sizes)), key=lambda k: abs(math.log2(sizes[k] / c.batch_size)))
+    shown = f"{c.batch_size:,}" + (" (the whole set)" if app.session.trainer.batch_size < c.batch_size else "")
+    changed, index = imgui.slider_int("batch size", index, 0, len(sizes) - 1, shown)
     app.remember("batch size", "batch size")
     if changed:
-        app.apply_hot("batch size", batch_size=BATCH_SIZES[index])
+        app.apply_hot("batch size", batch_size=sizes[index])
     # A slider over log10(lr) that shows the rate itself: ImGui's own logarithmic flag misreads
     # a %e format (it set lr = 10 wherever it was clicked).
     changed, log_lr = imgui.slider_float(
@@ -128,7 +132,37 @@ def _hyperparameters(app) -> None:
         app.apply_hot("optimizer", optimizer=optimizer)
     for hyper in OPTIMIZERS[app.config.optimizer].hypers:
         draw_hyper(app, hyper)
+    _regularization(app)
     imgui.pop_item_width()
+
+
+def _regularization(app) -> None:
+    """L1 or L2 of the weights, in the loss, at a rate that may change at any step: one row."""
+    spacing = imgui.get_style().item_spacing.x
+    width = (imgui.calc_item_width() - spacing) / 2
+    imgui.set_next_item_width(width)
+    chosen = draw_field("regularization", app.config, "##regularization")
+    if chosen is not None:
+        app.apply_hot("regularization", regularization=chosen)
+    app.remember("regularization")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(
+            "added to the loss: rate * sum |w| (L1) or rate * sum w²/2 (L2) over the weights, not the\n"
+            "biases; its gradient joins the data's before the optimizer (so Adam scales it too;\n"
+            "AdamW's weight decay is the decoupled kind)"
+        )
+    imgui.same_line()
+    imgui.begin_disabled(app.config.regularization == "none")
+    imgui.set_next_item_width(width)
+    flags = imgui.InputTextFlags_.enter_returns_true
+    changed, rate = imgui.input_double("regularization", app.config.reg_rate, 0.0, 0.0, "%.6g", flags)
+    app.remember("reg rate")
+    if imgui.is_item_hovered(imgui.HoveredFlags_.allow_when_disabled):
+        imgui.set_tooltip("the regularization rate (Enter applies it)")
+    imgui.end_disabled()
+    if changed:
+        app.apply_hot("reg rate", reg_rate=rate)
+    field_error(app, "reg rate")
 
 
 def _row(label: str, value: str, colour=None) -> None:
@@ -143,21 +177,40 @@ def _figure(value: float, fmt: str) -> str:
     return format(value, fmt) if math.isfinite(value) else "-"
 
 
+def _data_figures(session) -> None:
+    """A dataset's: the whole training set's loss, the test set's, the accuracies, the epoch."""
+    metrics = session.metrics or {}
+    nan = float("nan")
+    _row(
+        "train loss",
+        f"{_figure(session.train_loss, '.4g')} batch, {_figure(metrics.get('train_loss', nan), '.4g')} set",
+    )
+    if imgui.is_item_hovered():
+        imgui.set_tooltip("the last step's batch, and the whole training set at the last evaluation")
+    _row("test loss", _figure(metrics.get("test_loss", nan), ".4g"))
+    if session.trainer.plan.loss.classifies:
+        train, test = metrics.get("train_accuracy"), metrics.get("test_accuracy")
+        _row("accuracy", "-" if train is None else f"{train:.1%} train, {test:.1%} test")
+
+
 def _figures(app) -> None:
     s, session = app.stats, app.session
     t = session.trainer
     if not imgui.begin_table("figures", 2, imgui.TableFlags_.sizing_fixed_fit):
         return
     _row("step", f"{t.step:,}")
-    _row("samples seen", f"{t.samples_seen:,}")
-    _row("train loss", _figure(session.train_loss, ".4g"))
-    _row("eval loss", _figure(session.eval_loss, ".4g") + f"  ({session.grid}x{session.grid} grid)")
-    _row("eval ∂ loss", _figure(session.eval_grad_loss, ".4g") + "  (∂/∂x, ∂/∂y)")
-    if imgui.is_item_hovered():
-        imgui.set_tooltip(
-            "the same grid's mean over cells of the squared errors of the derivatives\n"
-            "in x and y, summed over outputs (forward-mode autodiff of network and truth)"
-        )
+    _row("samples seen", f"{t.samples_seen:,}" + (f" ({t.epochs:,.1f} epochs)" if t.data is not None else ""))
+    if t.data is not None:
+        _data_figures(session)
+    else:
+        _row("train loss", _figure(session.train_loss, ".4g"))
+        _row("eval loss", _figure(session.eval_loss, ".4g") + f"  ({session.grid}x{session.grid} grid)")
+        _row("eval ∂ loss", _figure(session.eval_grad_loss, ".4g") + "  (∂/∂x, ∂/∂y)")
+        if imgui.is_item_hovered():
+            imgui.set_tooltip(
+                "the same grid's mean over cells of the squared errors of the derivatives\n"
+                "in x and y, summed over outputs (forward-mode autodiff of network and truth)"
+            )
     if app.running:
         rate = app.frames.samples_per_second()
         _row("samples / s", f"{rate / 1e6:.2f} M" if rate >= 1e4 else f"{rate:,.0f}")

@@ -1,0 +1,74 @@
+"""The per-sample losses as Python <-> Slang twins: each is a function in shaders/loss.slang,
+`[Differentiable] float f(MLVec<OUTPUT_DIM> y, no_diff float truth[OUTPUT_DIM])`, which the
+generated outputLoss calls and the training kernels reach through bwd_diff, and its numpy
+functions here: the loss, and what the network's outputs mean (network.json's "output").
+
+The problem picks the loss (app/datasets): regression keeps the squared error; two classes
+take one logistic output (the network's output is the logit z, p = sigmoid(z), truth 0 or 1);
+more classes take softmax cross-entropy over one logit per class (truth one-hot). The network's
+output activation (identity by default) comes before the loss: a classifier's logits are the
+last layer's activated outputs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def _squared(y: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    return np.sum((y - truth) ** 2, axis=1)
+
+
+def _logistic(y: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    z = y[:, 0]
+    return np.logaddexp(0.0, z) - truth[:, 0] * z  # log(1 + e^z) - t z, without overflow
+
+
+def _log_softmax(y: np.ndarray) -> np.ndarray:
+    shifted = y - np.max(y, axis=1, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+
+
+def _softmax_cross_entropy(y: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    return -np.sum(truth * _log_softmax(y), axis=1)
+
+
+def _sigmoid(y: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * y))  # 1 / (1 + e^-y) without overflow
+
+
+@dataclass(frozen=True)
+class Loss:
+    name: str
+    slang: str  # its function in shaders/loss.slang
+    output: str  # network.json's output kind: how the outputs turn into predictions
+    numpy: Callable[[np.ndarray, np.ndarray], np.ndarray]  # (N, outputs) y, truth -> (N,) losses
+    predict: Callable[[np.ndarray], np.ndarray]  # outputs -> values or class probabilities
+    label: str  # how the loss plot names it
+
+    @property
+    def classifies(self) -> bool:
+        return self.name != "squared"
+
+    def classes(self, y: np.ndarray) -> np.ndarray:
+        """The predicted class of each row of outputs (classification only)."""
+        return (y[:, 0] > 0).astype(np.int64) if self.name == "logistic" else np.argmax(y, axis=1)
+
+
+LOSSES: dict[str, Loss] = {
+    loss.name: loss
+    for loss in (
+        Loss("squared", "squaredError", "identity", _squared, lambda y: y, "squared error summed over outputs"),
+        Loss("logistic", "logisticLoss", "logistic", _logistic, _sigmoid, "binary cross-entropy"),
+        Loss(
+            "softmax",
+            "softmaxCrossEntropy",
+            "softmax",
+            _softmax_cross_entropy,
+            lambda y: np.exp(_log_softmax(y)),
+            "softmax cross-entropy",
+        ),
+    )
+}

@@ -1,0 +1,91 @@
+"""The dataset as the window edits it (no drawing here; app/ui/panels/data.py draws it): the
+choice of a generator or of formulas, a CSV read in the background (the window keeps drawing
+and training), and the live data settings (points, noise, train ratio, a new data seed).
+
+A change the compiled network can take (another dataset of the same problem and outputs, new
+points, noise or split) applies at the next step and the network trains on; one it cannot
+(formulas to points, two classes to three) rebuilds it, as the Network panel's Apply does. A
+rejected change (a bad CSV, a CSV that changed) is a message, and nothing changes."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+from .. import datasets
+from ..config import Config
+from ..datasets.csv_data import CsvData
+from ..errors import UserError, first_line
+
+
+class DataEdits:
+    # Holds the session, not the AppState (see TargetEdits: a cycle would outlive the window).
+    def __init__(self, session):
+        self.session = session
+        self.error = ""  # why the last change was not taken
+        self.loading: str | None = None  # a CSV being read
+        self._read: tuple[CsvData | None, UserError | None] | None = None
+        self.formula_domain: list[float] | None = None  # the formulas' domain, for going back
+
+    def _base(self) -> Config:
+        """The config a change builds on: the one being built, if a rebuild is under way."""
+        job = self.session.rebuild
+        return job.config if job is not None else self.session.config
+
+    def _change(self, make) -> bool:
+        try:
+            config = make()
+            if config.structure() != self._base().structure() or self.session.rebuild is not None:
+                self.session.change_data(config)
+            else:
+                self.session.apply(config)
+        except UserError as error:
+            self.error = first_line(error)
+            return False
+        self.error = ""
+        return True
+
+    def choose(self, name: str) -> None:
+        """A generator by name, or datasets.NO_DATASET for the formulas (on their own domain)."""
+        self._change(lambda: self._configure(datasets.entry_for(name)))
+
+    def _configure(self, entry: dict | None) -> Config:
+        base = self._base()
+        if base.dataset is None:
+            self.formula_domain = list(base.domain)
+        if entry is None:
+            return datasets.configure(base, None).replace(domain=self.formula_domain or Config().domain)
+        return datasets.configure(base, entry)
+
+    def set(self, **changes) -> bool:
+        """Points, noise, train ratio or data seed: new points at the next step."""
+        return self._change(lambda: self._base().replace(**changes))
+
+    def regenerate(self) -> None:
+        self.set(data_seed=random.randrange(2**32))
+
+    # ---- a CSV, read in the background ------------------------------------------------------
+    def load_csv(self, path: str) -> None:
+        if self.loading is not None:
+            return
+        self.loading, self._read = path, None
+
+        def read() -> None:
+            try:
+                self._read = (datasets.read_csv(path), None)
+            except UserError as error:
+                self._read = (None, error)
+
+        threading.Thread(target=read, name="read CSV", daemon=True).start()
+
+    def poll(self) -> None:
+        """Once a frame: takes a CSV once it has been read."""
+        if self.loading is None or self._read is None:
+            return
+        data, error = self._read
+        self.loading = self._read = None
+        if error is not None:
+            self.error = f"not loaded: {first_line(error)}"
+            return
+        datasets.remember_csv(data)
+        self._change(lambda: self._configure(data.source))
