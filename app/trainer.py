@@ -53,6 +53,9 @@ class Trainer:
 
     # ---- buffers and state ------------------------------------------------------------------
     def _size_slots(self) -> None:
+        # Steps in flight (the window's, while a UI action changes the batch) reach the old slots
+        # through pointers: they are freed only once those have run.
+        self.gpu.device.wait()
         self.launch: LaunchShape = self.plan.launch(self.config.batch_size, self.gpu.wave_width)
         self.gradient_slots = self.gpu.buffer(self.launch.gradient_slot_count * self.plan.param_count * 4)
         self.loss_slots = self.gpu.buffer(self.launch.loss_slot_count * 4)
