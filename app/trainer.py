@@ -192,10 +192,11 @@ class Trainer:
     def _dispatch(
         self, encoder: spy.CommandEncoder, kernel: spy.ComputeKernel, threads: int, address: int, rows: int = 1
     ) -> None:
-        """One dispatch reading the StepArgs at `address`. Through the compute-pass API: ~13 us
-        of CPU against ~20 us for ComputeKernel.dispatch, at a few hundred dispatches a frame."""
+        """One dispatch reading the StepArgs at `address`. Through the compute-pass API (~13 us of
+        CPU against ~20 us for ComputeKernel.dispatch, at a few hundred dispatches a frame), with
+        the root object the ring keeps for that kernel and record slot."""
         compute = encoder.begin_compute_pass()
-        spy.ShaderCursor(compute.bind_pipeline(kernel.pipeline)).find_entry_point(0).find_field("args").write(address)
+        compute.bind_pipeline(kernel.pipeline, self._args.root(kernel, address))
         compute.dispatch([threads, rows, 1])
         compute.end()
         # Pointer accesses are invisible to the driver's hazard tracking: order them by hand.
