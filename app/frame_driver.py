@@ -1,6 +1,7 @@
 """The window's side of training: a FrameDriver, created by the UI (app/ui/state.py) for one
 Session, decides each frame how much training and evaluation fit (the frame budget,
-app/budget.py), records that work into the frame's encoder and takes the results back once the
+app/budget.py), submits the training before the UI is built (the GPU trains while the CPU
+builds it), records the evaluation into the frame's encoder and takes the results back once the
 frame's GPU work has run. Headless runs never make one: they call Session.advance.
 
 It owns what only the window needs: the frame budget, the GPU timer it learns from, the single
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import collections
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import slangpy as spy
 
@@ -28,27 +29,28 @@ from .timing import GpuTimer
 from .trainer import Trainer
 
 EVAL_INTERVAL_S = 0.5  # the window plots an eval point at most this often
-FRAME_SUBMIT_STEPS = 32  # whole steps per command buffer before the frame's own
+FRAME_SUBMIT_STEPS = 32  # whole steps per command buffer: the GPU starts on one while the CPU records more
 THROUGHPUT_WINDOW_S = 1.0  # samples/s shown: over the last second
 
 
 @dataclass
 class FrameWork:
-    """What one frame recorded, for finish_frame."""
+    """What one frame does: planned and its training submitted before the UI is built, its
+    evaluation recorded after, its results taken once its GPU work has run."""
 
-    training: TrainingWork
-    steps: range
-    cells: int
-    eval_complete: bool
-    record_seconds: float
-    overlapped: bool = False  # steps ran on the GPU while the CPU recorded the rest
+    cells: int  # the evaluation planned with the training (none if the UI made it moot)
+    eval_seconds: float
+    training: TrainingWork = field(default_factory=lambda: TrainingWork("", 0, 0))
+    steps: range = range(0)
+    record_seconds: float = 0.0
+    run: Run | None = None  # the run the steps belong to: one the UI ended meanwhile takes none of them
+    trainer: Trainer | None = None
+    eval_complete: bool = False
 
     def training_seconds(self, gpu_seconds: float) -> float:
-        """What the training cost the frame: recording then running, or the longer of the two
-        where they overlapped."""
-        if self.overlapped:
-            return max(self.record_seconds, gpu_seconds)
-        return self.record_seconds + gpu_seconds
+        """What the training cost the frame: the GPU runs it while the CPU records the rest and
+        builds the UI, so the longer of recording and running."""
+        return max(self.record_seconds, gpu_seconds)
 
 
 class FrameDriver:
@@ -80,66 +82,91 @@ class FrameDriver:
         self._follow_session()
         self.pending_steps += 1
 
-    def record_frame(self, encoder: spy.CommandEncoder, running: bool) -> FrameWork:
-        """Records this frame's training and evaluation, as much as the budget allows."""
+    def submit_training(self, running: bool) -> FrameWork:
+        """Plans this frame's evaluation and training, as much as the budget allows, and submits
+        the training at once, before the UI is built: the GPU trains while the CPU builds it."""
         self._follow_session()
-        start = time.perf_counter()
-        session, timer = self.session, self.timer
-        evaluator, t = session.evaluator, session.trainer
-        train = session.divergence is None and (running or self.pending_steps > 0)
-        cells = 0
+        evaluator = self.session.evaluator
+        work = FrameWork(0, 0.0)
         if evaluator.stale() and evaluator.can_start():
-            cells, eval_seconds = self.budget.plan_eval(evaluator.units - evaluator.progress, evaluator.units)
+            work.cells, work.eval_seconds = self.budget.plan_eval(evaluator.cells - evaluator.progress, evaluator.cells)
+        self._train(work, running)
+        return work
+
+    def _train(self, work: FrameWork, running: bool) -> None:
+        """The frame's training, if any is wanted, planned and submitted into `work`."""
+        start = time.perf_counter()
+        session, t = self.session, self.session.trainer
+        if session.divergence is not None or not (running or self.pending_steps > 0):
+            return
+        training = self.budget.plan_training(
+            max(self.budget.compute_seconds() - work.eval_seconds, 1e-4),
+            self._step_shape(),
+            t.progress.phase,
+            t.progress.started,
+        )
+        if training.kind == "steps":  # at most the loss ring's length, and the steps asked for while paused
+            units = min(training.units, LOSS_HISTORY if running else min(LOSS_HISTORY, self.pending_steps))
+            training = TrainingWork("steps", units, units * t.batch_size)
+        work.training, work.run, work.trainer = training, session.history.current, t
+        work.steps = self._submit_training(training)
+        work.record_seconds = time.perf_counter() - start
+
+    def _submit_training(self, work: TrainingWork) -> range:
+        """Records the frame's training into command buffers of its own and submits them. Whole
+        steps beyond FRAME_SUBMIT_STEPS go in several, each submitted once recorded, so that the
+        GPU runs the first while the CPU records the rest."""
+        t, guard, gpu = self.session.trainer, self.session.guard, self.session.gpu
+        device = gpu.device
+        encoder = device.create_command_encoder()
+        self.timer.mark(encoder, 0)
+        if not t.progress.started:
+            guard.record_snapshot(encoder)
+        if work.kind != "steps":
+            steps = t.record_piece(encoder, work.units)
         else:
-            eval_seconds = 0.0
-        work = TrainingWork("", 0, 0)
-        if train:
-            work = self.budget.plan_training(
-                max(self.budget.compute_seconds() - eval_seconds, 1e-4),
-                self._step_shape(),
-                t.progress.phase,
-                t.progress.started,
-            )
-            if work.kind == "steps":  # at most the loss ring's length, and the steps asked for while paused
-                units = min(work.units, LOSS_HISTORY if running else min(LOSS_HISTORY, self.pending_steps))
-                work = TrainingWork("steps", units, units * t.batch_size)
-        steps, overlapped = self._record_training(encoder, work)
-        record_seconds = time.perf_counter() - start
-        timer.mark(encoder, 1)
-        complete = evaluator.record(encoder, cells) if cells else False
+            first, remaining = t.step, work.units
+            while remaining > FRAME_SUBMIT_STEPS:
+                t.record_steps(encoder, FRAME_SUBMIT_STEPS)
+                remaining -= FRAME_SUBMIT_STEPS
+                gpu.submit_buffer(encoder.finish())  # at most MAX_IN_FLIGHT: the CPU waits for the GPU
+                encoder = device.create_command_encoder()
+            t.record_steps(encoder, remaining)
+            steps = range(first, t.step)
+        self.timer.mark(encoder, 1)
+        gpu.submit_buffer(encoder.finish())
+        return steps
+
+    def _current(self, work: FrameWork) -> bool:
+        """Whether the frame's steps still belong to the session's run and network (the UI may
+        have reset, loaded or replaced them while they trained)."""
+        return work.run is self.session.history.current and work.trainer is self.session.trainer
+
+    def record_frame(self, encoder: spy.CommandEncoder, work: FrameWork, running: bool) -> None:
+        """After the UI was built: the training the UI asked for, if none was submitted (a click
+        on run, a single step: they train in the frame of the click), then into the frame's
+        encoder the evaluation planned with the training (if there is still one to do), the
+        heatmaps and the losses' read-back."""
+        session, timer = self.session, self.timer
+        if not work.training.kind:
+            self._follow_session()
+            self._train(work, running)
+        if not work.training.kind:
+            timer.mark(encoder, 0)
+            timer.mark(encoder, 1)
+        timer.mark(encoder, 2)
+        evaluator = session.evaluator
+        if not (evaluator.stale() and evaluator.can_start()):
+            work.cells = 0
+        work.eval_complete = evaluator.record(encoder, work.cells) if work.cells else False
         images = session.heatmaps
         if images is not None and (0 < evaluator.passes != images.drawn or images.dirty):
             images.record_draw(encoder)
-        if complete:
+        if work.eval_complete:
             evaluator.record_summary(encoder)
-        t.losses.record_readback(encoder, steps)
-        timer.mark(encoder, 2)
-        return FrameWork(work, steps, cells, complete, record_seconds, overlapped)
-
-    def _record_training(self, encoder: spy.CommandEncoder, work: TrainingWork) -> tuple[range, bool]:
-        """Marks the frame's start and records its training. Whole steps beyond FRAME_SUBMIT_STEPS
-        go in command buffers of their own, submitted at once, so that the GPU runs them while the
-        CPU records the rest and the UI; the last ones go in the frame's encoder."""
-        t, guard, gpu = self.session.trainer, self.session.guard, self.session.gpu
-        if work.kind != "steps" or work.units <= FRAME_SUBMIT_STEPS:
-            self.timer.mark(encoder, 0)
-            if not work.kind:
-                return range(0), False
-            if not t.progress.started:
-                guard.record_snapshot(encoder)
-            return (t.record_steps if work.kind == "steps" else t.record_piece)(encoder, work.units), False
-        first, remaining = t.step, work.units
-        lead = gpu.device.create_command_encoder()
-        self.timer.mark(lead, 0)
-        guard.record_snapshot(lead)
-        while remaining > FRAME_SUBMIT_STEPS:
-            t.record_steps(lead, FRAME_SUBMIT_STEPS)
-            remaining -= FRAME_SUBMIT_STEPS
-            gpu.submit_buffer(lead.finish())  # at most MAX_IN_FLIGHT: the CPU waits for the GPU
-            if remaining > FRAME_SUBMIT_STEPS:
-                lead = gpu.device.create_command_encoder()
-        t.record_steps(encoder, remaining)
-        return range(first, t.step), True
+        if work.steps and self._current(work):
+            work.trainer.losses.record_readback(encoder, work.steps)
+        timer.mark(encoder, 3)
 
     def _step_shape(self) -> StepShape:
         t = self.session.trainer
@@ -156,7 +183,7 @@ class FrameDriver:
     def finish_frame(self, work: FrameWork, gpu_seconds: dict, wait_seconds: float, frame_work_seconds: float) -> None:
         """After the frame's encoder has run: losses, guard, evaluation, what the budget learns."""
         session = self.session
-        if work.steps:
+        if work.steps and self._current(work):
             self.pending_steps = max(0, self.pending_steps - len(work.steps))
             session.take_losses(work.steps, session.trainer.losses.read())
         if work.eval_complete:

@@ -150,6 +150,10 @@ class Gpu:
         return out.read(count, dtype)
 
     def write(self, buffer: spy.Buffer, values: np.ndarray) -> None:
+        """`values` into `buffer` once the GPU has finished what was submitted before: the
+        window's training runs while the UI is built, and a UI action (a reset, a checkpoint)
+        writes then. Nothing orders a host write after work in flight otherwise."""
+        self.device.wait()
         buffer.copy_from_numpy(np.ascontiguousarray(values))
 
 

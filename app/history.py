@@ -254,6 +254,5 @@ class RunHistory:
     @property
     def nbytes(self) -> int:
         return sum(
-            run.train.nbytes + run.eval.nbytes + sum(m.nbytes for m in run.metrics.values())
-            for run in self.runs
+            run.train.nbytes + run.eval.nbytes + sum(m.nbytes for m in run.metrics.values()) for run in self.runs
         )

@@ -17,8 +17,8 @@ import numpy as np
 from .components import ACTIVATIONS, ENCODINGS, Activation, Encoding, Setting
 from .config import Config, Structure
 from .datasets.source import problem_of
-from .losses import LOSSES, Loss
 from .fused_layout import FUSED_SAMPLES, FUSED_THREADS, fused_layout
+from .losses import LOSSES, Loss
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
 # spill, so the group sums gradients through shared-memory tiles (shaders/gradients.slang).
@@ -31,10 +31,12 @@ MIN_TILE_SAMPLES, MAX_TILE_SAMPLES = 8, 256
 
 # Launch shape (measured on an H200, 4-16-4): one sample per thread up to 4,096 samples, then
 # at least 4 per thread, and at most 32,768 threads. More samples per thread amortise each
-# thread's final wave sum of its gradients; fewer threads than this starve the GPU.
+# thread's final wave sum of its gradients; fewer threads than this starve the GPU. Pairs (half
+# precision) take a pair per thread where the batch is small: a pair costs one sample's latency.
 MIN_PARALLEL_THREADS = 4096
 MIN_SAMPLES_PER_THREAD = 4
 MAX_TRAIN_THREADS = 32768
+PAIR_LINE_HALVES = 8  # pairs read the half weights in 16-byte lines (shaders/pairs.slang)
 SLOT_MEMORY_BYTES = 256 << 20
 
 # Workgroup tiles (shaders/tiles.slang), for networks past the thread accumulators when they fit:
@@ -126,6 +128,18 @@ class NetworkPlan:
     @property
     def thread_accumulators(self) -> bool:
         return self.gradient_path == "thread"
+
+    @property
+    def paired(self) -> bool:
+        """Half precision on thread accumulators: samples two at a time, packed two to a register
+        (shaders/pairs.slang). The pair kernel samples the domain and takes the squared error
+        itself, so a dataset's points or another loss train on the one-sample thread kernel."""
+        return (
+            self.thread_accumulators
+            and self.precision == "half"
+            and self.truth_kind == "formula"
+            and self.loss_name == "squared"
+        )
 
     @property
     def matmul(self) -> str:
@@ -220,7 +234,8 @@ class NetworkPlan:
         waves_per_group = -(-group // wave_width)
         slots_per_group = waves_per_group if self.thread_accumulators else 1
         max_groups = max(1, SLOT_MEMORY_BYTES // (4 * self.param_count * slots_per_group))
-        threads = min(batch_size, max(MIN_PARALLEL_THREADS, batch_size // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS)
+        lane_samples = -(-batch_size // 2) if self.paired else batch_size  # a pair a thread at least
+        threads = min(lane_samples, max(MIN_PARALLEL_THREADS, batch_size // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS)
         groups = min(-(-threads // group), max_groups)
         return LaunchShape(
             thread_count=groups * group,
@@ -233,12 +248,19 @@ class NetworkPlan:
     @property
     def weight_count(self) -> int:
         """Values in the kernels' weights buffer: the parameters, then (fused trainer) the block
-        copies of its hidden layers (app/fused_layout.py)."""
-        return fused_layout(self.sizes).weight_halves if self.fused else self.param_count
+        copies of its hidden layers (app/fused_layout.py); for pairs, zeros to a whole number of
+        the 16-byte lines they read weights in."""
+        if self.fused:
+            return fused_layout(self.sizes).weight_halves
+        return -(-self.param_count // PAIR_LINE_HALVES) * PAIR_LINE_HALVES if self.paired else self.param_count
 
     def weight_image(self, weights: np.ndarray) -> np.ndarray:
         """The kernels' weights buffer holding `weights` (the parameters in the kernels' precision)."""
-        return fused_layout(self.sizes).weight_image(weights) if self.fused else weights
+        if self.fused:
+            return fused_layout(self.sizes).weight_image(weights)
+        if self.paired:
+            return np.concatenate([weights, np.zeros(self.weight_count - len(weights), weights.dtype)])
+        return weights
 
     def initial_parameters(self, seed: int) -> np.ndarray:
         """He-uniform weights for ReLU-like activations, Glorot-uniform otherwise; zero biases."""

@@ -73,6 +73,9 @@ class Trainer:
         return self.data.epochs(self.data_position) if self.data is not None else 0.0
 
     def _size_slots(self) -> None:
+        # Steps in flight (the window's, while a UI action changes the batch) reach the old slots
+        # through pointers: they are freed only once those have run.
+        self.gpu.device.wait()
         self.launch: LaunchShape = self.plan.launch(self.batch_size, self.gpu.wave_width)
         self.gradient_slots = self.gpu.buffer(self.launch.gradient_slot_count * self.plan.param_count * 4)
         self.loss_slots = self.gpu.buffer(self.launch.loss_slot_count * 4)
@@ -232,10 +235,11 @@ class Trainer:
     def _dispatch(
         self, encoder: spy.CommandEncoder, kernel: spy.ComputeKernel, threads: int, address: int, rows: int = 1
     ) -> None:
-        """One dispatch reading the StepArgs at `address`. Through the compute-pass API: ~13 us
-        of CPU against ~20 us for ComputeKernel.dispatch, at a few hundred dispatches a frame."""
+        """One dispatch reading the StepArgs at `address`. Through the compute-pass API (~13 us of
+        CPU against ~20 us for ComputeKernel.dispatch, at a few hundred dispatches a frame), with
+        the root object the ring keeps for that kernel and record slot."""
         compute = encoder.begin_compute_pass()
-        spy.ShaderCursor(compute.bind_pipeline(kernel.pipeline)).find_entry_point(0).find_field("args").write(address)
+        compute.bind_pipeline(kernel.pipeline, self._args.root(kernel, address))
         compute.dispatch([threads, rows, 1])
         compute.end()
         # Pointer accesses are invisible to the driver's hazard tracking: order them by hand.

@@ -114,3 +114,32 @@ def test_small_network_gradient_through_thread_accumulators(make_trainer):
     _, gpu_g = gpu_loss_and_gradient(trainer)
     _, ref_g = _reference(trainer)
     _assert_close(gpu_g, ref_g, 1e-4)
+
+
+@pytest.mark.parametrize("activation", ["leaky_relu", "tanh"])
+def test_half_pairs_gradient_on_unaligned_layers(make_trainer, activation):
+    """Half precision on thread accumulators takes samples two at a time, packed two to a register,
+    and reads the weights in 16-byte lines: here layers start mid-line, there are three of them,
+    and each thread gets three samples (a pair, then one beside padding)."""
+    trainer = make_trainer(activation=activation, precision="half", hidden=[7, 5], batch_size=12_000, seed=2)
+    assert trainer.plan.paired and trainer.plan.layers[1].offset % 8 and trainer.samples_per_thread == 3
+    gpu_l, gpu_g = gpu_loss_and_gradient(trainer)
+    ref_l, ref_g = _reference(trainer)
+    assert abs(gpu_l - ref_l) / ref_l < 2e-2
+    assert np.count_nonzero(gpu_g) > 0.5 * gpu_g.size
+    _assert_close(gpu_g, ref_g, 3e-2)  # half arithmetic in the layers, as test_half_gradient_matches_numpy
+
+
+def test_half_pairs_count_every_sample_once(make_trainer):
+    """With zero weights a half network outputs exactly 0, so the output biases' gradient is
+    -2 mean(truth) and the loss mean(truth^2), summed in fp32 as the float path sums them: a
+    sample skipped, counted twice or padding counted would show far above fp32 rounding."""
+    trainer = make_trainer(
+        targets=["x", "y"], hidden=[4], precision="half", batch_size=12_001, seed=11, domain=[-2.0, 3.0, 0.5, 1.5]
+    )
+    assert trainer.plan.paired and trainer.samples_per_thread == 3
+    trainer.set_parameters(np.zeros_like(trainer.parameters()))
+    loss, gradient = gpu_loss_and_gradient(trainer, step=5)
+    x, y = sample_points(11, 5, 12_001, [-2.0, 3.0, 0.5, 1.5])
+    np.testing.assert_allclose(gradient[-2:], [-2 * x.mean(), -2 * y.mean()], rtol=1e-5)
+    np.testing.assert_allclose(loss, np.mean(x.astype(np.float64) ** 2 + y.astype(np.float64) ** 2), rtol=1e-5)

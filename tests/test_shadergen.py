@@ -36,6 +36,7 @@ CONFIGS = {
     ],
     "group tiles, sin": ["--hidden", "40,24,8", "--activation", "sin", "--output-activation", "sigmoid"],
     "Slang target file": ["--target-file", EXAMPLE_TARGET, "--hidden", "24"],
+    "half pairs": ["--precision", "half", "--hidden", "7,5"],
 }
 TENSOR_CORES = ["--hidden", "64,48", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
 # Too wide for the fused trainer's shared memory: workgroup tiles on tensor cores
@@ -113,6 +114,20 @@ def test_tensor_core_module_is_well_formed_and_compiles(gpu):
     blocks = [int(b) for b in re.findall(r"tileBiasGradient<\d+>\(tid, (\d)\)", kernel)]
     assert blocks == [(layers - 1 - k) % 2 for k in reversed(range(layers))]
     _compile(gpu.device, printed)
+
+
+def test_pairs_module_runs_each_layer_forward_and_back():
+    """Half precision on thread accumulators: trainPair carries two samples through every layer
+    and back, each layer reading the 16-byte lines of the weights buffer that hold its block."""
+    printed = source_for(CONFIGS["half pairs"])
+    assert '#include "pairs.slang"' in printed and '#include "train.slang"' not in printed
+    chain = printed[printed.index("void trainPair") :]
+    chain = chain[: chain.index("\n}\n")]
+    assert chain.count("pairForward<") == 3 and chain.count("pairAccumulate<") == 3
+    assert chain.count("pairInputGradient<") == 2, "no input gradient below the first layer"
+    # layer 1 (7 -> 5) starts at half 35 and ends at 75: lines 4 to 9
+    assert "pairForward<7, 5, HiddenActivation, 35, 4, 6>(w, h0, z1)" in chain
+    assert "pairInputGradient<7, 5, 35, 4, 5>(w, d1)" in chain, "its weights without the biases"
 
 
 def test_every_line_is_indented_by_whole_levels():

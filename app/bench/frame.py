@@ -2,11 +2,13 @@
 path as the window (no present, so no vsync wait), beside a headless run of the same network.
 
     python -m app.bench.frame [--frames N] [--json PATH] [--device auto] [--batch-size B]
-                              [--hidden 16] [--seconds S]
+                              [--hidden 16] [--precision float|half] [--encoding poly2|raw|fourier]
+                              [--seconds S]
 
 It prints the paused frame time, the training frame time (median and 95th percentile: the
-frame budget aims at 60 frames/s), the samples/s the window trains at, the samples/s a headless
-run of the same network trains at, and their ratio. A benchmark is a top-level tool, not core:
+frame budget aims at 60 frames/s) with its GPU time per part and the CPU time spent recording
+the training and waiting for the GPU, the samples/s the window trains at, the samples/s a
+headless run of the same network trains at, and their ratio. A benchmark is a top-level tool, not core:
 this one drives the offscreen UI, so it imports app.ui."""
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import statistics
 import time
 
 from ..bench import options
-from ..config import Config
+from ..config import ENCODINGS, PRECISIONS, Config, validate
 from ..device import describe
 from ..gpu import create_gpu
 from ..session import Session
@@ -25,7 +27,7 @@ from ..ui.window import HEATMAP_GRID
 
 
 def _frames(ui: OffscreenApp, frames: int) -> dict:
-    times, gpu = [], {part: [] for part in PARTS}
+    times, gpu, cpu = [], {part: [] for part in PARTS}, {"record_ms": [], "wait_ms": []}
     samples = ui.session.trainer.samples_seen
     start = time.perf_counter()
     for _ in range(frames):
@@ -34,6 +36,8 @@ def _frames(ui: OffscreenApp, frames: int) -> dict:
         times.append(time.perf_counter() - begin)
         for part, ms in ui.app.stats.gpu_ms.items():
             gpu[part].append(ms)
+        for key, values in cpu.items():
+            values.append(getattr(ui.app.stats, key))
     wall = time.perf_counter() - start
     times.sort()
     result = {
@@ -42,6 +46,7 @@ def _frames(ui: OffscreenApp, frames: int) -> dict:
         "frames": frames,
         "samples_per_second": (ui.session.trainer.samples_seen - samples) / wall,
         "training": ui.app.stats.training,
+        **{key: statistics.median(values) for key, values in cpu.items()},
     }
     if all(gpu.values()):
         result["gpu_ms"] = {part: statistics.median(values) for part, values in gpu.items()}
@@ -60,7 +65,9 @@ def _headless_rate(gpu, config: Config, seconds: float) -> float:
 
 def run(args) -> dict:
     gpu = create_gpu(args.device)
-    config = Config(hidden=args.hidden).replace(batch_size=args.batch_size)
+    config = validate(
+        Config(hidden=args.hidden, precision=args.precision, encoding=args.encoding, batch_size=args.batch_size)
+    )
     ui = OffscreenApp(Session(gpu, config, grid=HEATMAP_GRID, heatmaps=True), args.width, args.height)
     try:
         ui.app.running = False
@@ -76,6 +83,8 @@ def run(args) -> dict:
         "device": describe(gpu.device),
         "size": [args.width, args.height],
         "network": config.hidden,
+        "precision": config.precision,
+        "encoding": config.encoding,
         "batch_size": config.batch_size,
         "paused": paused,
         "training": training,
@@ -87,14 +96,14 @@ def run(args) -> dict:
 def _print(result: dict) -> None:
     print(
         f"device: {result['device']['adapter']} ({result['device']['type']}), {result['size'][0]}x{result['size'][1]}, "
-        f"hidden {result['network']}, batch {result['batch_size']}"
+        f"hidden {result['network']} ({result['encoding']}, {result['precision']}), batch {result['batch_size']}"
     )
     for mode in ("paused", "training"):
         r = result[mode]
         line = f"{mode:>9}: {r['ms_per_frame']:6.2f} ms/frame median, {r['p95_ms']:6.2f} ms p95"
         if "gpu_ms" in r:
             line += "  GPU " + ", ".join(f"{k} {v:.2f} ms" for k, v in r["gpu_ms"].items())
-        print(line)
+        print(line + f"  CPU recording {r['record_ms']:.2f} ms, waiting {r['wait_ms']:.2f} ms")
     print(
         f"window training: {result['training']['samples_per_second']:.4g} samples/s ({result['training']['training']})"
     )
@@ -109,6 +118,8 @@ def main() -> int:
     parser.add_argument("--height", type=int, default=800)
     parser.add_argument("--batch-size", type=int, default=Config().batch_size)
     parser.add_argument("--hidden", type=lambda text: [int(w) for w in text.split(",")], default=[16])
+    parser.add_argument("--precision", choices=PRECISIONS, default=Config().precision)
+    parser.add_argument("--encoding", choices=ENCODINGS, default=Config().encoding)
     parser.add_argument("--seconds", type=float, default=2.0, help="length of the headless run")
     args = parser.parse_args()
     result = run(args)

@@ -33,8 +33,9 @@ def draw_ui(app: AppState) -> None:
 
 
 def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
-    """Builds the UI, records the training work (app.frames, the frame driver) and the UI into one
-    encoder, submits, waits and hands the results back through the frame driver."""
+    """Submits the frame's training (app.frames, the frame driver), builds the UI while the GPU
+    trains, records the evaluation and the UI into one encoder, submits, waits and hands the
+    results back through the frame driver."""
     start = time.perf_counter()
     app.files.poll()
     if app.session.poll_rebuild():
@@ -42,16 +43,18 @@ def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
     app.targets.poll()
     app.data.poll()
     app.run_grad_check_if_wanted()
+    work = app.frames.submit_training(app.running)
     app.renderer.begin_frame(target.width, target.height, delta_time)
     draw_ui(app)
     with app.gpu.submit(wait=False) as encoder:
-        work = app.frames.record_frame(encoder, app.running)
+        app.frames.record_frame(encoder, work, app.running)
         encoder.clear_texture_float(target, clear_value=BACKGROUND)
         app.renderer.end_frame(target, encoder)
-        app.frames.timer.mark(encoder, 3)
+        app.frames.timer.mark(encoder, 4)
     waited = time.perf_counter()
     app.gpu.device.wait()
     waited = time.perf_counter() - waited
+    app.stats.wait_ms = waited * 1000
     gpu_seconds = app.frames.timer.read()
     work_seconds = time.perf_counter() - start
     app.frames.finish_frame(work, gpu_seconds, waited, work_seconds)

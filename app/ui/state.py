@@ -36,6 +36,8 @@ class Stats:
     work_ms: float = 0.0  # time this frame took to build, record, run and read back
     gpu_ms: dict = field(default_factory=dict)  # "training"/"heatmaps"/"ui" -> ms, when measured
     training: str = ""  # what the budget gave training in the last frame that trained
+    record_ms: float = 0.0  # CPU time recording the last frame's training
+    wait_ms: float = 0.0  # CPU time waiting for the last frame's GPU work
 
 
 class AppState:
@@ -185,6 +187,7 @@ class AppState:
         self.stats.frame_ms += alpha * (frame_seconds * 1000 - self.stats.frame_ms)
         self.stats.work_ms += alpha * (work_seconds * 1000 - self.stats.work_ms)
         self.stats.gpu_ms = {part: seconds * 1000 for part, seconds in gpu_seconds.items()}
+        self.stats.record_ms = work.record_seconds * 1000
         if work.training.kind == "steps":
             self.stats.training = f"{work.training.units:,} steps / frame"
         elif work.training.kind:
