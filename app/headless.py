@@ -85,7 +85,7 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "samples_per_second": result.samples / result.wall_seconds if result.wall_seconds > 0 else None,
         "device": describe(session.gpu.device),
         "matmul": session.trainer.plan.matmul,  # "tensor-core" or "simt"
-        "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group" or "tiles"
+        "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group", "tiles" or "lanes"
         "diverged_at_step": result.diverged_at,
         "config": config.to_dict(),
         **({"grad_check": result.grad_check} if result.grad_check is not None else {}),

@@ -16,6 +16,7 @@ import numpy as np
 
 from .components import ACTIVATIONS, ENCODINGS, Activation, Encoding
 from .config import Config, Structure
+from .lane_tiles import LANE_THREADS, LANE_TILE, MAX_LANE_GROUPS, lanes_fit, scratch_layout
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
 # spill, so the group sums gradients through shared-memory tiles (shaders/gradients.slang).
@@ -87,6 +88,7 @@ class LaunchShape:
     waves_per_group: int
     gradient_slot_count: int  # one per wave (thread accumulators) or per group (tiles)
     loss_slot_count: int  # one per wave (per group for workgroup tiles)
+    scratch_floats: int = 0  # lane tiles: each group's activations, after the gradient slots
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,8 @@ class NetworkPlan:
     precision: str
     targets: tuple[str, ...]  # expressions, when slang_truth is None
     slang_truth: SlangTruth | None
-    gradient_path: str  # "thread" (registers), "group" (group tiles), "tiles" (workgroup tiles)
+    # "thread" (registers), "group" (group tiles), "tiles" (workgroup tiles), "lanes" (lane tiles)
+    gradient_path: str
     group_size: int
     mma: tuple[bool, ...] = ()  # per layer: products on tensor cores (workgroup tiles only)
     tile_samples: int = 0  # workgroup tiles: samples a tile
@@ -183,6 +186,8 @@ class NetworkPlan:
         """One gradient slot per wave (thread accumulators) or per group (group and workgroup
         tiles), capped by memory; one loss slot per wave (per group for workgroup tiles)."""
         group = self.group_size
+        if self.gradient_path == "lanes":
+            return self._lanes_launch(batch_size)
         if self.gradient_path == "tiles":
             tiles = -(-batch_size // self.tile_samples)
             groups = max(1, min(tiles, MAX_TILE_GROUPS, SLOT_MEMORY_BYTES // (4 * self.param_count)))
@@ -204,6 +209,21 @@ class NetworkPlan:
             waves_per_group=waves_per_group,
             gradient_slot_count=groups * slots_per_group,
             loss_slot_count=groups * waves_per_group,
+        )
+
+    def _lanes_launch(self, batch_size: int) -> LaunchShape:
+        """Lane tiles: one gradient slot and one scratch area (app/lane_tiles.py) per group."""
+        tiles = -(-batch_size // self.tile_samples)
+        scratch = scratch_layout(self.sizes).total
+        per_group = 4 * (self.param_count + scratch)
+        groups = max(1, min(tiles, MAX_LANE_GROUPS, SLOT_MEMORY_BYTES // per_group))
+        return LaunchShape(
+            thread_count=groups * self.group_size,
+            group_count=groups,
+            waves_per_group=1,
+            gradient_slot_count=groups,
+            loss_slot_count=groups,
+            scratch_floats=groups * scratch,
         )
 
     def initial_parameters(self, seed: int) -> np.ndarray:
@@ -264,7 +284,7 @@ def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
 
 
 @functools.lru_cache(maxsize=64)
-def _plan(s: Structure, tensor_cores: bool) -> NetworkPlan:
+def _plan(s: Structure, tensor_cores: bool, cpu: bool = False) -> NetworkPlan:
     enc = ENCODINGS[s.encoding]
     slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target else None
     sizes = (enc.dim(s.frequencies), *s.hidden, slang_truth.count if slang_truth else len(s.targets))
@@ -285,6 +305,8 @@ def _plan(s: Structure, tensor_cores: bool) -> NetworkPlan:
     )
     if offset <= MAX_THREAD_ACCUMULATORS:
         return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))
+    if cpu and lanes_fit(sizes, [layer.activation.name for layer in layers], s.precision):
+        return NetworkPlan(**common, gradient_path="lanes", group_size=LANE_THREADS, tile_samples=LANE_TILE)
     tiles = _tiles(sizes, layers, s.precision, tensor_cores and s.matmul == "auto")
     if tiles is not None:
         samples, pad, mma = tiles
@@ -294,7 +316,7 @@ def _plan(s: Structure, tensor_cores: bool) -> NetworkPlan:
     return NetworkPlan(**common, gradient_path="group", group_size=_group_size(sizes, False))
 
 
-def plan_for(config: Config, tensor_cores: bool = False) -> NetworkPlan:
-    """The plan of `config`'s structure on a device with or without cooperative matrices (cached:
-    configs that differ only in hot fields share it)."""
-    return _plan(config.structure(), tensor_cores)
+def plan_for(config: Config, tensor_cores: bool = False, cpu: bool = False) -> NetworkPlan:
+    """The plan of `config`'s structure on a device with or without cooperative matrices, and on a
+    CPU driver or not (cached: configs that differ only in hot fields share it)."""
+    return _plan(config.structure(), tensor_cores, cpu)

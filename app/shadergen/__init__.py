@@ -11,6 +11,7 @@ from ..components import slang_constants
 from ..plan import ADJUST_PARAMS, ADJUST_PARTS, NetworkPlan, SlangTruth
 from ..targets import target_to_slang
 from .chain import LayerStep, indent, layer_lines
+from .lanes import lanes_constants, lanes_kernel
 from .tiles import tile_constants, tiles_kernel
 
 # The name a user's Slang file has in the compiler's messages (#line), whatever its path:
@@ -22,6 +23,7 @@ GRADIENT_SUMS = {
     "thread": "thread accumulators (registers), {group_size} threads a group",
     "group": "group tiles in shared memory, {group_size} threads a group",
     "tiles": "workgroup tiles of {tile_samples} samples, {group_size} threads a group",
+    "lanes": "lane tiles of {tile_samples} samples (CPU drivers), {group_size} threads a group",
 }
 
 
@@ -107,6 +109,8 @@ Network makeNetwork(NFloat* params, float* grads)
 
 def _learn_gradient(plan: NetworkPlan) -> str:
     """learnGradient: the per-thread kernel (shaders/train.slang), or workgroup tiles."""
+    if plan.gradient_path == "lanes":
+        return f'\n{lanes_constants(plan)}\n#include "lanes.slang"\n\n{lanes_kernel(plan)}'
     if plan.gradient_path != "tiles":
         return '#include "train.slang"'
     mma = '\n#include "tiles_mma.slang"' if any(plan.mma) else ""

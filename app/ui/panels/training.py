@@ -14,6 +14,7 @@ from ...ui.style import BAD, GOOD, MUTED, em, field_error
 
 BATCH_SIZES = [2**k for k in range(4, 21)]
 LOG_LR_RANGE = (-5.0, 0.0)  # the slider's range, in log10 of the learning rate
+GRADIENT_SUMS = {"thread": "thread", "group": "group", "tiles": "workgroup", "lanes": "lane-tile"}
 
 
 def round_significant(value: float, digits: int = 3) -> float:
@@ -163,10 +164,7 @@ def _figures(app) -> None:
         _row("samples / s", f"{rate / 1e6:.2f} M" if rate >= 1e4 else f"{rate:,.0f}")
         _row("training", s.training)
         plan = session.trainer.plan
-        _row(
-            "kernels",
-            f"{plan.matmul}, {'workgroup' if plan.gradient_path == 'tiles' else plan.gradient_path} gradient sums",
-        )
+        _row("kernels", f"{plan.matmul}, {GRADIENT_SUMS[plan.gradient_path]} gradient sums")
     else:
         _row("samples / s", "paused")
     _row(
