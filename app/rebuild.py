@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .compile_progress import CompileProgress, announce
 from .config import Config
 from .evaluation import GridEvaluator
 from .gpu import Gpu
@@ -26,6 +27,8 @@ from .heatmaps import HeatmapImages
 from .resources import import_root, module_command
 from .slang_target import check_truth_finite
 from .trainer import Trainer
+
+CHILD_SHARE = 0.9  # of the progress bar: a child's compile, where there is one
 
 
 class Rebuild:
@@ -46,6 +49,7 @@ class Rebuild:
         ]
         if heatmaps:
             self._stages.append(("building heatmap pipelines", self._first_heatmaps))
+        self.progress: CompileProgress | None = None  # the child's stages, where one compiles
         if gpu.software and not gpu.kernels.has(plan):
             self.process = subprocess.Popen(
                 [
@@ -57,9 +61,11 @@ class Rebuild:
                 ],
                 cwd=import_root(),
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
+                text=True,
             )
+            self.progress = CompileProgress(self.process.stdout)
             self._stages.insert(0, ("compiling shaders", lambda: self.process.poll() is not None))
         self._done = 0
 
@@ -69,10 +75,18 @@ class Rebuild:
 
     @property
     def fraction(self) -> float:
-        return self._done / len(self._stages)
+        """Of the whole rebuild. A compile in a child process is CHILD_SHARE of it, followed by
+        its own stages; the stages in this process (quick once the caches are warm) the rest."""
+        if self.progress is None:
+            return self._done / len(self._stages)
+        if self._done == 0:
+            return CHILD_SHARE * self.progress.fraction()
+        return CHILD_SHARE + (1 - CHILD_SHARE) * (self._done - 1) / (len(self._stages) - 1)
 
     @property
     def label(self) -> str:
+        if self.progress is not None and self._done == 0:
+            return self.progress.label
         return self._stages[min(self._done, len(self._stages) - 1)][0]
 
     def _first_steps(self) -> bool:
@@ -118,13 +132,22 @@ class Rebuild:
 
 
 def _warm(config_json: str, device_kind: str, grid: int) -> None:
-    """Child process: compile and run every kernel once, filling the on-disk caches."""
+    """Child process: compile and run every kernel once, filling the on-disk caches, saying which
+    stage of app/compile_progress.py it is in."""
     from .config import from_dict
     from .gpu import create_gpu
 
-    trainer = Trainer(create_gpu(device_kind), from_dict(json.loads(config_json)))
+    announce(0)
+    gpu, config = create_gpu(device_kind), from_dict(json.loads(config_json))
+    gpu.kernels.get(gpu.plan(config))
+    announce(1)
+    trainer = Trainer(gpu, config)
     trainer.train(1)
-    HeatmapImages(GridEvaluator(trainer, grid)).draw_now()
+    announce(2)
+    evaluator = GridEvaluator(trainer, grid)
+    evaluator.evaluate()
+    announce(3)
+    HeatmapImages(evaluator).draw_now()
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ UI -> the session's training and evaluation work -> UI drawing, all in one comma
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import slangpy as spy
 from imgui_bundle import imgui
@@ -41,26 +42,43 @@ def draw_ui(app: AppState) -> None:
     menu.notice(app)
 
 
-def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
-    """Builds the UI, records the training work (app.frames, the frame driver) and the UI into one
-    encoder, submits, waits and hands the results back through the frame driver."""
+def frame(
+    app: AppState,
+    size: tuple[int, int],
+    acquire: Callable[[], spy.Texture | None],
+    delta_time: float,
+    force: bool = False,
+) -> spy.Texture | None:
+    """Builds the UI at `size`, records the training work (app.frames, the frame driver) and, where
+    app.redraw wants it (or `force`), the UI into the target `acquire` gives, in one encoder;
+    submits, waits and hands the results back through the frame driver. Returns the target drawn
+    into, or None where the frame kept what the target shows."""
     start = time.perf_counter()
     app.files.poll()
     if app.session.poll_rebuild():
         app.on_new_network()
     app.targets.poll()
     app.run_grad_check_if_wanted()
-    app.renderer.begin_frame(target.width, target.height, delta_time)
+    app.renderer.begin_frame(size[0], size[1], delta_time)
     draw_ui(app)
+    draw_data = app.renderer.finish()
+    target = None
     with app.gpu.submit(wait=False) as encoder:
         work = app.frames.record_frame(encoder, app.running)
-        encoder.clear_texture_float(target, clear_value=BACKGROUND)
-        app.renderer.end_frame(target, encoder)
+        throttle = app.gpu.software and app.running
+        if app.redraw.wanted(draw_data, app.texture_state(), size, throttle) or force:
+            target = acquire()
+        if target is not None:
+            encoder.clear_texture_float(target, clear_value=BACKGROUND)
+            app.renderer.draw(draw_data, target, encoder)
         app.frames.timer.mark(encoder, 3)
     waited = time.perf_counter()
     app.gpu.device.wait()
     waited = time.perf_counter() - waited
+    if target is not None:
+        app.redraw.drawn()
     gpu_seconds = app.frames.timer.read()
     work_seconds = time.perf_counter() - start
     app.frames.finish_frame(work, gpu_seconds, waited, work_seconds)
     app.after_frame(work, delta_time, work_seconds, gpu_seconds)
+    return target

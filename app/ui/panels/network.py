@@ -9,6 +9,7 @@ from ...config_spec import STRUCTURE
 from ...errors import UserError
 from ...plan import plan_for
 from ...ui.fields import draw_field, widget_fields
+from ...ui.panels import step_warning
 from ...ui.style import BAD, MUTED, WARN, em, field_error
 
 
@@ -71,6 +72,7 @@ def _apply_row(app) -> None:
         if imgui.button("Revert", imgui.ImVec2(em(5), 0)):
             app.draft = app.config
         imgui.text_colored(WARN, f"pending: {plan_for(app.draft).title}")
+        step_warning.draw(app)
     else:
         imgui.text_colored(MUTED, f"{app.session.trainer.plan.param_count:,} parameters")
     field_error(app, "network")

@@ -144,8 +144,20 @@ def _figure(value: float, fmt: str) -> str:
     return format(value, fmt) if math.isfinite(value) else "-"
 
 
+def _rate(samples_per_second: float, batch_size: int) -> str:
+    """Samples/s as measured over completed steps; with steps/min where a step takes over a second."""
+    if samples_per_second <= 0:
+        return "measuring (first step)"
+    if samples_per_second >= 1e4:
+        return f"{samples_per_second / 1e6:.2f} M"
+    steps_per_minute = 60 * samples_per_second / batch_size
+    if steps_per_minute < 60:
+        return f"{samples_per_second:,.0f}  ({steps_per_minute:.3g} steps / min)"
+    return f"{samples_per_second:,.0f}"
+
+
 def _figures(app) -> None:
-    s, session = app.stats, app.session
+    s, session = app.shown_stats, app.session
     t = session.trainer
     if not imgui.begin_table("figures", 2, imgui.TableFlags_.sizing_fixed_fit):
         return
@@ -160,8 +172,7 @@ def _figures(app) -> None:
             "in x and y, summed over outputs (forward-mode autodiff of network and truth)"
         )
     if app.running:
-        rate = app.frames.samples_per_second()
-        _row("samples / s", f"{rate / 1e6:.2f} M" if rate >= 1e4 else f"{rate:,.0f}")
+        _row("samples / s", _rate(app.frames.samples_per_second(), app.config.batch_size))
         _row("training", s.training)
         plan = session.trainer.plan
         _row("kernels", f"{plan.matmul}, {GRADIENT_SUMS[plan.gradient_path]} gradient sums")
@@ -171,6 +182,7 @@ def _figures(app) -> None:
         "frame",
         f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms > 0 else "-",
     )
+    _row("UI drawn", f"{s.ui_per_second:.0f} times / s (when it changed)")
     if s.gpu_ms:  # only what the device's timestamp queries measured
         _row("GPU ms", f"train {s.gpu_ms['training']:.3g}, maps {s.gpu_ms['heatmaps']:.3g}, UI {s.gpu_ms['ui']:.3g}")
     else:
