@@ -11,7 +11,7 @@ from ..components import slang_constants
 from ..plan import ADJUST_PARAMS, ADJUST_PARTS, NetworkPlan, SlangTruth
 from ..targets import target_to_slang
 from .chain import LayerStep, indent, layer_lines
-from .lanes import lanes_constants, lanes_kernel
+from .lanes import lanes_constants, lanes_kernel, lanes_views
 from .tiles import tile_constants, tiles_kernel
 
 # The name a user's Slang file has in the compiler's messages (#line), whatever its path:
@@ -123,7 +123,10 @@ def _dense_layer(s: LayerStep) -> str:
 
 def _views_functions(plan: NetworkPlan) -> str:
     """The network as one differentiable function of its input (the derivative views run
-    fwd_diff through it), and the same chain writing every neuron's value (the neuron views)."""
+    fwd_diff through it), and the same chain writing every neuron's value (the neuron views);
+    with lane tiles, loops over their layer table (app/shadergen/lanes.py)."""
+    if plan.gradient_path == "lanes":
+        return lanes_views(plan)
 
     def with_neurons(s: LayerStep) -> list[str]:
         offset = plan.neuron_offset(s.k + 1)

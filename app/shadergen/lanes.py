@@ -106,3 +106,81 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
             a.lossSlots[group] += lanesTileLoss();
     }}
 }}"""
+
+
+def lanes_views(plan: NetworkPlan) -> str:
+    """networkOfInput and networkWithNeurons (see app/shadergen/__init__.py) as loops over the
+    layer table: an 8 x 256 network's chain of per-layer calls, each passing MLVec<256> values
+    with their tangents, took lavapipe minutes to compile (the evaluation kernel runs fwd_diff
+    through it twice). The same arithmetic in the same order: the bias, then W's row against the
+    input in order, then the activation."""
+    return f"""// The network's layers as loops over the layer table (lane tiles): the same weights and
+// arithmetic as the training kernels, without their hand-written derivatives.
+static const uint VIEW_WIDTH = {max(plan.sizes)};
+
+[Differentiable]
+float layerNeuron(no_diff NFloat* params, LaneLayer L, uint o, float h[VIEW_WIDTH], bool output)
+{{
+    float z = float(params[L.weights + L.fanOut * L.fanIn + o]);
+    [MaxIters(VIEW_WIDTH)]
+    for (uint i = 0; i < L.fanIn; i++)
+        z += float(params[L.weights + o * L.fanIn + i]) * h[i];
+    return output ? OutputActivation.apply(z) : HiddenActivation.apply(z);
+}}
+
+[Differentiable]
+MLVec<OUTPUT_DIM> networkOfInput(no_diff NFloat* params, MLVec<INPUT_DIM> x)
+{{
+    float h[VIEW_WIDTH] = {{}};  // whole arrays: partly set ones drew "uninitialized" warnings
+    [ForceUnroll]
+    for (int i = 0; i < INPUT_DIM; i++)
+        h[i] = float(x.data[i]);
+    [MaxIters(LANE_LAYERS)]
+    for (uint k = 0; k < LANE_LAYERS; k++)
+    {{
+        let L = LANE_LAYER_TABLE[k];
+        float next[VIEW_WIDTH] = h;
+        [MaxIters(VIEW_WIDTH)]
+        for (uint o = 0; o < L.fanOut; o++)
+            next[o] = layerNeuron(params, L, o, h, k + 1 == LANE_LAYERS);
+        h = next;
+    }}
+    return outputsOf(h);
+}}
+
+[Differentiable]
+MLVec<OUTPUT_DIM> outputsOf(float h[VIEW_WIDTH])
+{{
+    NFloat outputs[OUTPUT_DIM] = {{}};
+    [ForceUnroll]
+    for (int o = 0; o < OUTPUT_DIM; o++)
+        outputs[o] = NFloat(h[o]);
+    return MLVec<OUTPUT_DIM>.fromArray(outputs);
+}}
+
+// Every neuron's value for the neuron views, out[neuron * stride] in plan order (the encoded
+// input, each hidden layer, the output); returns the output.
+MLVec<OUTPUT_DIM> networkWithNeurons(NFloat* params, MLVec<INPUT_DIM> x, float* out, uint stride)
+{{
+    float h[VIEW_WIDTH] = {{}};
+    [ForceUnroll]
+    for (int i = 0; i < INPUT_DIM; i++)
+    {{
+        h[i] = float(x.data[i]);
+        out[i * stride] = h[i];
+    }}
+    uint neuron = INPUT_DIM;
+    for (uint k = 0; k < LANE_LAYERS; k++)
+    {{
+        let L = LANE_LAYER_TABLE[k];
+        float next[VIEW_WIDTH] = h;
+        for (uint o = 0; o < L.fanOut; o++)
+        {{
+            next[o] = layerNeuron(params, L, o, h, k + 1 == LANE_LAYERS);
+            out[(neuron + o) * stride] = next[o];
+        }}
+        neuron += L.fanOut;
+        h = next;
+    }}
+    return outputsOf(h);
+}}"""
