@@ -12,13 +12,13 @@ import threading
 import time
 from typing import IO
 
-# The child's stages, in order, with the seconds each took for 4 -> 256 x 8 -> 4 on lavapipe
-# (2 cores), the weights of the bar's parts.
+# The child's stages, in order, with about the seconds each took for 4 -> 256 x 8 -> 4 with empty
+# caches on lavapipe (2 cores): the weights of the bar's parts.
 STAGES = (
     ("compiling Slang", 2.0),
-    ("compiling the training kernels", 15.0),
-    ("compiling the evaluation kernel", 20.0),
-    ("compiling the heatmap kernels", 5.0),
+    ("compiling the training kernels", 8.0),
+    ("compiling the evaluation kernel", 4.0),
+    ("compiling the heatmap kernels", 2.0),
 )
 
 

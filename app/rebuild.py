@@ -29,6 +29,9 @@ from .slang_target import check_truth_finite
 from .trainer import Trainer
 
 CHILD_SHARE = 0.9  # of the progress bar: a child's compile, where there is one
+WARM_GRID = 2  # the child's evaluation grid: it compiles, it need not evaluate the real one
+EVAL_PIECE_S = 0.03
+MIN_EVAL_PIECE = 32  # cells: a submit's own cost would otherwise shrink the pieces to nothing
 
 
 class Rebuild:
@@ -49,6 +52,7 @@ class Rebuild:
         ]
         if heatmaps:
             self._stages.append(("building heatmap pipelines", self._first_heatmaps))
+        self._eval_piece = 64  # cells of the first evaluation a frame, sized by time
         self.progress: CompileProgress | None = None  # the child's stages, where one compiles
         if gpu.software and not gpu.kernels.has(plan):
             self.process = subprocess.Popen(
@@ -57,7 +61,6 @@ class Rebuild:
                     *module_command("rebuild"),
                     json.dumps(config.to_dict()),
                     gpu.device.info.type.name.lower(),
-                    str(grid),
                 ],
                 cwd=import_root(),
                 stdin=subprocess.DEVNULL,
@@ -95,15 +98,27 @@ class Rebuild:
         return True
 
     def _first_evaluation(self) -> bool:
-        self.evaluator = GridEvaluator(self.trainer, self.grid)
-        evaluation = self.evaluator.evaluate()
+        """The first pass over the grid, in pieces of about EVAL_PIECE_S a frame: for a wide
+        network on a CPU driver a whole pass takes seconds, which froze the window's frame."""
+        if self.evaluator is None:
+            self.evaluator = GridEvaluator(self.trainer, self.grid)  # builds its pipeline
+            return False
+        start = time.perf_counter()
+        with self.gpu.submit() as encoder:
+            complete = self.evaluator.record(encoder, self._eval_piece)
+        took = time.perf_counter() - start
+        sized = int(self._eval_piece * EVAL_PIECE_S / max(took, 1e-4))
+        self._eval_piece = max(MIN_EVAL_PIECE, min(4 * self._eval_piece, sized))
+        if not complete:
+            return False
         if self.config.slang_target:  # no numpy twin: its truth is checked as the GPU evaluates it
-            check_truth_finite(evaluation, self.config.slang_target, self.config.domain)
+            check_truth_finite(self.evaluator.read(), self.config.slang_target, self.config.domain)
         return True
 
     def _first_heatmaps(self) -> bool:
+        # Drawn from the pass _first_evaluation made: another pass cost seconds of a CPU driver's
+        # time for a wide network, in one frame.
         self.heatmaps = HeatmapImages(self.evaluator)
-        self.heatmaps.draw_now()
         return True
 
     def ready(self) -> bool:
@@ -131,7 +146,7 @@ class Rebuild:
             self.process.wait()
 
 
-def _warm(config_json: str, device_kind: str, grid: int) -> None:
+def _warm(config_json: str, device_kind: str) -> None:
     """Child process: compile and run every kernel once, filling the on-disk caches, saying which
     stage of app/compile_progress.py it is in."""
     from .config import from_dict
@@ -141,14 +156,12 @@ def _warm(config_json: str, device_kind: str, grid: int) -> None:
     gpu, config = create_gpu(device_kind), from_dict(json.loads(config_json))
     gpu.kernels.get(gpu.plan(config))
     announce(1)
-    trainer = Trainer(gpu, config)
-    trainer.train(1)
+    trainer = Trainer(gpu, config)  # its pipelines are built by dispatches that do nothing
     announce(2)
-    evaluator = GridEvaluator(trainer, grid)
-    evaluator.evaluate()
+    evaluator = GridEvaluator(trainer, WARM_GRID)  # likewise; the pipelines don't depend on the grid
     announce(3)
-    HeatmapImages(evaluator).draw_now()
+    HeatmapImages(evaluator)  # evaluates the small grid and draws it
 
 
 if __name__ == "__main__":
-    _warm(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+    _warm(sys.argv[1], sys.argv[2])
