@@ -93,8 +93,9 @@ class Rebuild:
         return self._stages[min(self._done, len(self._stages) - 1)][0]
 
     def _first_steps(self) -> bool:
+        # The trainer builds its pipelines by dispatches that do nothing: no warm-up step (one of a
+        # wide network took a CPU driver seconds, in one frame).
         self.trainer = Trainer(self.gpu, self.config)
-        self.trainer.train(1)
         return True
 
     def _first_evaluation(self) -> bool:
@@ -132,7 +133,7 @@ class Rebuild:
         return self.error is not None or self._done == len(self._stages)
 
     def finish(self, weights: np.ndarray | None = None) -> tuple[Trainer, GridEvaluator, HeatmapImages | None]:
-        """The new network at step 0 (the warm-up step is undone), with fresh weights or `weights`."""
+        """The new network at step 0, with fresh weights or `weights`."""
         if self.error is not None:
             raise self.error
         self.trainer.reset()
