@@ -186,17 +186,18 @@ class NetworkPlan:
         """One gradient slot per wave (thread accumulators) or per group (group and workgroup
         tiles), capped by memory; one loss slot per wave (per group for workgroup tiles)."""
         group = self.group_size
-        if self.gradient_path == "lanes":
-            return self._lanes_launch(batch_size)
-        if self.gradient_path == "tiles":
+        if self.gradient_path in ("tiles", "lanes"):  # lane tiles: a scratch area per group too
+            scratch = scratch_layout(self.sizes).total if self.gradient_path == "lanes" else 0
+            most = MAX_LANE_GROUPS if self.gradient_path == "lanes" else MAX_TILE_GROUPS
             tiles = -(-batch_size // self.tile_samples)
-            groups = max(1, min(tiles, MAX_TILE_GROUPS, SLOT_MEMORY_BYTES // (4 * self.param_count)))
+            groups = max(1, min(tiles, most, SLOT_MEMORY_BYTES // (4 * (self.param_count + scratch))))
             return LaunchShape(
                 thread_count=groups * group,
                 group_count=groups,
                 waves_per_group=1,
                 gradient_slot_count=groups,
                 loss_slot_count=groups,
+                scratch_floats=groups * scratch,
             )
         waves_per_group = -(-group // wave_width)
         slots_per_group = waves_per_group if self.thread_accumulators else 1
@@ -209,21 +210,6 @@ class NetworkPlan:
             waves_per_group=waves_per_group,
             gradient_slot_count=groups * slots_per_group,
             loss_slot_count=groups * waves_per_group,
-        )
-
-    def _lanes_launch(self, batch_size: int) -> LaunchShape:
-        """Lane tiles: one gradient slot and one scratch area (app/lane_tiles.py) per group."""
-        tiles = -(-batch_size // self.tile_samples)
-        scratch = scratch_layout(self.sizes).total
-        per_group = 4 * (self.param_count + scratch)
-        groups = max(1, min(tiles, MAX_LANE_GROUPS, SLOT_MEMORY_BYTES // per_group))
-        return LaunchShape(
-            thread_count=groups * self.group_size,
-            group_count=groups,
-            waves_per_group=1,
-            gradient_slot_count=groups,
-            loss_slot_count=groups,
-            scratch_floats=groups * scratch,
         )
 
     def initial_parameters(self, seed: int) -> np.ndarray:

@@ -65,8 +65,7 @@ def frame(
     target = None
     with app.gpu.submit(wait=False) as encoder:
         work = app.frames.record_frame(encoder, app.running)
-        throttle = app.gpu.software and app.running
-        if app.redraw.wanted(draw_data, app.texture_state(), size, throttle) or force:
+        if app.redraw.wanted(draw_data, app.texture_state(), size, app.running, app.gpu.software) or force:
             target = acquire()
         if target is not None:
             encoder.clear_texture_float(target, clear_value=BACKGROUND)

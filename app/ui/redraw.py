@@ -52,13 +52,17 @@ class Redraw:
     def note_input(self) -> None:
         self.input = True
 
-    def wanted(self, draw_data, textures: tuple, target_key, throttle: bool) -> bool:
+    def wanted(self, draw_data, textures: tuple, target_key, training: bool, software: bool) -> bool:
         """Whether this frame draws: its draw lists, `textures` (what their pixels depend on) and
-        `target_key` against the last drawn frame's; with `throttle` (a CPU driver training), at
-        most UI_HZ times a second unless input arrived."""
+        `target_key` against the last drawn frame's. A GPU training draws every frame (its UI
+        changes every frame: no comparison); a CPU driver training at most UI_HZ times a second
+        unless input arrived."""
+        if training and not software:
+            self._pending = None  # nothing to compare the next frame with
+            return True
         now = time.perf_counter()
         if self._shown is not None and now - self._drawn_at < REFRESH_S:
-            if throttle and not self.input and now - self._drawn_at < 1.0 / UI_HZ:
+            if training and not self.input and now - self._drawn_at < 1.0 / UI_HZ:
                 return False
         self._pending = (target_key, textures, draw_signature(draw_data))
         return self._pending != self._shown or now - self._drawn_at >= REFRESH_S

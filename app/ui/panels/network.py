@@ -23,6 +23,10 @@ def _edit(app, **changes) -> None:
 
 
 def draw(app) -> None:
+    # Apply, the rebuild's progress and the slow-step warning first: below eight layers' widths
+    # they were out of sight in the panel's default height.
+    _apply_row(app)
+    imgui.separator()
     d = app.draft
     imgui.push_item_width(-em(8.6))
     hidden = list(d.hidden)
@@ -50,7 +54,6 @@ def draw(app) -> None:
         if value is not None:
             _edit(app, **{name: value})
     imgui.pop_item_width()
-    _apply_row(app)
 
 
 def _apply_row(app) -> None:

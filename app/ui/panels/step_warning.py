@@ -10,6 +10,17 @@ from ...ui.style import WARN
 SLOW_STEP_S = 1.0
 
 
+def compact_title(sizes) -> str:
+    """4 -> 256x8 -> 4: runs of equal widths counted, so that a deep network's title stays short."""
+    runs: list[list[int]] = []
+    for width in sizes:
+        if runs and runs[-1][0] == width:
+            runs[-1][1] += 1
+        else:
+            runs.append([width, 1])
+    return " -> ".join(f"{width}x{count}" if count > 1 else str(width) for width, count in runs)
+
+
 def _duration(seconds: float) -> str:
     return f"{seconds:.2g} s" if seconds < 90 else f"{seconds / 60:.2g} min"
 
@@ -23,7 +34,7 @@ def draw(app) -> None:
     imgui.push_text_wrap_pos(0.0)
     imgui.text_colored(
         WARN,
-        f"One step of {plan.title} at batch {batch:,} would take ~{_duration(seconds)} here "
+        f"One step of {compact_title(plan.sizes)} at batch {batch:,} would take ~{_duration(seconds)} here "
         f"(~{batch / seconds:,.0f} samples/s, estimated from this device's measured speed): "
         "the loss and heatmaps change once a step. A smaller batch or network trains faster.",
     )
