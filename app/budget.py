@@ -127,6 +127,10 @@ class FrameBudget:
             + shape.adjust_units * shape.adjust_unit_cost * adjust.value
         )
 
+    def step_measured(self) -> bool:
+        """Whether step_seconds comes from measures rather than the prior guess."""
+        return self.rates["steps"].measured or (self.rates["learn"].measured and self.rates["adjust"].measured)
+
     def plan_training(self, seconds: float, shape: StepShape, phase: str, started: bool) -> TrainingWork:
         """Whole steps if one fits in `seconds`, else the next piece of the current step."""
         step_seconds = self.step_seconds(shape)

@@ -20,17 +20,19 @@ from dataclasses import dataclass, field
 
 import slangpy as spy
 
-from .budget import FrameBudget, StepShape, TrainingWork
+from .budget import FRAME_SECONDS, FrameBudget, StepShape, TrainingWork
 from .history import Run
 from .loss_ring import LOSS_HISTORY
 from .plan import ADJUST_PARAMS
 from .session import Session
+from .step_cost import StepCost
 from .timing import GpuTimer
 from .trainer import Trainer
 
 EVAL_INTERVAL_S = 0.5  # the window plots an eval point at most this often
 FRAME_SUBMIT_STEPS = 32  # whole steps per command buffer: the GPU starts on one while the CPU records more
 THROUGHPUT_WINDOW_S = 1.0  # samples/s shown: over the last second
+SOFTWARE_FRAME_SECONDS = 1 / 36  # with the frames that draw the UI (~12 a second), ~30 on average
 
 
 @dataclass
@@ -56,8 +58,10 @@ class FrameWork:
 class FrameDriver:
     def __init__(self, session: Session):
         self.session = session
-        self.budget = FrameBudget()
+        # A CPU driver aims at 30 frames a second: at 60 its UI alone would fill them.
+        self.budget = FrameBudget(SOFTWARE_FRAME_SECONDS if session.gpu.software else FRAME_SECONDS)
         self.timer = GpuTimer(session.gpu.device)
+        self.step_cost = StepCost(session.gpu.software)  # estimates for networks not built yet
         self.pending_steps = 0  # single steps asked for while paused
         self._throughput: collections.deque[tuple[float, int]] = collections.deque()
         self._last_eval_time = -1.0
@@ -199,17 +203,32 @@ class FrameDriver:
         training_seconds = work.training_seconds(train_gpu)
         other = frame_work_seconds - training_seconds - eval_gpu
         self.budget.observe(work.training, training_seconds, work.cells, eval_gpu, other)
-        now = time.perf_counter()
-        self._throughput.append((now, session.trainer.samples_seen))
-        while now - self._throughput[0][0] > THROUGHPUT_WINDOW_S and len(self._throughput) > 2:
-            self._throughput.popleft()
+        if work.training.kind and self.budget.step_measured():
+            t = session.trainer
+            self.step_cost.observe(t.plan, t.config.batch_size, self.seconds_per_step())
+        self._note_throughput(work, session.trainer.samples_seen)
+
+    def _note_throughput(self, work: FrameWork, samples: int) -> None:
+        """Points (time, samples seen) for samples/s: one where training began, then one each time
+        a step completes; over the last second, or the last two completions where steps take
+        longer (a wide network on a CPU driver: one step in many frames). A frame that trained
+        nothing (paused) ends the series: the pause is no part of any rate."""
+        now, points = time.perf_counter(), self._throughput
+        if not work.training.kind:
+            points.clear()
+            return
+        if not points or samples != points[-1][1]:
+            points.append((now, samples))
+        while len(points) > 2 and now - points[1][0] >= THROUGHPUT_WINDOW_S:
+            points.popleft()
 
     def seconds_per_step(self) -> float:
         """What a whole step costs, as the frame budget has measured it."""
         return self.budget.step_seconds(self._step_shape())
 
     def samples_per_second(self) -> float:
-        """Samples trained per second of wall time over the last second (what a user sees)."""
+        """Samples trained per second of wall time over the last second, or over the last step
+        where a step takes longer (what a user sees); 0 until a step has completed."""
         self._follow_session()
         if len(self._throughput) < 2:
             return 0.0

@@ -112,7 +112,7 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "samples_per_second": result.samples / result.wall_seconds if result.wall_seconds > 0 else None,
         "device": describe(session.gpu.device),
         "matmul": session.trainer.plan.matmul,  # "tensor-core" or "simt"
-        "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group" or "tiles"
+        "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group", "tiles" or "lanes"
         "diverged_at_step": result.diverged_at,
         **({"data": data} if data is not None else {}),
         "config": config.to_dict(),

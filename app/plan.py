@@ -18,6 +18,7 @@ from .components import ACTIVATIONS, ENCODINGS, Activation, Encoding, Setting
 from .config import Config, Structure
 from .datasets.source import problem_of
 from .fused_layout import FUSED_SAMPLES, FUSED_THREADS, fused_layout
+from .lane_tiles import LANE_THREADS, LANE_TILE, MAX_LANE_GROUPS, lanes_fit, scratch_layout
 from .losses import LOSSES, Loss
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
@@ -93,6 +94,7 @@ class LaunchShape:
     waves_per_group: int
     gradient_slot_count: int  # one per wave (thread accumulators) or per group (tiles)
     loss_slot_count: int  # one per wave (per group for workgroup tiles)
+    scratch_floats: int = 0  # lane tiles: each group's activations, after the gradient slots
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,8 @@ class NetworkPlan:
     precision: str
     targets: tuple[str, ...]  # expressions, when slang_truth is None
     slang_truth: SlangTruth | None
-    gradient_path: str  # "thread" (registers), "group" (group tiles), "tiles" (workgroup tiles)
+    # "thread" (registers), "group" (group tiles), "tiles" (workgroup tiles), "lanes" (lane tiles)
+    gradient_path: str
     group_size: int
     mma: tuple[bool, ...] = ()  # per layer: products on tensor cores (workgroup tiles only)
     tile_samples: int = 0  # workgroup tiles: samples a tile
@@ -220,16 +223,19 @@ class NetworkPlan:
         """One gradient slot per wave (thread accumulators) or per group (group and workgroup
         tiles), capped by memory; one loss slot per wave (per group for workgroup tiles)."""
         group = self.group_size
-        if self.gradient_path == "tiles":
+        if self.gradient_path in ("tiles", "lanes"):  # lane tiles: a scratch area per group too
+            scratch = scratch_layout(self.sizes).total if self.gradient_path == "lanes" else 0
+            most = MAX_LANE_GROUPS if self.gradient_path == "lanes" else MAX_TILE_GROUPS
             tiles = -(-batch_size // self.tile_samples)
-            cap = FUSED_MAX_GROUPS if self.fused else MAX_TILE_GROUPS
-            groups = max(1, min(tiles, cap, SLOT_MEMORY_BYTES // (4 * self.param_count)))
+            cap = FUSED_MAX_GROUPS if self.fused else most
+            groups = max(1, min(tiles, cap, SLOT_MEMORY_BYTES // (4 * (self.param_count + scratch))))
             return LaunchShape(
                 thread_count=groups * group,
                 group_count=groups,
                 waves_per_group=1,
                 gradient_slot_count=groups,
                 loss_slot_count=groups,
+                scratch_floats=groups * scratch,
             )
         waves_per_group = -(-group // wave_width)
         slots_per_group = waves_per_group if self.thread_accumulators else 1
@@ -331,7 +337,7 @@ def _fused(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
 
 
 @functools.lru_cache(maxsize=64)
-def _plan(s: Structure, tensor_cores: bool, fused: bool) -> NetworkPlan:
+def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> NetworkPlan:
     enc = ENCODINGS[s.encoding]
     setting = enc.setting(s.frequencies, s.features)
     problem = problem_of(dict(s.dataset)) if s.dataset else None
@@ -358,11 +364,12 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool) -> NetworkPlan:
     )
     if offset <= MAX_THREAD_ACCUMULATORS:
         return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))
-    # The tensor-core kernels compute the squared error's output gradient inline; the other losses
-    # train on SIMT tiles (the header of the generated module says so). The fused trainer also
-    # draws its own samples over the domain, so a dataset's points train on the tiles path.
+    # The tensor-core kernels and the CPU's lane tiles compute the squared error's output gradient
+    # inline and draw their own samples over the domain: the other losses and a dataset's points
+    # train on SIMT tiles (the header of the generated module says so).
     squared = common["loss_name"] == "squared"
-    if _fused(sizes, layers, s.precision, fused and squared and not problem and s.matmul == "auto"):
+    formula = squared and not problem
+    if _fused(sizes, layers, s.precision, fused and formula and s.matmul == "auto"):
         return NetworkPlan(
             **common,
             gradient_path="tiles",
@@ -371,6 +378,8 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool) -> NetworkPlan:
             tile_samples=FUSED_SAMPLES,
             fused=True,
         )
+    if cpu and formula and lanes_fit(sizes, [layer.activation.name for layer in layers], s.precision):
+        return NetworkPlan(**common, gradient_path="lanes", group_size=LANE_THREADS, tile_samples=LANE_TILE)
     tiles = _tiles(sizes, layers, s.precision, tensor_cores and squared and s.matmul == "auto")
     if tiles is not None:
         samples, pad, mma = tiles
@@ -380,9 +389,9 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool) -> NetworkPlan:
     return NetworkPlan(**common, gradient_path="group", group_size=_group_size(sizes, False))
 
 
-def plan_for(config: Config, tensor_cores: bool = False, fused: bool | None = None) -> NetworkPlan:
-    """The plan of `config`'s structure on a device with or without cooperative matrices (cached:
-    configs that differ only in hot fields share it). `fused`: whether the fully fused trainer
-    may run there (its weight copies assume NVIDIA's fragment layout: app/gpu.py checks it);
-    by default wherever there are cooperative matrices."""
-    return _plan(config.structure(), tensor_cores, tensor_cores if fused is None else fused)
+def plan_for(config: Config, tensor_cores: bool = False, fused: bool | None = None, cpu: bool = False) -> NetworkPlan:
+    """The plan of `config`'s structure on a device with or without cooperative matrices, and on a
+    CPU driver or not (cached: configs that differ only in hot fields share it). `fused`: whether
+    the fully fused trainer may run there (its weight copies assume NVIDIA's fragment layout:
+    app/gpu.py checks it); by default wherever there are cooperative matrices."""
+    return _plan(config.structure(), tensor_cores, tensor_cores if fused is None else fused, cpu)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .compile_progress import CompileProgress, announce
 from .config import Config
 from .evaluation import GridEvaluator
 from .gpu import Gpu
@@ -26,6 +27,11 @@ from .heatmaps import HeatmapImages
 from .resources import import_root, module_command
 from .slang_target import check_truth_finite
 from .trainer import Trainer
+
+CHILD_SHARE = 0.9  # of the progress bar: a child's compile, where there is one
+WARM_GRID = 2  # the child's evaluation grid: it compiles, it need not evaluate the real one
+EVAL_PIECE_S = 0.03
+MIN_EVAL_PIECE = 32  # cells: a submit's own cost would otherwise shrink the pieces to nothing
 
 
 class Rebuild:
@@ -46,6 +52,8 @@ class Rebuild:
         ]
         if heatmaps:
             self._stages.append(("building heatmap pipelines", self._first_heatmaps))
+        self._eval_piece = 64  # cells of the first evaluation a frame, sized by time
+        self.progress: CompileProgress | None = None  # the child's stages, where one compiles
         if gpu.software and not gpu.kernels.has(plan):
             self.process = subprocess.Popen(
                 [
@@ -53,13 +61,14 @@ class Rebuild:
                     *module_command("rebuild"),
                     json.dumps(config.to_dict()),
                     gpu.device.info.type.name.lower(),
-                    str(grid),
                 ],
                 cwd=import_root(),
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
+                text=True,
             )
+            self.progress = CompileProgress(self.process.stdout)
             self._stages.insert(0, ("compiling shaders", lambda: self.process.poll() is not None))
         self._done = 0
 
@@ -69,27 +78,48 @@ class Rebuild:
 
     @property
     def fraction(self) -> float:
-        return self._done / len(self._stages)
+        """Of the whole rebuild. A compile in a child process is CHILD_SHARE of it, followed by
+        its own stages; the stages in this process (quick once the caches are warm) the rest."""
+        if self.progress is None:
+            return self._done / len(self._stages)
+        if self._done == 0:
+            return CHILD_SHARE * self.progress.fraction()
+        return CHILD_SHARE + (1 - CHILD_SHARE) * (self._done - 1) / (len(self._stages) - 1)
 
     @property
     def label(self) -> str:
+        if self.progress is not None and self._done == 0:
+            return self.progress.label
         return self._stages[min(self._done, len(self._stages) - 1)][0]
 
     def _first_steps(self) -> bool:
+        # The trainer builds its pipelines by dispatches that do nothing: no warm-up step (one of a
+        # wide network took a CPU driver seconds, in one frame).
         self.trainer = Trainer(self.gpu, self.config)
-        self.trainer.train(1)
         return True
 
     def _first_evaluation(self) -> bool:
-        self.evaluator = GridEvaluator(self.trainer, self.grid)
-        evaluation = self.evaluator.evaluate()
+        """The first pass over the grid, in pieces of about EVAL_PIECE_S a frame: for a wide
+        network on a CPU driver a whole pass takes seconds, which froze the window's frame."""
+        if self.evaluator is None:
+            self.evaluator = GridEvaluator(self.trainer, self.grid)  # builds its pipeline
+            return False
+        start = time.perf_counter()
+        with self.gpu.submit() as encoder:
+            complete = self.evaluator.record(encoder, self._eval_piece)
+        took = time.perf_counter() - start
+        sized = int(self._eval_piece * EVAL_PIECE_S / max(took, 1e-4))
+        self._eval_piece = max(MIN_EVAL_PIECE, min(4 * self._eval_piece, sized))
+        if not complete:
+            return False
         if self.config.slang_target:  # no numpy twin: its truth is checked as the GPU evaluates it
-            check_truth_finite(evaluation, self.config.slang_target, self.config.domain)
+            check_truth_finite(self.evaluator.read(), self.config.slang_target, self.config.domain)
         return True
 
     def _first_heatmaps(self) -> bool:
+        # Drawn from the pass _first_evaluation made: another pass cost seconds of a CPU driver's
+        # time for a wide network, in one frame.
         self.heatmaps = HeatmapImages(self.evaluator)
-        self.heatmaps.draw_now()
         return True
 
     def ready(self) -> bool:
@@ -103,7 +133,7 @@ class Rebuild:
         return self.error is not None or self._done == len(self._stages)
 
     def finish(self, weights: np.ndarray | None = None) -> tuple[Trainer, GridEvaluator, HeatmapImages | None]:
-        """The new network at step 0 (the warm-up step is undone), with fresh weights or `weights`."""
+        """The new network at step 0, with fresh weights or `weights`."""
         if self.error is not None:
             raise self.error
         self.trainer.reset()
@@ -117,15 +147,22 @@ class Rebuild:
             self.process.wait()
 
 
-def _warm(config_json: str, device_kind: str, grid: int) -> None:
-    """Child process: compile and run every kernel once, filling the on-disk caches."""
+def _warm(config_json: str, device_kind: str) -> None:
+    """Child process: compile and run every kernel once, filling the on-disk caches, saying which
+    stage of app/compile_progress.py it is in."""
     from .config import from_dict
     from .gpu import create_gpu
 
-    trainer = Trainer(create_gpu(device_kind), from_dict(json.loads(config_json)))
-    trainer.train(1)
-    HeatmapImages(GridEvaluator(trainer, grid)).draw_now()
+    announce(0)
+    gpu, config = create_gpu(device_kind), from_dict(json.loads(config_json))
+    gpu.kernels.get(gpu.plan(config))
+    announce(1)
+    trainer = Trainer(gpu, config)  # its pipelines are built by dispatches that do nothing
+    announce(2)
+    evaluator = GridEvaluator(trainer, WARM_GRID)  # likewise; the pipelines don't depend on the grid
+    announce(3)
+    HeatmapImages(evaluator)  # evaluates the small grid and draws it
 
 
 if __name__ == "__main__":
-    _warm(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+    _warm(sys.argv[1], sys.argv[2])

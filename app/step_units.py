@@ -33,11 +33,20 @@ class StepUnits:
         return -(-self.batch_size // self.launch.thread_count)
 
     @property
+    def loop_count(self) -> int:
+        """learnGradient's loop, recorded as its sample_end: each thread's samples, or with lane
+        tiles each workgroup's tiles."""
+        if self.plan.gradient_path == "lanes":
+            tiles = -(-self.batch_size // self.plan.tile_samples)
+            return -(-tiles // self.launch.group_count)
+        return self.samples_per_thread
+
+    @property
     def sample_slices(self) -> int:
-        """Ways each thread's sample loop may be cut: group tiles add into the gradient slot once
-        per sample; thread accumulators and workgroup tiles hold their sums in registers to the
-        loop's end."""
-        return self.samples_per_thread if self.plan.gradient_path == "group" else 1
+        """Ways each thread's loop may be cut: group tiles add into the gradient slot once per
+        sample, lane tiles once per tile; thread accumulators and workgroup tiles hold their sums
+        in registers to the loop's end."""
+        return self.loop_count if self.plan.gradient_path in ("group", "lanes") else 1
 
     @property
     def learn_units(self) -> int:
@@ -46,6 +55,8 @@ class StepUnits:
 
     @property
     def learn_unit_samples(self) -> int:
+        if self.plan.gradient_path == "lanes":  # a unit is one tile
+            return self.plan.tile_samples
         if self.plan.gradient_path == "tiles":  # a workgroup walks every group_count-th tile
             tiles = -(-self.batch_size // self.plan.tile_samples)
             return -(-tiles // self.launch.group_count) * self.plan.tile_samples
@@ -62,7 +73,7 @@ class StepUnits:
         so that every group walks its samples in order."""
         groups = self.launch.group_count
         if self.sample_slices == 1:
-            return [(first, count, 0, self.samples_per_thread)]
+            return [(first, count, 0, self.loop_count)]
         ranges, unit, end = [], first, first + count
         while unit < end:
             k, g = divmod(unit, groups)

@@ -77,7 +77,9 @@ class Trainer:
         # through pointers: they are freed only once those have run.
         self.gpu.device.wait()
         self.launch: LaunchShape = self.plan.launch(self.batch_size, self.gpu.wave_width)
-        self.gradient_slots = self.gpu.buffer(self.launch.gradient_slot_count * self.plan.param_count * 4)
+        # Lane tiles keep each workgroup's activations after the slots (LaunchShape.scratch_floats).
+        slots = self.launch.gradient_slot_count * self.plan.param_count + self.launch.scratch_floats
+        self.gradient_slots = self.gpu.buffer(slots * 4)
         self.loss_slots = self.gpu.buffer(self.launch.loss_slot_count * 4)
         self.units = StepUnits(self.plan, self.launch, self.batch_size)
         self._abandon_step()
@@ -210,7 +212,7 @@ class Trainer:
         ahead = np.arange(count)
         r["step"] = self.step + ahead
         r["history_index"] = (self.step + ahead) % LOSS_HISTORY
-        r["sample_end"] = self.samples_per_thread
+        r["sample_end"] = self.units.loop_count
         r["gradient_slot_count"], r["loss_slot_count"] = launch.gradient_slot_count, launch.loss_slot_count
         r["groups_per_row"], r["param_end"] = REDUCE_GROUPS_PER_ROW, self.plan.param_count + 1
         optimizer = OPTIMIZERS[c.optimizer]

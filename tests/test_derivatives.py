@@ -53,10 +53,15 @@ def _network_differences(trainer, h):
         dict(encoding="raw", activation="sin", output_activation="tanh"),
         dict(activation="sigmoid", hidden=[12, 12, 12]),
         dict(precision="half", activation="tanh"),
+        # on a CPU driver the wide float networks above take lane tiles, whose evaluation loops
+        # over a layer table (app/shadergen/lanes.py): this one keeps the GPUs' chain of layers
+        dict(encoding="fourier", frequencies=3, activation="relu", hidden=[24, 16], lane_tiles=False),
     ],
-    ids=["leaky_relu", "fourier-relu-wide", "raw-sin", "sigmoid-3-layers", "half"],
+    ids=["leaky_relu", "fourier-relu-wide", "raw-sin", "sigmoid-3-layers", "half", "fourier-relu-wide-gpu-path"],
 )
-def test_network_derivatives_match_central_differences(make_trainer, fields):
+def test_network_derivatives_match_central_differences(gpu, monkeypatch, make_trainer, fields):
+    fields = dict(fields)
+    monkeypatch.setattr(gpu, "lane_tiles", fields.pop("lane_tiles", gpu.lane_tiles))
     trainer = make_trainer(seed=3, **fields)
     evaluation = _evaluate(trainer)
     # h small enough that a LeakyReLU kink rarely falls within it, large enough for float64

@@ -99,10 +99,11 @@ def test_sampler_matches_numpy_port(make_trainer):
 
 
 @pytest.mark.parametrize("precision", ["float", "half"])
-def test_wide_network_gradient_through_wave_sums(make_trainer, precision):
+def test_wide_network_gradient_through_wave_sums(gpu, monkeypatch, make_trainer, precision):
     """Networks past the register budget sum gradients over the wave in every layer instead."""
+    monkeypatch.setattr(gpu, "lane_tiles", False)  # the GPU paths, on any device
     trainer = make_trainer(hidden=[24, 16], activation="tanh", precision=precision, batch_size=700, seed=9)
-    assert not trainer.plan.thread_accumulators
+    assert not trainer.plan.thread_accumulators and trainer.plan.gradient_path != "lanes"
     _, gpu_g = gpu_loss_and_gradient(trainer)
     _, ref_g = _reference(trainer)
     _assert_close(gpu_g, ref_g, 1e-4 if precision == "float" else 3e-2)
@@ -143,3 +144,27 @@ def test_half_pairs_count_every_sample_once(make_trainer):
     x, y = sample_points(11, 5, 12_001, [-2.0, 3.0, 0.5, 1.5])
     np.testing.assert_allclose(gradient[-2:], [-2 * x.mean(), -2 * y.mean()], rtol=1e-5)
     np.testing.assert_allclose(loss, np.mean(x.astype(np.float64) ** 2 + y.astype(np.float64) ** 2), rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        # two blocks of rows in the wide layer, an input of 6 (not a multiple of 4), 3 outputs,
+        # a batch that leaves the last tile part empty, several tiles a workgroup
+        dict(
+            hidden=[68, 132, 8], encoding="fourier", frequencies=1, targets=["x*y", "sin(3*x)", "y"], batch_size=2_500
+        ),
+        dict(hidden=[16, 16], activation="sigmoid", output_activation="tanh", batch_size=300),
+    ],
+    ids=["68-132-8 fourier", "16-16 sigmoid"],
+)
+def test_lane_tiles_gradient_matches_numpy(gpu, monkeypatch, make_trainer, fields):
+    """The CPU drivers' path for wide float networks (shaders/lanes.slang), on any device."""
+    monkeypatch.setattr(gpu, "lane_tiles", True)
+    trainer = make_trainer(seed=13, **fields)
+    assert trainer.plan.gradient_path == "lanes"
+    gpu_l, gpu_g = gpu_loss_and_gradient(trainer)
+    ref_l, ref_g = _reference(trainer)
+    assert abs(gpu_l - ref_l) / ref_l < 1e-5
+    assert np.count_nonzero(gpu_g) > 0.5 * gpu_g.size
+    _assert_close(gpu_g, ref_g, 1e-5)

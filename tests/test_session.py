@@ -21,11 +21,14 @@ SPLITS = {
     # 4 samples per thread: the pieces also cut each thread's sample loop
     "group tiles, float": dict(hidden=[24, 16], batch_size=20_000, activation="tanh"),
     "group tiles, half": dict(hidden=[24, 16], batch_size=20_000, precision="half"),
+    # 313 tiles over 32 workgroups: the pieces also cut each workgroup's tile loop
+    "lane tiles, float": dict(hidden=[24, 16], batch_size=20_000, activation="tanh"),
 }
 
 
 @pytest.mark.parametrize("name", SPLITS)
-def test_step_in_pieces_is_bit_identical_to_whole_steps(gpu, name):
+def test_step_in_pieces_is_bit_identical_to_whole_steps(gpu, monkeypatch, name):
+    monkeypatch.setattr(gpu, "lane_tiles", name.startswith("lane tiles"))
     config = validate(Config(seed=5, **SPLITS[name]))
     whole, pieces = Trainer(gpu, config), Trainer(gpu, config)
     whole_losses = whole.train(3)

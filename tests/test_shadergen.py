@@ -130,8 +130,30 @@ def test_pairs_module_runs_each_layer_forward_and_back():
     assert "pairInputGradient<7, 5, 35, 4, 5>(w, d1)" in chain, "its weights without the biases"
 
 
+LANE_TILES = ["--hidden", "68,132,8", "--encoding", "fourier", "--frequencies", "1", "--cpu"]
+
+
+def test_lane_tile_module_walks_a_table_of_the_layers_and_compiles(gpu):
+    """A CPU driver's plan: one copy of each layer function, walked over a table of the layers."""
+    printed = source_for(LANE_TILES)
+    config = config_from_args(build_parser().parse_args(LANE_TILES[:-1]))
+    plan = plan_for(config, cpu=True)
+    assert plan.gradient_path == "lanes" and printed == network_source(plan)
+    assert printed != source_for(LANE_TILES[:-1]), "--cpu changes the plan"
+    assert '#include "lanes.slang"' in printed and "gradients  lane tiles of 64 samples" in printed
+    table = printed[printed.index("LANE_LAYER_TABLE[LANE_LAYERS] = {") :]
+    rows = re.findall(r"\{ ([\d, ]+) \},", table[: table.index("};")])
+    assert [tuple(int(v) for v in row.split(", "))[:5] for row in rows] == [
+        (layer.fan_in, layer.fan_out, -(-layer.fan_in // 4) * 4, -(-layer.fan_out // 4) * 4, layer.offset)
+        for layer in plan.layers
+    ]
+    kernel = printed[printed.index("void learnGradient") :]
+    assert kernel.count("lanesForward<") == 2 and kernel.count("lanesGradients(") == 1
+    _compile(gpu.device, printed)
+
+
 def test_every_line_is_indented_by_whole_levels():
-    for argv in (*CONFIGS.values(), TENSOR_CORES, TILES_MMA):
+    for argv in (*CONFIGS.values(), TENSOR_CORES, TILES_MMA, LANE_TILES):
         if "--target-file" in argv:
             continue
         for line in source_for(argv).splitlines():

@@ -5,11 +5,13 @@ path as the window (no present, so no vsync wait), beside a headless run of the 
                               [--hidden 16] [--precision float|half] [--encoding poly2|raw|fourier]
                               [--seconds S]
 
-It prints the paused frame time, the training frame time (median and 95th percentile: the
-frame budget aims at 60 frames/s) with its GPU time per part and the CPU time spent recording
-the training and waiting for the GPU, the samples/s the window trains at, the samples/s a
-headless run of the same network trains at, and their ratio. A benchmark is a top-level tool, not core:
-this one drives the offscreen UI, so it imports app.ui."""
+It prints the frame time paused (the UI unchanged, so not drawn again: app/ui/redraw.py), paused
+with the UI drawn every frame (as while the mouse moves), and training (median and 95th
+percentile: the frame budget aims at 60 frames/s on a GPU, 30 on a CPU driver); for each, frames
+per second, how many of them drew the UI, the GPU time per part and the CPU time spent recording
+the training and waiting for the GPU; the samples/s the window trains at, the samples/s a
+headless run of the same network trains at, and their ratio. A benchmark is a top-level tool, not
+core: this one drives the offscreen UI, so it imports app.ui."""
 
 from __future__ import annotations
 
@@ -26,13 +28,13 @@ from ..ui.offscreen import OffscreenApp
 from ..ui.window import HEATMAP_GRID
 
 
-def _frames(ui: OffscreenApp, frames: int) -> dict:
+def _frames(ui: OffscreenApp, frames: int, force: bool = False) -> dict:
     times, gpu, cpu = [], {part: [] for part in PARTS}, {"record_ms": [], "wait_ms": []}
-    samples = ui.session.trainer.samples_seen
+    samples, drawn = ui.session.trainer.samples_seen, ui.app.redraw.count
     start = time.perf_counter()
     for _ in range(frames):
         begin = time.perf_counter()
-        ui.frame()
+        ui.frame(force=force)
         times.append(time.perf_counter() - begin)
         for part, ms in ui.app.stats.gpu_ms.items():
             gpu[part].append(ms)
@@ -45,6 +47,8 @@ def _frames(ui: OffscreenApp, frames: int) -> dict:
         "p95_ms": times[int(0.95 * (len(times) - 1))] * 1000,
         "frames": frames,
         "samples_per_second": (ui.session.trainer.samples_seen - samples) / wall,
+        "frames_per_second": frames / wall,
+        "ui_drawn_per_second": (ui.app.redraw.count - drawn) / wall,
         "training": ui.app.stats.training,
         **{key: statistics.median(values) for key, values in cpu.items()},
     }
@@ -73,6 +77,7 @@ def run(args) -> dict:
         ui.app.running = False
         ui.frame(10)  # settle: layout, first evaluation, caches
         paused = _frames(ui, args.frames)
+        paused_drawn = _frames(ui, args.frames, force=True)
         ui.app.running = True
         ui.frame(60)  # the frame budget learns the costs
         training = _frames(ui, args.frames)
@@ -87,6 +92,7 @@ def run(args) -> dict:
         "encoding": config.encoding,
         "batch_size": config.batch_size,
         "paused": paused,
+        "paused_drawn": paused_drawn,
         "training": training,
         "headless_samples_per_second": headless,
         "window_over_headless": training["samples_per_second"] / headless if headless else None,
@@ -98,9 +104,12 @@ def _print(result: dict) -> None:
         f"device: {result['device']['adapter']} ({result['device']['type']}), {result['size'][0]}x{result['size'][1]}, "
         f"hidden {result['network']} ({result['encoding']}, {result['precision']}), batch {result['batch_size']}"
     )
-    for mode in ("paused", "training"):
+    for mode in ("paused", "paused_drawn", "training"):
         r = result[mode]
-        line = f"{mode:>9}: {r['ms_per_frame']:6.2f} ms/frame median, {r['p95_ms']:6.2f} ms p95"
+        line = (
+            f"{mode:>12}: {r['ms_per_frame']:6.2f} ms/frame median, {r['p95_ms']:6.2f} ms p95, "
+            f"{r['frames_per_second']:5.1f} frames/s, UI drawn {r['ui_drawn_per_second']:5.1f}/s"
+        )
         if "gpu_ms" in r:
             line += "  GPU " + ", ".join(f"{k} {v:.2f} ms" for k, v in r["gpu_ms"].items())
         print(line + f"  CPU recording {r['record_ms']:.2f} ms, waiting {r['wait_ms']:.2f} ms")

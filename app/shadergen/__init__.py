@@ -11,6 +11,7 @@ from ..components import slang_constants
 from ..plan import ADJUST_PARAMS, ADJUST_PARTS, NetworkPlan
 from .chain import LayerStep, indent, layer_lines
 from .fused import fused_constants, fused_kernel, weight_copies_function
+from .lanes import lanes_constants, lanes_kernel, lanes_views
 from .pairs import pair_kernel
 from .tiles import tile_constants, tiles_kernel
 from .truth import TARGET_NAMESPACE, TARGET_SOURCE_NAME, slang_target_block, truth_header, truth_slang
@@ -23,6 +24,7 @@ GRADIENT_SUMS = {
     "group": "group tiles in shared memory, {group_size} threads a group",
     "tiles": "workgroup tiles of {tile_samples} samples, {group_size} threads a group",
     "fused": "the fused tensor-core trainer: tiles of {tile_samples} samples, 16 a subgroup, {group_size} threads",
+    "lanes": "lane tiles of {tile_samples} samples (CPU drivers), {group_size} threads a group",
 }
 
 
@@ -123,6 +125,8 @@ def _learn_gradient(plan: NetworkPlan) -> str:
     """learnGradient: the per-thread kernel (shaders/train.slang), or workgroup tiles."""
     if plan.paired:
         return f"\n{pair_kernel(plan)}"
+    if plan.gradient_path == "lanes":
+        return f'\n{lanes_constants(plan)}\n#include "lanes.slang"\n\n{lanes_kernel(plan)}'
     if plan.gradient_path != "tiles":
         return '#include "train.slang"'
     if plan.fused:
@@ -137,7 +141,10 @@ def _dense_layer(s: LayerStep) -> str:
 
 def _views_functions(plan: NetworkPlan) -> str:
     """The network as one differentiable function of its input (the derivative views run
-    fwd_diff through it), and the same chain writing every neuron's value (the neuron views)."""
+    fwd_diff through it), and the same chain writing every neuron's value (the neuron views);
+    with lane tiles, loops over their layer table (app/shadergen/lanes.py)."""
+    if plan.gradient_path == "lanes":
+        return lanes_views(plan)
 
     def with_neurons(s: LayerStep) -> list[str]:
         offset = plan.neuron_offset(s.k + 1)

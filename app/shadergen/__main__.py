@@ -1,7 +1,8 @@
-"""python -m app.shadergen [network options] [--tensor-cores]: prints the Slang module the app
-generates for a config. It takes the app's own options (--hidden 64,64 --precision half
+"""python -m app.shadergen [network options] [--tensor-cores] [--cpu]: prints the Slang module the
+app generates for a config. It takes the app's own options (--hidden 64,64 --precision half
 --activation tanh, --preset, --config, --target, --target-file, ...); those that don't shape a
-config are refused. --tensor-cores prints the plan a device with cooperative matrices gets."""
+config are refused. --tensor-cores prints the plan a device with cooperative matrices gets, --cpu
+the plan of a CPU driver (lane tiles for wide float networks)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from ..fast_start import skip_torch
 
 # Options besides the config's own fields that decide the module: where the config comes from,
 # and the device that reads a --target-file's TARGET_COUNT.
-SOURCE_OPTIONS = ("preset", "config", "target_file", "dataset_source", "device", "tensor_cores")
+SOURCE_OPTIONS = ("preset", "config", "target_file", "dataset_source", "device", "tensor_cores", "cpu")
 
 
 def _accepted() -> set[str]:
@@ -39,6 +40,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the plan of a device with cooperative matrices (half-precision tiles multiply on tensor cores)",
     )
+    parser.add_argument("--cpu", action="store_true", help="print the plan of a CPU driver such as lavapipe")
     return parser
 
 
@@ -67,7 +69,7 @@ def source_for(argv: Sequence[str] | None = None) -> str:
         from ..slang_target import load
 
         config = config.replace(slang_target=load(create_gpu(args.device), args.target_file))
-    return network_source(plan_for(config, tensor_cores=args.tensor_cores))
+    return network_source(plan_for(config, tensor_cores=args.tensor_cores, cpu=args.cpu))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

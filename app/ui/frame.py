@@ -4,6 +4,7 @@ UI -> the session's training and evaluation work -> UI drawing, all in one comma
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import slangpy as spy
 from imgui_bundle import imgui
@@ -12,17 +13,26 @@ from ..ui import layout, menu
 from ..ui.panels import neuron_view, training
 from ..ui.panels.table import LOSS, PANELS
 from ..ui.state import AppState
+from ..ui.style import TRANSPARENT, WINDOW_BG
 
-BACKGROUND = [0.06, 0.065, 0.075, 1.0]
+BACKGROUND = list(WINDOW_BG)  # the frame is cleared to the panels' background
 
 
 def draw_ui(app: AppState) -> None:
     """The menu bar, the docked panels and the notices; the layout follows the window's size."""
     menu.draw(app)
+    # The dock space and the docked panels fill no background (they draw it in begin()): the
+    # frame was cleared to it. Their fills covered the window twice, 13 of a paused frame's 23 ms
+    # on lavapipe. Inside a panel the colour is the style's again (implot derives from it).
+    imgui.push_style_color(imgui.Col_.window_bg, TRANSPARENT)
     layout.dock_space(app.dock, PANELS, app.windows, app.layout_reset, app)
+    imgui.pop_style_color()
     app.layout_reset = False
     for panel in PANELS:
-        if imgui.begin(panel.title, None, panel.flags)[0]:
+        imgui.push_style_color(imgui.Col_.window_bg, TRANSPARENT)
+        expanded = imgui.begin(panel.title, None, panel.flags)[0]
+        imgui.pop_style_color()
+        if expanded:
             panel.draw(app)
         app.remember_window(panel.title)
         imgui.end()
@@ -32,10 +42,18 @@ def draw_ui(app: AppState) -> None:
     menu.notice(app)
 
 
-def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
-    """Submits the frame's training (app.frames, the frame driver), builds the UI while the GPU
-    trains, records the evaluation and the UI into one encoder, submits, waits and hands the
-    results back through the frame driver."""
+def frame(
+    app: AppState,
+    size: tuple[int, int],
+    acquire: Callable[[], spy.Texture | None],
+    delta_time: float,
+    force: bool = False,
+) -> spy.Texture | None:
+    """Submits the frame's training (app.frames, the frame driver), builds the UI at `size` while
+    the GPU trains, records the evaluation and, where app.redraw wants it (or `force`), the UI
+    into the target `acquire` gives, in one encoder; submits, waits and hands the results back
+    through the frame driver. Returns the target drawn into, or None where the frame kept what
+    the target shows."""
     start = time.perf_counter()
     app.files.poll()
     if app.session.poll_rebuild():
@@ -44,18 +62,26 @@ def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
     app.data.poll()
     app.run_grad_check_if_wanted()
     work = app.frames.submit_training(app.running)
-    app.renderer.begin_frame(target.width, target.height, delta_time)
+    app.renderer.begin_frame(size[0], size[1], delta_time)
     draw_ui(app)
+    draw_data = app.renderer.finish()
+    target = None
     with app.gpu.submit(wait=False) as encoder:
         app.frames.record_frame(encoder, work, app.running)
-        encoder.clear_texture_float(target, clear_value=BACKGROUND)
-        app.renderer.end_frame(target, encoder)
+        if app.redraw.wanted(draw_data, app.texture_state(), size, app.running, app.gpu.software) or force:
+            target = acquire()
+        if target is not None:
+            encoder.clear_texture_float(target, clear_value=BACKGROUND)
+            app.renderer.draw(draw_data, target, encoder)
         app.frames.timer.mark(encoder, 4)
     waited = time.perf_counter()
     app.gpu.device.wait()
     waited = time.perf_counter() - waited
     app.stats.wait_ms = waited * 1000
+    if target is not None:
+        app.redraw.drawn()
     gpu_seconds = app.frames.timer.read()
     work_seconds = time.perf_counter() - start
     app.frames.finish_frame(work, gpu_seconds, waited, work_seconds)
     app.after_frame(work, delta_time, work_seconds, gpu_seconds)
+    return target

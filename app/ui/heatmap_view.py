@@ -22,6 +22,10 @@ RowTitle = Callable[[int], None]
 BAR_COLUMNS = {"values": 0, "error": 1, "signed": 2}  # columns of HeatmapImages.colorbars
 QUANTITY = {0: "f", 1: "∂f/∂x", 2: "∂f/∂y"}
 INVALID = imgui.ImVec4(*INVALID_COLOUR, 1.0)
+# draw_heatmaps puts its images in draw-list channels of their own, so that all heatmaps are one
+# draw of the atlas and all bars one of theirs: each draw cost ~50 us on a CPU driver, and the
+# images, bars and labels taking turns made a draw of each.
+ATLAS_CHANNEL, BAR_CHANNEL, TEXT_CHANNEL = 0, 1, 2
 
 
 @dataclass
@@ -35,13 +39,33 @@ def _format(value: float) -> str:
     return f"{value:.3g}"
 
 
-def colorbar(renderer, images: HeatmapImages, column: int, lo: float, hi: float, height: float, width: float) -> None:
+def _image(channel: int | None, texture, size: imgui.ImVec2, uv0: imgui.ImVec2, uv1: imgui.ImVec2) -> None:
+    """imgui.image, into draw-list `channel` where draw_heatmaps split the list (None: as is)."""
+    draw = imgui.get_window_draw_list()
+    if channel is not None:
+        draw.channels_set_current(channel)
+    imgui.image(texture, size, uv0, uv1)
+    if channel is not None:
+        draw.channels_set_current(TEXT_CHANNEL)
+
+
+def colorbar(
+    renderer,
+    images: HeatmapImages,
+    column: int,
+    lo: float,
+    hi: float,
+    height: float,
+    width: float,
+    channel: int | None = None,
+) -> None:
     """A vertical bar (top = hi) with three values to its right. The ticks are notches cut into
     the bar's right edge: a tick outside it, right before a number, read as a minus sign."""
     columns = images.colorbars.width
     u = (column + 0.5) / columns
     start = imgui.get_cursor_screen_pos()
-    imgui.image(renderer.texture(images.colorbars), imgui.ImVec2(width, height), imgui.ImVec2(u, 0), imgui.ImVec2(u, 1))
+    texture = renderer.texture(images.colorbars)
+    _image(channel, texture, imgui.ImVec2(width, height), imgui.ImVec2(u, 0), imgui.ImVec2(u, 1))
     draw = imgui.get_window_draw_list()
     text = imgui.get_color_u32(imgui.Col_.text)
     notch = imgui.get_color_u32(imgui.ImVec4(0.09, 0.10, 0.12, 1.0))
@@ -138,6 +162,8 @@ def draw_heatmaps(
             imgui.same_line()
     _legend(invalid[view], outputs)
     width = 3 * len(VIEWS)
+    imgui.get_window_draw_list().channels_split(3)
+    imgui.get_window_draw_list().channels_set_current(TEXT_CHANNEL)
     for row, output in enumerate(outputs):
         lo, hi = (float(v) for v in images.value_ranges[view, output])
         if row_title is None:
@@ -147,13 +173,13 @@ def draw_heatmaps(
         imgui.set_cursor_pos_x(x0)
         for panel in range(3):
             if panel == 2:
-                colorbar(renderer, images, BAR_COLUMNS["values" if view == 0 else "signed"], lo, hi, size, bar)
+                bar_column = BAR_COLUMNS["values" if view == 0 else "signed"]
+                colorbar(renderer, images, bar_column, lo, hi, size, bar, BAR_CHANNEL)
                 imgui.same_line(0, bar_block - bar + spacing)
             u0, v0 = (3 * view + panel) / width, output / rows
             image_min = imgui.get_cursor_screen_pos()
-            imgui.image(
-                atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), imgui.ImVec2(u0 + 1 / width, v0 + 1 / rows)
-            )
+            uv1 = imgui.ImVec2(u0 + 1 / width, v0 + 1 / rows)
+            _image(ATLAS_CHANNEL, atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), uv1)
             if panel == 0:
                 axis_labels(domain, image_min, size, x_axis=False)
             if row == len(outputs) - 1:
@@ -161,9 +187,10 @@ def draw_heatmaps(
             if lookup is not None and imgui.is_item_hovered():
                 _tooltip(lookup, view, output, images.grid, image_min, size)
             imgui.same_line()
-        colorbar(renderer, images, BAR_COLUMNS["error"], 0.0, float(error_max[view][output]), size, bar)
+        colorbar(renderer, images, BAR_COLUMNS["error"], 0.0, float(error_max[view][output]), size, bar, BAR_CHANNEL)
         # The tick labels are drawn beside the bar, outside any item: reserve their width so
         # auto-sized windows (heatmaps.png) and scrollbars include them.
         imgui.same_line(0, 0)
         imgui.dummy(imgui.ImVec2(bar_block - bar, size))
+    imgui.get_window_draw_list().channels_merge()
     imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))  # room for x's labels

@@ -28,16 +28,20 @@ class OffscreenApp:
         """As a window resized by the user: later frames are drawn at the new size."""
         self.target = create_target(self.session.gpu.device, width, height)
 
-    def frame(self, count: int = 1) -> None:
+    def frame(self, count: int = 1, force: bool = False) -> None:
+        """`count` frames; each draws the UI where app.redraw wants it, or every one with `force`
+        (the target then always shows the latest frame)."""
         for _ in range(count):
             now = time.perf_counter()
-            frame(self.app, self.target, max(now - self._last, 1e-4))
+            size = (self.target.width, self.target.height)
+            frame(self.app, size, lambda: self.target, max(now - self._last, 1e-4), force)
             self._last = now
 
     # ---- injected input (tests) ---------------------------------------------------------
     def move(self, x: float, y: float) -> None:
         self.renderer.make_current()
         imgui.get_io().add_mouse_pos_event(x, y)
+        self.app.redraw.note_input()
         self.frame()
 
     def click(self, x: float, y: float) -> None:
@@ -45,9 +49,11 @@ class OffscreenApp:
         self.move(x, y)
         self.renderer.make_current()
         imgui.get_io().add_mouse_button_event(0, True)
+        self.app.redraw.note_input()
         self.frame()
         self.renderer.make_current()
         imgui.get_io().add_mouse_button_event(0, False)
+        self.app.redraw.note_input()
         self.frame()
 
     def save(self, path: str) -> None:
@@ -64,7 +70,7 @@ def render_screenshot(session: Session, path: str, width: int = 1280, height: in
     ui = OffscreenApp(session, width, height)
     try:
         ui.app.running = False
-        ui.frame(3)  # the first frames measure text and settle the layout
+        ui.frame(3, force=True)  # the first frames measure text and settle the layout
         ui.save(path)
     finally:
         ui.close()

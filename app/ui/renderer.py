@@ -43,9 +43,17 @@ class UiRenderer:
 
     def end_frame(self, target: spy.Texture, encoder: spy.CommandEncoder) -> None:
         """Finishes the ImGui frame and records its drawing into `target`."""
+        self.draw(self.finish(), target, encoder)
+
+    def finish(self):
+        """Finishes the ImGui frame: its draw data, with the textures it uses uploaded."""
         imgui.render()
         draw_data = imgui.get_draw_data()
         spy_imgui.sync_draw_data_textures(self.device, self.sgl_context, draw_data)
+        return draw_data
+
+    def draw(self, draw_data, target: spy.Texture, encoder: spy.CommandEncoder) -> None:
+        """Records the drawing of `draw_data` (from finish()) into `target`."""
         self.sgl_context.begin_frame(target.width, target.height)
         self.sgl_context.end_frame(target, encoder)
         spy_imgui.render_imgui_draw_data(self.sgl_context, draw_data, target, encoder)

@@ -55,4 +55,5 @@ def save(app) -> None:
         "outputs": None if app.layout.outputs is None else list(app.layout.outputs),
         "my_targets": list(app.targets.mine),
     }
-    saved.save(app.session.restorable_config(), view)
+    # Closed while the restored network was still being built: that network, not the placeholder.
+    saved.save(app.restoring or app.session.restorable_config(), view)

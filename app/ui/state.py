@@ -4,6 +4,7 @@ through it; frame.py turns it into GPU work."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import time
 from dataclasses import dataclass, field
@@ -24,10 +25,13 @@ from ..ui.data_edits import DataEdits
 from ..ui.files import FileActions
 from ..ui.heatmap_view import HeatmapLayout
 from ..ui.layout import Layout
+from ..ui.redraw import Redraw
 from ..ui.renderer import UiRenderer
 from ..ui.target_edits import TargetEdits
 
 DIAGRAM_INTERVAL_S = 0.25  # weights read back for the diagram at most 4 times a second
+STATS_INTERVAL_S = 0.5  # the frame figures shown change at most twice a second: readable, and a
+# paused window whose figures stayed put need not draw its UI again (app/ui/redraw.py)
 
 
 @dataclass
@@ -38,6 +42,7 @@ class Stats:
     training: str = ""  # what the budget gave training in the last frame that trained
     record_ms: float = 0.0  # CPU time recording the last frame's training
     wait_ms: float = 0.0  # CPU time waiting for the last frame's GPU work
+    ui_per_second: float = 0.0  # frames that drew the UI, per second
 
 
 class AppState:
@@ -48,7 +53,9 @@ class AppState:
         self.vsync = True
         self.layout = HeatmapLayout(image_em=7.5)
         self.field_errors: dict[str, str] = {}  # a rejected value's message, by the field it came from
-        self.stats = Stats()
+        self.stats = Stats()  # smoothed every frame
+        self.shown_stats = Stats()  # what the Training panel shows: the stats every STATS_INTERVAL_S
+        self._stats_at = (0.0, 0)  # when shown_stats was taken, and app.redraw.count then
         self.frames = FrameDriver(session)  # the frame budget and each frame's training work
         self.screenshot_path: str | None = None
         self.dock = Layout()  # the panels' layout (app.ui.layout)
@@ -68,6 +75,8 @@ class AppState:
         self.targets = TargetEdits(session)
         self.data = DataEdits(session)  # the dataset and its live settings
         self.data_drafts: dict[str, float] = {}  # data sliders' values while dragged
+        self.redraw = Redraw()  # whether a frame draws the UI again (app/ui/redraw.py)
+        self.restoring: Config | None = None  # the network being built at start (app/ui/opening.py)
         self.on_new_network()
 
     @property
@@ -183,6 +192,8 @@ class AppState:
     def after_frame(self, work: FrameWork, frame_seconds: float, work_seconds: float, gpu_seconds: dict) -> None:
         if self.session.divergence is not None:
             self.running = False  # the panel says why and offers to resume
+        if self.restoring is not None and self.session.rebuild is None:
+            self.restoring = None  # its build failed (the panel says why): the placeholder stays
         alpha = 0.1 if self.stats.frame_ms else 1.0
         self.stats.frame_ms += alpha * (frame_seconds * 1000 - self.stats.frame_ms)
         self.stats.work_ms += alpha * (work_seconds * 1000 - self.stats.work_ms)
@@ -195,6 +206,17 @@ class AppState:
             frames = max(2, round(seconds / max(self.frames.budget.compute_seconds(), 1e-6)))
             self.stats.training = f"1 step in ~{frames:,} frames ({seconds:.3g} s of GPU)"
         self.frame_index += 1
+        now, (taken, drawn) = time.perf_counter(), self._stats_at
+        if now - taken >= STATS_INTERVAL_S:
+            self.stats.ui_per_second = (self.redraw.count - drawn) / (now - taken) if taken else 0.0
+            self.shown_stats = dataclasses.replace(self.stats, gpu_ms=dict(self.stats.gpu_ms))
+            self._stats_at = (now, self.redraw.count)
+
+    def texture_state(self) -> tuple:
+        """What the pixels of the UI's own images depend on: the heatmap and neuron atlases, and
+        the evaluation pass they were last drawn from (compared by app/ui/redraw.py)."""
+        heatmaps = self.session.heatmaps
+        return (heatmaps, heatmaps.drawn) if heatmaps is not None else ()
 
     def evaluation(self) -> Evaluation:
         """The last complete grid evaluation, read back lazily (only while a tooltip needs it)."""

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
+# The panels' background, drawn by clearing the frame to it: docked panels draw none of their own
+# (app/ui/frame.py), since each full-window fill cost ~10 ms a frame on a CPU driver (lavapipe).
+WINDOW_BG = (0.09, 0.10, 0.12, 1.0)
+TRANSPARENT = imgui.ImVec4(0.0, 0.0, 0.0, 0.0)
+
 
 def em(value: float = 1.0) -> float:
     """`value` font heights in pixels: the unit for every size in the UI."""
@@ -22,7 +27,7 @@ def apply_style(font_scale: float) -> None:
     # A border on every frame: an unchecked checkbox was invisible on the dark background.
     style.frame_border_size = 1.0
     style.set_color_(imgui.Col_.border, imgui.ImVec4(0.36, 0.39, 0.45, 0.8))
-    style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(0.09, 0.10, 0.12, 1.0))
+    style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(*WINDOW_BG))
     style.set_color_(imgui.Col_.child_bg, imgui.ImVec4(0.11, 0.12, 0.14, 1.0))
     style.set_color_(imgui.Col_.title_bg_active, imgui.ImVec4(0.16, 0.29, 0.48, 1.0))
     # Narrow, half-transparent grabs: a slider's value text stays readable where the grab is.

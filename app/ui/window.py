@@ -15,14 +15,15 @@ from slangpy.ui import imgui_bundle as spy_imgui
 
 from ..errors import first_line
 from ..gpu import Gpu
-from ..session import Session
 from ..start import Start
 from ..ui import settings
 from ..ui.frame import frame
+from ..ui.opening import build_restored, open_session
 from ..ui.renderer import UiRenderer, create_target, save_png
 from ..ui.state import AppState
 
 MINIMISED_SLEEP_S = 0.05
+IDLE_FRAME_S = 1 / 60  # a frame that drew nothing, paused, lasts at least this long
 LOST_AFTER_FAILURES = 5
 HEATMAP_GRID = 64  # the window's evaluation grid: keeps the frame rate on a CPU driver
 
@@ -54,10 +55,12 @@ class _Window:
 
     def _mouse(self, event: spy.MouseEvent) -> None:
         self.renderer.make_current()
+        self.app.redraw.note_input()
         spy_imgui.handle_mouse_event(event)
 
     def _keyboard(self, event: spy.KeyboardEvent) -> None:
         self.renderer.make_current()
+        self.app.redraw.note_input()
         if event.type == spy.KeyboardEventType.key_press and event.key == spy.KeyCode.f12:
             self.app.request_screenshot()
         spy_imgui.handle_keyboard_event(event)
@@ -77,14 +80,17 @@ class _Window:
             self.app.gpu.device.wait()
             self.surface.configure(width=size[0], height=size[1], vsync=self.app.vsync)
             self.size, self.vsync = size, self.app.vsync
+            self.app.redraw.invalidate()  # new swapchain images hold nothing yet
         return True
 
-    def render(self, delta_time: float) -> None:
+    def render(self, delta_time: float) -> bool:
+        """One frame; False where it kept what the window shows (nothing presented)."""
         path = self.app.screenshot_path
         if path:  # this frame goes to a texture that can be saved; the window keeps the last one
             self.app.screenshot_path = None
             target = create_target(self.app.gpu.device, *self.size)
-            frame(self.app, target, delta_time)
+            frame(self.app, self.size, lambda: target, delta_time, force=True)
+            self.app.redraw.invalidate()  # the window did not get that frame
             try:
                 save_png(target, path)
             except Exception as error:  # a full disk, say: the session goes on
@@ -92,14 +98,14 @@ class _Window:
                 return
             self.app.say(f"screenshot saved: {path}")
             print(f"screenshot: {path}", flush=True)
-            return
+            return True
         try:
-            image = self.surface.acquire_next_image()
+            image = frame(self.app, self.size, self.surface.acquire_next_image, delta_time)
             if image is None:
-                return
-            frame(self.app, image, delta_time)
+                return False
             self.surface.present()
             self.failures = 0
+            return True
         except RuntimeError:
             # A resize between configure() and present() leaves the swapchain out of date: make
             # it again and skip the frame. A window destroyed from outside fails every time.
@@ -110,14 +116,16 @@ class _Window:
             except RuntimeError:
                 self.failures = LOST_AFTER_FAILURES
             self.lost = self.failures >= LOST_AFTER_FAILURES
+            return False
 
 
 def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> int:
     """Opens the window on `gpu` training from `start`; `saved` is the last session's settings."""
-    session = Session(gpu, start.config, grid=HEATMAP_GRID, heatmaps=True)
-    start.apply(session)
+    session, placeholder = open_session(gpu, start, HEATMAP_GRID)
     renderer = UiRenderer(gpu.device, options.width, options.height)
     app = AppState(session, renderer)
+    if placeholder:
+        build_restored(app, start)
     settings.restore_view(app, saved)
     if options.vsync is not None:
         app.vsync = options.vsync
@@ -160,7 +168,10 @@ def _loop(win: _Window, app: AppState, interrupted: list) -> None:
                 app.screenshot_path = win.options.screenshot
             else:
                 app.request_screenshot()
-        win.render(max(now - last, 1e-4))
+        if not win.render(max(now - last, 1e-4)) and not app.running:
+            # Nothing drawn and nothing training: no vsync wait paces the loop, so wait out the
+            # rest of a 60 Hz frame instead of spinning (input is still handled every frame).
+            time.sleep(max(0.0, IDLE_FRAME_S - (time.perf_counter() - now)))
         last, frames = now, frames + 1
         if win.options.on_frame is not None:
             win.options.on_frame(app)

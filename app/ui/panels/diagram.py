@@ -114,6 +114,9 @@ def _nodes(app, draw_list, plan, sizes, neurons, xs, ys) -> None:
     clicked = imgui.is_window_hovered() and imgui.is_mouse_clicked(0)
     mouse = imgui.get_mouse_pos()
     app.diagram_nodes = {}  # neuron (plan order) -> node rect: tests click them
+    # The images in one channel, frames and labels in another: one draw of the atlas instead of
+    # one per node, each draw costing ~50 us on a CPU driver.
+    draw_list.channels_split(2)
     for k, (shown, column) in enumerate(zip(neurons, ys)):
         spacing = (column[1] - column[0]) if len(column) > 1 else em(2)
         half = max(2.0, min(em(1.3), spacing * 0.46, gap * 0.18))
@@ -121,7 +124,9 @@ def _nodes(app, draw_list, plan, sizes, neurons, xs, ys) -> None:
             index = plan.neuron_offset(k) + neuron
             lo, hi = imgui.ImVec2(xs[k] - half, y - half), imgui.ImVec2(xs[k] + half, y + half)
             u0, v0, u1, v1 = app.session.heatmaps.neurons.tile(index)
+            draw_list.channels_set_current(0)
             draw_list.add_image(atlas, lo, hi, imgui.ImVec2(u0, v0), imgui.ImVec2(u1, v1))
+            draw_list.channels_set_current(1)
             selected = index == app.selected_neuron
             draw_list.add_rect(lo, hi, chosen if selected else frame, 0.0, 2.0 if selected else 1.0)
             app.diagram_nodes[index] = (lo.x, lo.y, hi.x, hi.y)
@@ -136,3 +141,4 @@ def _nodes(app, draw_list, plan, sizes, neurons, xs, ys) -> None:
             y = (column[-2] + column[-1]) / 2
             for dy in (-1, 0, 1):
                 draw_list.add_circle_filled(imgui.ImVec2(xs[k], y + dy * half * 0.6), max(1.0, half * 0.18), muted)
+    draw_list.channels_merge()

@@ -9,6 +9,7 @@ from ...config_spec import STRUCTURE
 from ...errors import UserError
 from ...plan import plan_for
 from ...ui.fields import draw_field, widget_fields
+from ...ui.panels import step_warning
 from ...ui.style import BAD, MUTED, WARN, em, field_error
 
 
@@ -22,6 +23,10 @@ def _edit(app, **changes) -> None:
 
 
 def draw(app) -> None:
+    # Apply, the rebuild's progress and the slow-step warning first: below eight layers' widths
+    # they were out of sight in the panel's default height.
+    _apply_row(app)
+    imgui.separator()
     d = app.draft
     imgui.push_item_width(-em(8.6))
     hidden = list(d.hidden)
@@ -49,7 +54,6 @@ def draw(app) -> None:
         if value is not None:
             _edit(app, **{name: value})
     imgui.pop_item_width()
-    _apply_row(app)
 
 
 def _apply_row(app) -> None:
@@ -72,6 +76,7 @@ def _apply_row(app) -> None:
             app.draft = app.config
         drafted = app.config.replace(**{f: getattr(app.draft, f) for f in fields_of(STRUCTURE)})
         imgui.text_colored(WARN, f"pending: {plan_for(drafted).title}")
+        step_warning.draw(app)
     else:
         imgui.text_colored(MUTED, f"{app.session.trainer.plan.param_count:,} parameters")
     field_error(app, "network")

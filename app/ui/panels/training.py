@@ -16,6 +16,7 @@ BATCH_SIZES = [2**k for k in range(4, 21)]
 # A dataset's batches go down to one point, as the Playground's do (the whole set at most)
 POINT_BATCH_SIZES = [2**k for k in range(0, 21)]
 LOG_LR_RANGE = (-5.0, 0.0)  # the slider's range, in log10 of the learning rate
+GRADIENT_SUMS = {"thread": "thread", "group": "group", "tiles": "workgroup", "lanes": "lane-tile"}
 
 
 def round_significant(value: float, digits: int = 3) -> float:
@@ -193,8 +194,20 @@ def _data_figures(session) -> None:
         _row("accuracy", "-" if train is None else f"{train:.1%} train, {test:.1%} test")
 
 
+def _rate(samples_per_second: float, batch_size: int) -> str:
+    """Samples/s as measured over completed steps; with steps/min where a step takes over a second."""
+    if samples_per_second <= 0:
+        return "measuring (first step)"
+    if samples_per_second >= 1e4:
+        return f"{samples_per_second / 1e6:.2f} M"
+    steps_per_minute = 60 * samples_per_second / batch_size
+    if steps_per_minute < 60:
+        return f"{samples_per_second:,.0f}  ({steps_per_minute:.3g} steps / min)"
+    return f"{samples_per_second:,.0f}"
+
+
 def _figures(app) -> None:
-    s, session = app.stats, app.session
+    s, session = app.shown_stats, app.session
     t = session.trainer
     if not imgui.begin_table("figures", 2, imgui.TableFlags_.sizing_fixed_fit):
         return
@@ -212,20 +225,17 @@ def _figures(app) -> None:
                 "in x and y, summed over outputs (forward-mode autodiff of network and truth)"
             )
     if app.running:
-        rate = app.frames.samples_per_second()
-        _row("samples / s", f"{rate / 1e6:.2f} M" if rate >= 1e4 else f"{rate:,.0f}")
+        _row("samples / s", _rate(app.frames.samples_per_second(), t.batch_size))
         _row("training", s.training)
         plan = session.trainer.plan
-        _row(
-            "kernels",
-            f"{plan.matmul}, {'workgroup' if plan.gradient_path == 'tiles' else plan.gradient_path} gradient sums",
-        )
+        _row("kernels", f"{plan.matmul}, {GRADIENT_SUMS[plan.gradient_path]} gradient sums")
     else:
         _row("samples / s", "paused")
     _row(
         "frame",
         f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms > 0 else "-",
     )
+    _row("UI drawn", f"{s.ui_per_second:.0f} times / s (when it changed)")
     if s.gpu_ms:  # only what the device's timestamp queries measured
         _row("GPU ms", f"train {s.gpu_ms['training']:.3g}, maps {s.gpu_ms['heatmaps']:.3g}, UI {s.gpu_ms['ui']:.3g}")
     else:

@@ -1,0 +1,49 @@
+"""The window opens at once, whatever network it restores. On a CPU driver a wide network's kernels
+take from seconds to a minute or more to compile, and the window used to wait for them with
+nothing on screen. There it opens instead on a placeholder, the restored config with the poly2
+encoding and one hidden layer of PLACEHOLDER_WIDTH (thread accumulators for up to 8 outputs: its
+kernels compile in a second or two), paused, and builds the
+restored network as any rebuild is built, its progress bar in the Network panel. Once built, the
+network swaps in with the checkpoint's or network.json's state, and training starts."""
+
+from __future__ import annotations
+
+from ..config import Config
+from ..gpu import Gpu
+from ..session import Session
+from ..start import Start
+
+PLACEHOLDER_WIDTH = 8
+
+
+def needs_placeholder(gpu: Gpu, config: Config) -> bool:
+    """Where the network's kernels may take long to compile: wide networks on a CPU driver."""
+    return gpu.software and gpu.plan(config).gradient_path != "thread"
+
+
+def open_session(gpu: Gpu, start: Start, grid: int) -> tuple[Session, bool]:
+    """The window's first session: `start`'s own, or a placeholder's (then True: build_restored
+    must follow)."""
+    if not needs_placeholder(gpu, start.config):
+        session = Session(gpu, start.config, grid=grid, heatmaps=True)
+        start.apply(session)
+        return session, False
+    placeholder = start.config.replace(hidden=[PLACEHOLDER_WIDTH], encoding="poly2")
+    return Session(gpu, placeholder, grid=grid, heatmaps=True), True
+
+
+def build_restored(app, start: Start) -> None:
+    """Pauses the placeholder and starts building `start`'s network; when it is in, puts in
+    `start`'s state and trains. Until then app.restoring names the config being built."""
+    app.running = False
+    app.restoring = start.config
+
+    def swap_in(session: Session) -> None:
+        start.apply(session)
+        if start.checkpoint is None:  # the placeholder's empty run is no run of the user's
+            session.continue_history([session.history.current])
+        app.restoring = None
+        app.running = True
+
+    app.session.start_rebuild(start.config, then=swap_in)
+    app.say(f"building {app.gpu.plan(start.config).title}: the window shows a placeholder until it is ready", 10.0)

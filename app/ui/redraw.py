@@ -1,0 +1,75 @@
+"""When a frame draws the UI again, and when it may keep what the window already shows.
+
+On a CPU driver (lavapipe) drawing the UI is most of a frame: 10-20 ms at 1280x800, almost all of
+it per-pixel work (texture fetches and blending; not the ImGui calls, ~1.5 ms). So:
+- a frame whose draw lists, textures and target are those of the last drawn frame is not drawn
+  again (paused and untouched, the window costs the ImGui calls and a comparison). It is drawn at
+  least every REFRESH_S anyway, in case the window system lost the window's contents;
+- while a CPU driver trains, the UI is drawn at most UI_HZ times a second, and at once after any
+  input, so that the frames between train instead (the frame budget trades UI frames for
+  training). Every frame still builds the UI, so input is handled each frame.
+On a GPU nothing changes: training changes the UI every frame, and every frame draws it."""
+
+from __future__ import annotations
+
+import ctypes
+import time
+
+REFRESH_S = 0.5
+UI_HZ = 12
+
+
+def draw_signature(draw_data) -> tuple:
+    """Everything a drawing of `draw_data` depends on besides the textures' pixels: every list's
+    vertices, indices and commands (clip rectangle, texture, offsets, counts)."""
+    parts = []
+    for draw_list in draw_data.cmd_lists:
+        vertices, indices = draw_list.vtx_buffer, draw_list.idx_buffer
+        parts.append(ctypes.string_at(vertices.data_address(), vertices.size() * 20))  # ImDrawVert: 20 bytes
+        parts.append(ctypes.string_at(indices.data_address(), indices.size() * 4))  # ImDrawIdx: 4 bytes
+        for cmd in draw_list.cmd_buffer:
+            clip = cmd.clip_rect
+            parts.append(
+                (clip.x, clip.y, clip.z, clip.w, cmd.get_tex_id(), cmd.vtx_offset, cmd.idx_offset, cmd.elem_count)
+            )
+    return tuple(parts)
+
+
+class Redraw:
+    """Decides, frame by frame, whether the UI is drawn; counts the frames that were."""
+
+    def __init__(self) -> None:
+        self._shown: tuple | None = None  # the signature of what the target shows
+        self._pending: tuple | None = None
+        self._drawn_at = float("-inf")
+        self.input = False  # input arrived since the last drawn frame
+        self.count = 0  # frames drawn
+
+    def invalidate(self) -> None:
+        """The target lost what it showed (a new swapchain, a resize): the next frame draws."""
+        self._shown = None
+
+    def note_input(self) -> None:
+        self.input = True
+
+    def wanted(self, draw_data, textures: tuple, target_key, training: bool, software: bool) -> bool:
+        """Whether this frame draws: its draw lists, `textures` (what their pixels depend on) and
+        `target_key` against the last drawn frame's. A GPU training draws every frame (its UI
+        changes every frame: no comparison); a CPU driver training at most UI_HZ times a second
+        unless input arrived."""
+        if training and not software:
+            self._pending = None  # nothing to compare the next frame with
+            return True
+        now = time.perf_counter()
+        if self._shown is not None and now - self._drawn_at < REFRESH_S:
+            if training and not self.input and now - self._drawn_at < 1.0 / UI_HZ:
+                return False
+        self._pending = (target_key, textures, draw_signature(draw_data))
+        return self._pending != self._shown or now - self._drawn_at >= REFRESH_S
+
+    def drawn(self) -> None:
+        """The frame asked about last was drawn."""
+        self._shown, self._pending = self._pending, None
+        self._drawn_at = time.perf_counter()
+        self.input = False
+        self.count += 1
