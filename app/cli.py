@@ -90,7 +90,7 @@ def _write_headless(session, result, args: argparse.Namespace, out: Path) -> Non
     """--out, and beside it the checkpoint, Slang export and screenshot asked for: each written
     under a temporary name first and renamed into place only once all are written."""
     from . import checkpoint, headless
-    from .export_slang import trainer_source
+    from .export_slang import export_files
 
     def heatmaps_png(folder: Path) -> None:
         from .ui.report import write_run_heatmaps  # imgui only when a picture is wanted
@@ -98,10 +98,12 @@ def _write_headless(session, result, args: argparse.Namespace, out: Path) -> Non
         write_run_heatmaps(session, folder)
 
     staging = Staging()
-    files = [
-        ("--save-checkpoint", args.save_checkpoint, lambda: checkpoint.encode(checkpoint.capture(session))),
-        ("--export-slang", args.export_slang, lambda: trainer_source(session.trainer).encode()),
-    ]
+    files = [("--save-checkpoint", args.save_checkpoint, lambda: checkpoint.encode(checkpoint.capture(session)))]
+    if args.export_slang:  # the .slang file, and a grid's tables beside it
+        files += [
+            ("--export-slang", path, lambda data=data: data)
+            for path, data in export_files(session.trainer, args.export_slang)
+        ]
     option, path = "--out", out
     try:
         if args.screenshot:

@@ -60,7 +60,7 @@ def _listed(options: list[str]) -> str:
     return options[0] if len(options) == 1 else f"{', '.join(options[:-1])} and {options[-1]}"
 
 
-_PARSERS = {"widths": _widths, "text": _text}
+_PARSERS = {"widths": _widths, "text": _text, "real": float}
 
 
 def _field_option(name: str, spec: Spec) -> dict:

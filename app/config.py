@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import components, optimizers
+from . import components, hashgrid, optimizers
 from .config_spec import HOT, STRUCTURE, TRUTH, Choice, Flag, Fraction, Positive, Whole, spec_field, spec_of
 from .errors import UserError, read_user_text
 from .resources import asset
 from .targets import TUTORIAL_TARGETS, parse_target
 
 ACTIVATIONS = tuple(components.ACTIVATIONS)
-ENCODINGS = tuple(components.ENCODINGS)
+ENCODINGS = tuple(components.ENCODINGS) + hashgrid.GRID_ENCODINGS
 PRECISIONS = ("float", "half")
 MATMULS = ("auto", "simt")  # auto: tensor cores where the device and the network allow
 OPTIMIZERS = tuple(optimizers.OPTIMIZERS)
@@ -100,6 +100,20 @@ _TARGET_FILE_HELP = (
 _FREQUENCIES_HELP = f"Fourier encoding frequencies, 1-{MAX_FREQUENCIES} (default {{default}})"
 
 
+def _check_level_scale(label: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1.0 <= value <= 4.0:
+        raise UserError(f"{label} must be a number from 1 to 4 (got {value!r})")
+    return float(value)
+
+
+def _grid_shown(config: Config) -> bool:
+    return config.encoding in hashgrid.GRID_ENCODINGS
+
+
+def _grid_flag(name: str, what: str, metavar: str, parse: str | None = None) -> Flag:
+    return Flag(name, f"hashgrid and densegrid encodings: {what} (default {{default}})", metavar, parse=parse)
+
+
 @dataclass
 class Config:
     """The table: each field's default, kind, label, check, command-line option and widget."""
@@ -124,6 +138,29 @@ class Config:
     frequencies: int = spec_field(
         4, STRUCTURE, "frequencies", Whole(1, MAX_FREQUENCIES), Flag("--frequencies", _FREQUENCIES_HELP, "K"),
         widget="slider", shown=lambda config: config.encoding == "fourier", in_network_file=True,
+    )
+    grid_levels: int = spec_field(
+        16, STRUCTURE, "levels", Whole(1, 32), _grid_flag("--grid-levels", "resolution levels L, 1-32", "L"),
+        widget="slider", shown=_grid_shown, in_network_file=True,
+    )
+    grid_features: int = spec_field(
+        2, STRUCTURE, "features", Whole(1, 8), _grid_flag("--grid-features", "features per level F, 1-8", "F"),
+        widget="slider", shown=_grid_shown, in_network_file=True,
+    )
+    grid_log2_size: int = spec_field(
+        15, STRUCTURE, "table size (log2)", Whole(8, 24),
+        _grid_flag("--grid-table", "log2 of the entries of a hashed level's table, T, 8-24", "T"),
+        widget="slider", shown=_grid_shown, in_network_file=True,
+    )
+    grid_base_resolution: int = spec_field(
+        16, STRUCTURE, "base resolution", Whole(1, 4096),
+        _grid_flag("--grid-base-resolution", "cells across the domain at the coarsest level", "N"),
+        in_network_file=True,
+    )
+    grid_level_scale: float = spec_field(
+        1.5, STRUCTURE, "per-level scale", _check_level_scale,
+        _grid_flag("--grid-level-scale", "each level's resolution over the one before, 1-4", "B", parse="real"),
+        in_network_file=True,
     )
     precision: str = spec_field(
         "float", STRUCTURE, "precision", Choice(PRECISIONS), _choice_flag("--precision"), widget="combo"
@@ -228,6 +265,7 @@ def validate(config: Config) -> Config:
     """Checks every field, in the table's order; raises UserError naming the first problem."""
     for name, spec in FIELDS.items():
         setattr(config, name, spec.check(spec.label, getattr(config, name)))
+    hashgrid.check_size(config)
     return config
 
 

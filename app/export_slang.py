@@ -6,7 +6,8 @@ that defines
     [Differentiable] float[TRAINED_OUTPUTS] trained_network_outputs(float2 xy);
 
 with the encoding included and the weights baked in, printed from the NetworkPlan and the
-Python <-> Slang twins of app.components.
+Python <-> Slang twins of app.components. A grid encoding's tables go to a sidecar file that the
+caller binds (app/export_grid.py says how); the functions stay [Differentiable] in xy.
 
 It computes what the app's kernels compute, in the same order (bias first, then the inputs in
 order), in float. A half network exports the half weights its kernels use, converted exactly
@@ -26,9 +27,12 @@ Why the code looks the way it does (each measured with SlangPy 0.43.1 on lavapip
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from .config import Config
+from .export_grid import grid_source, tables_bytes, tables_path
 from .plan import LayerPlan, NetworkPlan
 from .trainer import Trainer
 
@@ -126,26 +130,33 @@ def _header(plan: NetworkPlan, config: Config, step: int) -> str:
 // the array: Slang loses the gradients of such a loop over an array filled by an out parameter."""
 
 
-def slang_source(plan: NetworkPlan, config: Config, params: np.ndarray, step: int) -> str:
-    """The standalone module for `params` (flat, in the plan's layout, the values to bake in)."""
-    params = np.asarray(params, np.float32)
-    parts = [
-        _header(plan, config, step),
-        "",
-        f"static const int TRAINED_INPUTS = {plan.input_dim};",
-        f"static const int TRAINED_OUTPUTS = {plan.output_dim};",
-    ]
+def _encoding(plan: NetworkPlan, config: Config, tables_file: str) -> str:
+    if plan.grid is not None:
+        return grid_source(plan.grid, config.domain, tables_file)
     inputs = ",\n        ".join(plan.encoding.expressions(plan.frequencies))
-    parts += [
-        "",
-        f"""[Differentiable]
+    return f"""[Differentiable]
 float[TRAINED_INPUTS] trained_encode(float2 xy)
 {{
     float h[TRAINED_INPUTS] = {{
         {inputs}
     }};
     return h;
-}}""",
+}}"""
+
+
+def slang_source(
+    plan: NetworkPlan, config: Config, params: np.ndarray, step: int, tables_file: str = "trained_network.tables.bin"
+) -> str:
+    """The standalone module for `params` (flat, in the plan's layout, the values to bake in; a
+    grid's tables are named `tables_file`, written apart)."""
+    params = np.asarray(params, np.float32)
+    parts = [
+        _header(plan, config, step),
+        "",
+        f"static const int TRAINED_INPUTS = {plan.input_dim};",
+        f"static const int TRAINED_OUTPUTS = {plan.output_dim};",
+        "",
+        _encoding(plan, config, tables_file),
     ]
     parts += [""] + [x for a in _activations(plan) for x in (a, "")]
     parts += [x for k, layer in enumerate(plan.layers) for x in (_layer(k, layer, params), "")]
@@ -175,5 +186,15 @@ def evaluated_parameters(trainer: Trainer) -> np.ndarray:
     return trainer.gpu.read(trainer.weights, count, np.float16).astype(np.float32)
 
 
-def trainer_source(trainer: Trainer) -> str:
-    return slang_source(trainer.plan, trainer.config, evaluated_parameters(trainer), trainer.step)
+def trainer_source(trainer: Trainer, tables_file: str = "trained_network.tables.bin") -> str:
+    return slang_source(trainer.plan, trainer.config, evaluated_parameters(trainer), trainer.step, tables_file)
+
+
+def export_files(trainer: Trainer, path: str | Path) -> list[tuple[Path, bytes]]:
+    """What --export-slang PATH writes: the .slang file, and beside it a grid's tables."""
+    path = Path(path)
+    params = evaluated_parameters(trainer)
+    files = [(path, trainer_source(trainer, tables_path(path).name).encode())]
+    if trainer.plan.grid is not None:
+        files.append((tables_path(path), tables_bytes(trainer.plan.tables(params))))
+    return files

@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from .atomic import staged_folder, write_synced
 from .device import describe
-from .network_io import export_network
+from .network_io import TABLES_FILE, export_network, tables_npy
 from .session import Session
 
 EXIT_DIVERGED = 3
@@ -108,10 +108,13 @@ def write_outputs(
 ) -> None:
     """Writes the run's files, plus what `extra(folder)` writes, into `out_dir`; on any error
     nothing is left behind (an OSError propagates)."""
-    network = export_network(session.trainer.plan, session.config, session.trainer.parameters())
+    plan, params = session.trainer.plan, session.trainer.parameters()
+    network = export_network(plan, session.config, params)
     with staged_folder(out_dir) as staging:
         write_synced(staging / "summary.json", (json.dumps(_summary(session, result), indent=2) + "\n").encode())
         write_synced(staging / "loss.csv", _loss_csv(session))
         write_synced(staging / "network.json", (json.dumps(network) + "\n").encode())
+        if plan.grid is not None:
+            write_synced(staging / TABLES_FILE, tables_npy(plan, params))
         if extra is not None:
             extra(staging)

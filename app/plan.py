@@ -16,6 +16,7 @@ import numpy as np
 
 from .components import ACTIVATIONS, ENCODINGS, Activation, Encoding
 from .config import Config, Structure
+from .hashgrid import GridEncoding, GridSpec, grid_encoding, grid_spec
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
 # spill, so the group sums gradients through shared-memory tiles (shaders/gradients.slang).
@@ -93,7 +94,7 @@ class LaunchShape:
 class NetworkPlan:
     sizes: tuple[int, ...]
     layers: tuple[LayerPlan, ...]
-    encoding: Encoding
+    encoding: Encoding | GridEncoding
     frequencies: int
     precision: str
     targets: tuple[str, ...]  # expressions, when slang_truth is None
@@ -103,6 +104,7 @@ class NetworkPlan:
     mma: tuple[bool, ...] = ()  # per layer: products on tensor cores (workgroup tiles only)
     tile_samples: int = 0  # workgroup tiles: samples a tile
     tile_pad: int = 0  # ...and the row padding that keeps shared-memory banks apart
+    grid: GridSpec | None = None  # a trainable grid encoding: its tables follow the MLP's parameters
 
     @property
     def thread_accumulators(self) -> bool:
@@ -123,8 +125,27 @@ class NetworkPlan:
         return (*rows, row)
 
     @property
-    def param_count(self) -> int:
+    def mlp_param_count(self) -> int:
+        """The MLP's weights and biases: what each gradient slot holds (the grid's tables, when
+        there are any, follow them in the parameters and sum their gradients apart)."""
         return self.layers[-1].end
+
+    @property
+    def param_count(self) -> int:
+        """Every trained parameter: the MLP's, then the grid's tables."""
+        return self.mlp_param_count + (self.grid.param_count if self.grid else 0)
+
+    @property
+    def grid_param_count(self) -> int:
+        return self.grid.param_count if self.grid else 0
+
+    def tables(self, params: np.ndarray) -> np.ndarray:
+        """The grid's tables in `params` (entry-major, F features an entry)."""
+        return params[self.mlp_param_count : self.param_count]
+
+    def input_names(self) -> list[str]:
+        """One label per encoded input (the network diagram, the neuron views)."""
+        return self.grid.names() if self.grid else self.encoding.names(self.frequencies)
 
     @property
     def input_dim(self) -> int:
@@ -172,6 +193,7 @@ class NetworkPlan:
             self.mma,
             self.tile_samples,
             self.tile_pad,
+            self.grid,
         )
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 
@@ -185,7 +207,7 @@ class NetworkPlan:
         group = self.group_size
         if self.gradient_path == "tiles":
             tiles = -(-batch_size // self.tile_samples)
-            groups = max(1, min(tiles, MAX_TILE_GROUPS, SLOT_MEMORY_BYTES // (4 * self.param_count)))
+            groups = max(1, min(tiles, MAX_TILE_GROUPS, SLOT_MEMORY_BYTES // (4 * self.mlp_param_count)))
             return LaunchShape(
                 thread_count=groups * group,
                 group_count=groups,
@@ -195,7 +217,7 @@ class NetworkPlan:
             )
         waves_per_group = -(-group // wave_width)
         slots_per_group = waves_per_group if self.thread_accumulators else 1
-        max_groups = max(1, SLOT_MEMORY_BYTES // (4 * self.param_count * slots_per_group))
+        max_groups = max(1, SLOT_MEMORY_BYTES // (4 * self.mlp_param_count * slots_per_group))
         threads = min(batch_size, max(MIN_PARALLEL_THREADS, batch_size // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS)
         groups = min(-(-threads // group), max_groups)
         return LaunchShape(
@@ -207,13 +229,16 @@ class NetworkPlan:
         )
 
     def initial_parameters(self, seed: int) -> np.ndarray:
-        """He-uniform weights for ReLU-like activations, Glorot-uniform otherwise; zero biases."""
+        """He-uniform weights for ReLU-like activations, Glorot-uniform otherwise; zero biases;
+        a grid's tables uniform in +-1e-4 (app/hashgrid.py)."""
         rng = np.random.default_rng(seed)
         params = np.zeros(self.param_count, np.float32)
         for layer in self.layers:
             fan = layer.fan_in if layer.activation.relu_like else layer.fan_in + layer.fan_out
             limit = np.sqrt(6.0 / fan)
             params[layer.offset : layer.bias_offset] = rng.uniform(-limit, limit, layer.fan_out * layer.fan_in)
+        if self.grid is not None:
+            params[self.mlp_param_count :] = self.grid.initial_tables(rng)
         return params
 
 
@@ -232,9 +257,10 @@ def _tile_height(size: int, mma: bool) -> int:
     return -(-size // 16) * 16 if mma else size
 
 
-def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tensor_cores: bool):
-    """(samples a tile, row pad, per-layer tensor-core flags) for workgroup tiles, or None where
-    they don't apply: sin (tiles keep outputs and derive gradients from them, and sin is not
+def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tensor_cores: bool, grid: bool = False):
+    """(samples a tile, row pad, per-layer tensor-core flags) for workgroup tiles (with a trained
+    grid, `grid`: room for the input's gradient and the tile's points), or None where they don't
+    apply: sin (tiles keep outputs and derive gradients from them, and sin is not
     one-to-one), or no tile that fits in shared memory. On tensor cores every layer is a product:
     the hidden widths must be multiples of 16, and the narrow first and last layers are padded
     to 16 (their weights staged in shared memory); past MAX_MMA_TILES_PER_WARP accumulator
@@ -248,7 +274,7 @@ def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
         mma
         and sum(-(-(o // 16) * (i // 16) // warps) for i, o in zip(padded[:-1], padded[1:])) > MAX_MMA_TILES_PER_WARP
     ):
-        return _tiles(sizes, layers, precision, False)
+        return _tiles(sizes, layers, precision, False, grid)
     element = 2 if precision == "half" else 4
     # Tensor cores load 16-byte aligned rows. Without a pad (stride 64 bytes) shared-memory bank
     # conflicts made 2-64-64-64-4 30% slower on an H200 than with a pad of 8 halves.
@@ -256,8 +282,12 @@ def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
     fixed = TILED_THREADS * 4  # the loss partials
     if mma:  # each warp's fp32 stage, the padded narrow weights
         fixed += warps * 256 * 4 + (padded[1] * padded[0] + padded[-1] * padded[-2]) * 2
+    # The gradient blocks hold dZ and dH of every layer; with a trained grid, dH of the input too.
+    grad_rows = max(padded if grid else padded[1:])
     for samples in (64, 32, 16):
-        shared = (sum(padded) + 2 * max(padded[1:])) * (samples + pad) * element + (sizes[-1] + 1) * samples * 4 + fixed
+        points = 2 * samples * 4 if grid else 0  # the tile's points, for the grid's backward pass
+        shared = (sum(padded) + 2 * grad_rows) * (samples + pad) * element + (sizes[-1] + 1) * samples * 4 + fixed
+        shared += points
         if shared <= TILE_SHARED_BUDGET:
             return samples, pad, tuple(mma for _ in layers)
     return None
@@ -265,9 +295,11 @@ def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
 
 @functools.lru_cache(maxsize=64)
 def _plan(s: Structure, tensor_cores: bool) -> NetworkPlan:
-    enc = ENCODINGS[s.encoding]
+    grid = grid_spec(s)
+    enc = grid_encoding(s.encoding) if grid else ENCODINGS[s.encoding]
     slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target else None
-    sizes = (enc.dim(s.frequencies), *s.hidden, slang_truth.count if slang_truth else len(s.targets))
+    inputs = grid.dim if grid else enc.dim(s.frequencies)
+    sizes = (inputs, *s.hidden, slang_truth.count if slang_truth else len(s.targets))
     layers, offset, z_offset = [], 0, 0
     for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         act = ACTIVATIONS[s.output_activation if k == len(sizes) - 2 else s.activation]
@@ -282,10 +314,11 @@ def _plan(s: Structure, tensor_cores: bool) -> NetworkPlan:
         precision=s.precision,
         targets=() if slang_truth else s.targets,
         slang_truth=slang_truth,
+        grid=grid,
     )
     if offset <= MAX_THREAD_ACCUMULATORS:
         return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))
-    tiles = _tiles(sizes, layers, s.precision, tensor_cores and s.matmul == "auto")
+    tiles = _tiles(sizes, layers, s.precision, tensor_cores and s.matmul == "auto", grid is not None)
     if tiles is not None:
         samples, pad, mma = tiles
         return NetworkPlan(

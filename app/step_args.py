@@ -21,6 +21,7 @@ STEP_ARGS = np.dtype(
         ("gradient_slots", "<u8"),
         ("loss_slots", "<u8"),
         ("loss_history", "<u8"),
+        ("grid_gradients", "<u8"),
         ("domain", "<f4", (4,)),
         ("batch_size", "<u4"),
         ("thread_count", "<u4"),
@@ -35,13 +36,15 @@ STEP_ARGS = np.dtype(
         ("groups_per_row", "<u4"),
         ("param_offset", "<u4"),
         ("param_end", "<u4"),
+        ("grid_offset", "<u4"),
+        ("grid_end", "<u4"),
         ("optimizer", "<u4"),
         ("learning_rate", "<f4"),
         ("step_number", "<u4"),
         ("hyper", "<f4", (HYPER_SLOTS,)),
     ]
 )
-# 6 pointers, 4 floats, 13 uints, the optimizer's 3 fields and its hyper-parameters: a multiple of
+# 7 pointers, 4 floats, 15 uints, the optimizer's 3 fields and its hyper-parameters: a multiple of
 # the pointers' 8 bytes, so that Slang's struct has no tail padding that this one lacks.
 assert STEP_ARGS.itemsize % 8 == 0
 

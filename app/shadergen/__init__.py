@@ -11,6 +11,7 @@ from ..components import slang_constants
 from ..plan import ADJUST_PARAMS, ADJUST_PARTS, NetworkPlan, SlangTruth
 from ..targets import target_to_slang
 from .chain import LayerStep, indent, layer_lines
+from .grid import encoding_constants, encoding_includes, table_optimizer_settings
 from .tiles import tile_constants, tiles_kernel
 
 # The name a user's Slang file has in the compiler's messages (#line), whatever its path:
@@ -34,6 +35,9 @@ def _header(plan: NetworkPlan) -> list[str]:
     user's (a target expression, a file name) goes into a comment, where it could end one."""
     hidden, output = plan.layers[0].activation.name, plan.layers[-1].activation.name
     frequencies = f" ({plan.frequencies} frequencies)" if plan.encoding.name == "fourier" else ""
+    if plan.grid is not None:
+        grid = plan.grid
+        frequencies = f" ({grid.levels} levels of {grid.features}, {grid.param_count} table values)"
     mma = [str(k) for k, on in enumerate(plan.mma) if on]
     if plan.slang_truth is None:
         truth = f"{len(plan.targets)} expressions of x and y, printed as Slang below"
@@ -60,7 +64,7 @@ static const int INPUT_DIM = {plan.input_dim};
 static const int OUTPUT_DIM = {plan.output_dim};
 static const uint PARAM_COUNT = {plan.param_count};
 static const bool THREAD_ACCUMULATORS = {_flag(accumulate)};
-static const int THREAD_ACCUMULATOR_COUNT = {plan.param_count if accumulate else 1};
+static const int THREAD_ACCUMULATOR_COUNT = {plan.mlp_param_count if accumulate else 1};
 static const bool CACHE_PRE_ACTIVATIONS = {_flag(accumulate)};
 static const int PRE_ACTIVATION_COUNT = {sum(plan.sizes[1:]) if accumulate else 1};
 static const uint TRAIN_GROUP_SIZE = {plan.group_size};
@@ -69,7 +73,8 @@ static const int TILE_INPUTS = {plan.tile_inputs};
 static const int TILE_OUTPUTS = {plan.tile_outputs};
 static const uint ADJUST_PARAMS = {ADJUST_PARAMS};
 static const uint ADJUST_PARTS = {ADJUST_PARTS};
-static const uint NEURON_COUNT = {plan.neuron_count};"""
+static const uint NEURON_COUNT = {plan.neuron_count};
+{encoding_constants(plan)}"""
 
 
 def _network_struct(plan: NetworkPlan) -> str:
@@ -110,7 +115,8 @@ def _learn_gradient(plan: NetworkPlan) -> str:
     if plan.gradient_path != "tiles":
         return '#include "train.slang"'
     mma = '\n#include "tiles_mma.slang"' if any(plan.mma) else ""
-    return f'\n{tile_constants(plan)}\n#include "tiles.slang"{mma}\n\n{tiles_kernel(plan)}'
+    grid = '\n#include "hashgrid_tiles.slang"' if plan.grid else ""
+    return f'\n{tile_constants(plan)}\n#include "tiles.slang"{mma}{grid}\n\n{tiles_kernel(plan)}'
 
 
 def _dense_layer(s: LayerStep) -> str:
@@ -187,6 +193,7 @@ def network_source(plan: NetworkPlan) -> str:
 #include "activations.slang"
 #include "layers.slang"
 #include "encodings.slang"
+{encoding_includes(plan)}
 #include "sampling.slang"
 #include "targets.slang"
 
@@ -205,6 +212,7 @@ MLVec<INPUT_DIM> encodeInput(float2 p)
 
 #include "loss.slang"
 {optimizers.slang_source()}
+{table_optimizer_settings()}
 #include "step_args.slang"
 #include "adjust.slang"
 {_learn_gradient(plan)}

@@ -19,7 +19,7 @@ from .. import checkpoint
 from ..atomic import write_atomic
 from ..device import cache_dir
 from ..errors import UserError, first_line
-from ..export_slang import trainer_source
+from ..export_slang import export_files
 
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")  # what portable_file_dialogs runs on Linux
 ERROR_SECONDS = 10.0
@@ -104,7 +104,8 @@ class FileActions:
     def export(self, path: str, note: str = "") -> None:
         target = _with_suffix(path, ".slang")
         try:
-            write_atomic(target, trainer_source(self.app.session.trainer).encode())
+            for file, data in export_files(self.app.session.trainer, target):  # a grid's tables beside it
+                write_atomic(file, data)
         except OSError as error:
             self.app.say(f"Slang not exported: {error.strerror or error} ({target})", ERROR_SECONDS)
             return

@@ -143,6 +143,17 @@ def _figure(value: float, fmt: str) -> str:
     return format(value, fmt) if math.isfinite(value) else "-"
 
 
+def _memory(trainer) -> str:
+    """The trainer's device memory, and a grid's share: its tables' values, with their fp32
+    masters, half copies, optimizer state and fixed-point gradient sums."""
+    text = f"{trainer.gpu_bytes() / 2**20:.1f} MiB"
+    grid = trainer.plan.grid_param_count
+    if grid:
+        per_value = 4 + (2 if trainer.plan.precision == "half" else 0) + 8 + 8
+        text += f", grid {grid * per_value / 2**20:.1f} MiB"
+    return text
+
+
 def _figures(app) -> None:
     s, session = app.stats, app.session
     t = session.trainer
@@ -173,6 +184,7 @@ def _figures(app) -> None:
         "frame",
         f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms > 0 else "-",
     )
+    _row("GPU memory", _memory(t))
     if s.gpu_ms:  # only what the device's timestamp queries measured
         _row("GPU ms", f"train {s.gpu_ms['training']:.3g}, maps {s.gpu_ms['heatmaps']:.3g}, UI {s.gpu_ms['ui']:.3g}")
     else:
