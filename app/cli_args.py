@@ -21,6 +21,7 @@ from .start import Start
 
 WINDOW_MIN = (320, 240)
 MORE_STEPS = 1000  # a headless run trains this many steps unless --iterations says otherwise
+MAX_EXPORT_SCALE = 16
 WINDOW_MAX = 16384
 _DEFAULTS = cfg.Config()
 _FLAGGED = {name: spec for name, spec in cfg.FIELDS.items() if spec.flag is not None}
@@ -162,6 +163,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="headless: write the trained network as one standalone .slang file defining trained_network(xy, outputs)",
     )
     files.add_argument(
+        "--export-image",
+        type=_text,
+        metavar="PNG",
+        help="headless, with an image target: write the learned image, --export-scale times the image's resolution",
+    )
+    files.add_argument(
+        "--export-scale",
+        type=int,
+        default=1,
+        metavar="K",
+        help=f"--export-image's resolution, 1-{MAX_EXPORT_SCALE} times the image's (default 1)",
+    )
+    files.add_argument(
         "--load-network",
         type=_text,
         metavar="JSON",
@@ -184,8 +198,10 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         config = cfg.load_preset(args.preset, config)
     if args.config is not None:
         config = cfg.load_file(args.config, config)
-    if args.targets is not None and args.target_file is not None:
-        raise UserError("use --target or --target-file, not both")
+    truths = [name for name, value in (("--target", args.targets), ("--target-file", args.target_file),
+                                       ("--image", args.image_file)) if value is not None]  # fmt: skip
+    if len(truths) > 1:
+        raise UserError(f"use one of --target, --target-file and --image (got {' and '.join(truths)})")
     overrides = {name: getattr(args, name) for name in _DIRECT if getattr(args, name) is not None}
     if args.targets is not None:
         overrides["slang_target"] = None
@@ -254,7 +270,15 @@ def check_headless(args: argparse.Namespace) -> None:
         raise UserError(f"--eval-every must be at least 1 (got {args.eval_every})")
     if args.out is not None:
         check_output_dir(Path(args.out))
-    for option, suffix in (("--screenshot", ".png"), ("--save-checkpoint", None), ("--export-slang", ".slang")):
+    if not 1 <= args.export_scale <= MAX_EXPORT_SCALE:
+        raise UserError(f"--export-scale must be between 1 and {MAX_EXPORT_SCALE} (got {args.export_scale})")
+    checked = (
+        ("--screenshot", ".png"),
+        ("--save-checkpoint", None),
+        ("--export-slang", ".slang"),
+        ("--export-image", ".png"),
+    )
+    for option, suffix in checked:
         value = getattr(args, option[2:].replace("-", "_"))
         if value is not None:
             check_file_path(value, option, suffix)
@@ -264,7 +288,7 @@ def check_headless(args: argparse.Namespace) -> None:
 
 def check_window(args: argparse.Namespace) -> None:
     _check_size(args)
-    for option in ("--save-checkpoint", "--export-slang"):
+    for option in ("--save-checkpoint", "--export-slang", "--export-image"):
         if getattr(args, option[2:].replace("-", "_")) is not None:
             raise UserError(f"{option} is for --headless runs; in the window use the File menu")
     if args.screenshot is not None:

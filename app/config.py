@@ -19,6 +19,7 @@ from typing import Any
 from . import components, hashgrid, optimizers
 from .config_spec import HOT, STRUCTURE, TRUTH, Choice, Flag, Fraction, Positive, Whole, spec_field, spec_of
 from .errors import UserError, read_user_text
+from .image_truth import CHANNEL_NAMES, check_image
 from .resources import asset
 from .targets import TUTORIAL_TARGETS, parse_target
 
@@ -179,6 +180,15 @@ class Config:
         Flag("--target-file", _TARGET_FILE_HELP, "FILE.slang", parse="text", dest="target_file"),
         in_network_file=True,
     )
+    # An image as the ground truth instead (app/image_truth.py): {"file", "width", "height",
+    # "channels", "sha256"}, its pixels read from the file. --image names the file; app/cli.py
+    # reads it into this field (and the domain that keeps its aspect ratio).
+    image: dict | None = spec_field(
+        None, TRUTH, "image", check_image,
+        Flag("--image", "an image as the ground truth: a PNG or JPEG file, one output per channel", "PATH",
+             parse="text", dest="image_file"),
+        in_network_file=True,
+    )
     domain: list[float] = spec_field(  # x0, x1, y0, y1
         [-1.0, 1.0, -1.0, 1.0], HOT, "domain", _check_domain, in_network_file=True
     )
@@ -218,10 +228,14 @@ class Config:
     # Shapes and the parameter layout are derived once, in app.plan.plan_for(config).
     @property
     def output_dim(self) -> int:
+        if self.image:
+            return self.image["channels"]
         return self.slang_target["count"] if self.slang_target else len(self.targets)
 
     def target_labels(self) -> list[str]:
         """What each output learns, as the UI and reports name it."""
+        if self.image:
+            return [f"{name} of {Path(self.image['file']).name}" for name in CHANNEL_NAMES[self.image["channels"]]]
         if self.slang_target:
             return [f"target(p, {k})" for k in range(self.slang_target["count"])]
         return list(self.targets)

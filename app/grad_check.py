@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import slangpy as spy
 
+from . import image_truth
 from .components import ACTIVATIONS, LEAKY_RELU_SLOPE
 from .device import create_device
 from .errors import UserError
@@ -221,14 +222,18 @@ class ReferencePath:
         self.device, self.device_note = _reference_device(gpu, source, plan.output_dim)
         self.module = _module(self.device, source)
         self.kinds = [ACTIVATION_IDS[layer.activation.name] for layer in plan.layers]
+        self.image: dict | None = None  # an image target's Config.image (its pixels are the truth)
 
     def batch(self, seed: int, step: int, domain) -> tuple[np.ndarray, np.ndarray]:
         """The points and the truth of the first CHECK_BATCH samples of `step`."""
         points = self.module.batchPoint(spy.grid((CHECK_BATCH,)), seed, step, spy.float4(*domain), _result="numpy")
         points = np.ascontiguousarray(points.reshape(-1, 2), np.float32)
-        truths = np.stack(
-            [self.module.truthAt(points, k, _result="numpy") for k in range(self.plan.output_dim)], axis=1
-        )
+        if self.plan.image is not None:  # an image's truth: its numpy twin (app/image_truth.py)
+            truths = image_truth.sample(image_truth.pixels_of(self.image), domain, points[:, 0], points[:, 1])
+        else:
+            truths = np.stack(
+                [self.module.truthAt(points, k, _result="numpy") for k in range(self.plan.output_dim)], axis=1
+            )
         self.units = grid_units(domain, points[:, 0], points[:, 1])
         return points, np.ascontiguousarray(truths, np.float32)
 
@@ -340,6 +345,7 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
     if plan.precision == "half":
         params = params.astype(np.float16).astype(np.float32)
     path = ReferencePath(trainer.gpu, plan)
+    path.image = config.image
     points, truths = path.batch(config.seed, step, config.domain)
     loss, reference = path.gradient(params, points, truths)
     gradient = training_gradient(trainer, step)

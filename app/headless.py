@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from .atomic import staged_folder, write_synced
 from .device import describe
+from .image_eval import write_png
 from .network_io import TABLES_FILE, export_network, tables_npy
 from .session import Session
 
@@ -87,9 +88,14 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "matmul": session.trainer.plan.matmul,  # "tensor-core" or "simt"
         "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group" or "tiles"
         "diverged_at_step": result.diverged_at,
+        **({"psnr": _finite(session.image.psnr)} if session.image is not None else {}),
         "config": config.to_dict(),
         **({"grad_check": result.grad_check} if result.grad_check is not None else {}),
     }
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
 
 
 def _loss_csv(session: Session) -> bytes:
@@ -116,5 +122,7 @@ def write_outputs(
         write_synced(staging / "network.json", (json.dumps(network) + "\n").encode())
         if plan.grid is not None:
             write_synced(staging / TABLES_FILE, tables_npy(plan, params))
+        if session.image is not None:  # the learned image at the input's resolution (summary.json's psnr)
+            write_png(staging / "learned.png", session.image.learned())
         if extra is not None:
             extra(staging)

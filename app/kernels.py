@@ -12,6 +12,7 @@ from .plan import NetworkPlan
 from .shadergen import network_source
 
 ENTRY_POINTS = ("learnGradient", "adjustParameters", "evaluateGrid", "drawHeatmaps", "drawColorbars", "drawNeurons")
+IMAGE_ENTRY_POINTS = ("evaluateImage", "drawImageView")  # an image target's (shaders/image_eval.slang)
 
 
 @dataclass
@@ -23,12 +24,16 @@ class NetworkKernels:
     draw_colorbars: spy.ComputeKernel
     draw_neurons: spy.ComputeKernel
     compile_seconds: float
+    evaluate_image: spy.ComputeKernel | None = None
+    draw_image_view: spy.ComputeKernel | None = None
 
 
-def link_programs(device: spy.Device, name: str, source: str) -> list[spy.ShaderProgram]:
-    """The generated module `source` compiled as module `name`, one program per ENTRY_POINTS."""
+def link_programs(
+    device: spy.Device, name: str, source: str, entries: tuple[str, ...] = ENTRY_POINTS
+) -> list[spy.ShaderProgram]:
+    """The generated module `source` compiled as module `name`, one program per entry point."""
     module = device.load_module_from_source(name, source)
-    return [device.link_program([module], [module.entry_point(entry)]) for entry in ENTRY_POINTS]
+    return [device.link_program([module], [module.entry_point(entry)]) for entry in entries]
 
 
 class KernelCache:
@@ -41,9 +46,11 @@ class KernelCache:
         name = plan.module_name
         if name not in self._built:
             start = time.perf_counter()
-            programs = link_programs(self.device, name, network_source(plan))
+            entries = ENTRY_POINTS + (IMAGE_ENTRY_POINTS if plan.image is not None else ())
+            programs = link_programs(self.device, name, network_source(plan), entries)
             built = [self.device.create_compute_kernel(program) for program in programs]
-            self._built[name] = NetworkKernels(*built, compile_seconds=time.perf_counter() - start)
+            core, image = built[: len(ENTRY_POINTS)], built[len(ENTRY_POINTS) :]
+            self._built[name] = NetworkKernels(*core, time.perf_counter() - start, *image)
         return self._built[name]
 
     def has(self, plan: NetworkPlan) -> bool:

@@ -82,6 +82,18 @@ class SlangTruth:
 
 
 @dataclass(frozen=True)
+class ImageTruth:
+    """A ground truth from an image (Config.image, app/image_truth.py): its size and channels, and
+    its content's digest (the pixels themselves reach the kernels through a buffer)."""
+
+    file: str
+    width: int
+    height: int
+    channels: int
+    sha256: str
+
+
+@dataclass(frozen=True)
 class LaunchShape:
     thread_count: int
     group_count: int  # learnGradient workgroups; a step may be split by ranges of them
@@ -105,6 +117,7 @@ class NetworkPlan:
     tile_samples: int = 0  # workgroup tiles: samples a tile
     tile_pad: int = 0  # ...and the row padding that keeps shared-memory banks apart
     grid: GridSpec | None = None  # a trainable grid encoding: its tables follow the MLP's parameters
+    image: ImageTruth | None = None  # an image as the ground truth (instead of targets or a Slang file)
 
     @property
     def thread_accumulators(self) -> bool:
@@ -194,6 +207,7 @@ class NetworkPlan:
             self.tile_samples,
             self.tile_pad,
             self.grid,
+            self.image and (self.image.width, self.image.height, self.image.channels),
         )
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 
@@ -297,9 +311,11 @@ def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
 def _plan(s: Structure, tensor_cores: bool) -> NetworkPlan:
     grid = grid_spec(s)
     enc = grid_encoding(s.encoding) if grid else ENCODINGS[s.encoding]
-    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target else None
+    image = ImageTruth(**dict(s.image)) if s.image else None
+    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target and not image else None
     inputs = grid.dim if grid else enc.dim(s.frequencies)
-    sizes = (inputs, *s.hidden, slang_truth.count if slang_truth else len(s.targets))
+    outputs = image.channels if image else slang_truth.count if slang_truth else len(s.targets)
+    sizes = (inputs, *s.hidden, outputs)
     layers, offset, z_offset = [], 0, 0
     for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         act = ACTIVATIONS[s.output_activation if k == len(sizes) - 2 else s.activation]
@@ -312,9 +328,10 @@ def _plan(s: Structure, tensor_cores: bool) -> NetworkPlan:
         encoding=enc,
         frequencies=s.frequencies,
         precision=s.precision,
-        targets=() if slang_truth else s.targets,
+        targets=() if slang_truth or image else s.targets,
         slang_truth=slang_truth,
         grid=grid,
+        image=image,
     )
     if offset <= MAX_THREAD_ACCUMULATORS:
         return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))

@@ -22,6 +22,7 @@ STEP_ARGS = np.dtype(
         ("loss_slots", "<u8"),
         ("loss_history", "<u8"),
         ("grid_gradients", "<u8"),
+        ("truth_data", "<u8"),
         ("domain", "<f4", (4,)),
         ("batch_size", "<u4"),
         ("thread_count", "<u4"),
@@ -44,7 +45,7 @@ STEP_ARGS = np.dtype(
         ("hyper", "<f4", (HYPER_SLOTS,)),
     ]
 )
-# 7 pointers, 4 floats, 15 uints, the optimizer's 3 fields and its hyper-parameters: a multiple of
+# 8 pointers, 4 floats, 15 uints, the optimizer's 3 fields and its hyper-parameters: a multiple of
 # the pointers' 8 bytes, so that Slang's struct has no tail padding that this one lacks.
 assert STEP_ARGS.itemsize % 8 == 0
 

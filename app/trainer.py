@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import slangpy as spy
 
+from . import image_truth
 from .config import STRUCTURAL_FIELDS, Config
 from .gpu import Gpu
 from .kernels import NetworkKernels
@@ -42,6 +43,7 @@ class Trainer:
         self.optimizer_state = gpu.buffer(STATE_WIDTH * p * 4)
         # A trained grid's gradients: one fixed-point sum a table value (app/hashgrid.py)
         self.grid_gradients = gpu.buffer(self.plan.grid_param_count * 8)
+        self.truth_pixels = self._truth_pixels()  # an image target's pixels
         self.losses = LossRing(gpu)
         self._args = StepArgsRing(gpu)
         self.step = 0  # optimizer steps taken; also the sampler's step index
@@ -54,6 +56,14 @@ class Trainer:
         self._build_pipelines()
 
     # ---- buffers and state ------------------------------------------------------------------
+    def _truth_pixels(self) -> spy.Buffer:
+        if self.plan.image is None:
+            return self.gpu.buffer(4)
+        pixels = image_truth.pixels_of(self.config.image)
+        buffer = self.gpu.buffer(pixels.nbytes)
+        self.gpu.write(buffer, pixels)
+        return buffer
+
     def _size_slots(self) -> None:
         self.launch: LaunchShape = self.plan.launch(self.config.batch_size, self.gpu.wave_width)
         self.gradient_slots = self.gpu.buffer(self.launch.gradient_slot_count * self.plan.mlp_param_count * 4)
@@ -130,6 +140,7 @@ class Trainer:
         """Device memory held by this trainer's buffers."""
         buffers = [
             *self._state_buffers(),
+            self.truth_pixels,
             self.losses.buffer,
             self.gradient_slots,
             self.loss_slots,
@@ -175,6 +186,7 @@ class Trainer:
         r["gradient_slots"], r["loss_slots"] = self.gradient_slots.device_address, self.loss_slots.device_address
         r["loss_history"] = self.losses.buffer.device_address
         r["grid_gradients"] = self.grid_gradients.device_address
+        r["truth_data"] = self.truth_pixels.device_address
         r["domain"] = c.domain
         r["batch_size"], r["thread_count"], r["seed"] = c.batch_size, launch.thread_count, c.seed
         ahead = np.arange(count)

@@ -34,7 +34,7 @@ void probe(uint3 tid : SV_DispatchThreadID, uniform float* weights, uniform int6
 {
     if (tid.x >= count)
         return;
-    setEncodingContext(weights, gradients, domain);
+    setKernelContext(weights, gradients, domain, nullptr);
     float2 p = points[tid.x];
     let alongX = fwd_diff(encodeGrid)(diffPair(p, float2(1.0, 0.0)));
     let alongY = fwd_diff(encodeGrid)(diffPair(p, float2(0.0, 1.0)));
@@ -61,7 +61,7 @@ class EncodingProbe:
         constants = encoding_constants(self.plan).replace("GRID_POINT_GRADIENT = false", "GRID_POINT_GRADIENT = true")
         source = (
             f"typealias NFloat = float;\nstatic const bool UNROLL_MATVEC = false;\nstatic const int INPUT_DIM = {self.plan.input_dim};\n{constants}\n"
-            '#include "mlvec.slang"\n#include "encoding_context.slang"\n#include "hashgrid.slang"\n' + PROBE
+            '#include "mlvec.slang"\n#include "kernel_context.slang"\n#include "hashgrid.slang"\n' + PROBE
         )
         name = f"grid_probe_{abs(hash(source)) % 10**12}"
         module = gpu.device.load_module_from_source(name, source)

@@ -39,7 +39,9 @@ def _header(plan: NetworkPlan) -> list[str]:
         grid = plan.grid
         frequencies = f" ({grid.levels} levels of {grid.features}, {grid.param_count} table values)"
     mma = [str(k) for k, on in enumerate(plan.mma) if on]
-    if plan.slang_truth is None:
+    if plan.image is not None:
+        truth = f"an image of {plan.image.width}x{plan.image.height} pixels, {plan.image.channels} channels"
+    elif plan.slang_truth is None:
         truth = f"{len(plan.targets)} expressions of x and y, printed as Slang below"
     else:
         truth = f"a Slang file's {plan.slang_truth.count} targets, in namespace {TARGET_NAMESPACE} at the end"
@@ -161,6 +163,19 @@ def _ground_truth(plan: NetworkPlan) -> tuple[str, str]:
     """groundTruth(p), differentiable in p for the derivative views; and, for a Slang file, the
     file's block, which goes last so that every line of the module before it keeps its number."""
     truth: SlangTruth | None = plan.slang_truth
+    if plan.image is not None:
+        return (
+            f"""static const int IMAGE_WIDTH = {plan.image.width};
+static const int IMAGE_HEIGHT = {plan.image.height};
+#include "image_truth.slang"
+
+[Differentiable]
+float[OUTPUT_DIM] groundTruth(float2 p)
+{{
+    return imageTruth(p);
+}}""",
+            "",
+        )
     if truth is None:
         values = [target_to_slang(t) for t in plan.targets]
         tail = ""
@@ -221,4 +236,5 @@ MLVec<INPUT_DIM> encodeInput(float2 p)
 #include "neurons.slang"
 
 {_views_functions(plan)}
+{'#include "image_eval.slang"' if plan.image is not None else ""}
 {tail}"""

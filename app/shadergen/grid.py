@@ -42,7 +42,7 @@ def encoding_constants(plan: NetworkPlan) -> str:
 
 def encoding_includes(plan: NetworkPlan) -> str:
     grid = '\n#include "hashgrid.slang"' if plan.grid is not None else ""
-    return f'#include "encoding_context.slang"{grid}'
+    return f'#include "kernel_context.slang"{grid}'
 
 
 def table_optimizer_settings() -> str:

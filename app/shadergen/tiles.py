@@ -161,7 +161,7 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
     float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
     NFloat* w = a.weights;
     float* slot = a.gradientSlots + group * SLOT_PARAMS;  // this workgroup's alone
-    setEncodingContext(w, a.gridGradients, domain);
+    setKernelContext(w, a.gridGradients, domain, a.truthData);
 {indent([*declare, "float loss = 0.0;"], 1)}
     for (uint tile = group; tile < tiles; tile += groups)  // the same count for the whole group
     {{
