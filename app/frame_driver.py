@@ -42,6 +42,7 @@ class FrameWork:
     eval_complete: bool
     record_seconds: float
     overlapped: bool = False  # steps ran on the GPU while the CPU recorded the rest
+    image: bool = False  # `cells` are an image target's pixels (app/image_eval.py), not grid cells
 
     def training_seconds(self, gpu_seconds: float) -> float:
         """What the training cost the frame: recording then running, or the longer of the two
@@ -59,6 +60,7 @@ class FrameDriver:
         self.pending_steps = 0  # single steps asked for while paused
         self._throughput: collections.deque[tuple[float, int]] = collections.deque()
         self._last_eval_time = -1.0
+        self._image_turn = False  # an image target's evaluation goes next (app/image_eval.py)
         self._trainer: Trainer | None = None  # the network the budget has learned the costs of
         self._run: Run | None = None  # the run the bookkeeping below belongs to
         self._follow_session()
@@ -68,7 +70,10 @@ class FrameDriver:
         session = self.session
         if session.trainer is not self._trainer:
             self._trainer = session.trainer
-            self.budget.forget_network(session.trainer.plan.param_count, session.gpu.software)
+            plan = session.trainer.plan  # a grid's cost per sample: its levels' corners, not its tables
+            self.budget.forget_network(
+                plan.mlp_param_count + 8 * plan.input_dim * bool(plan.grid), session.gpu.software
+            )
         if session.history.current is not self._run:
             self._run = session.history.current
             self.pending_steps = 0
@@ -85,13 +90,12 @@ class FrameDriver:
         self._follow_session()
         start = time.perf_counter()
         session, timer = self.session, self.timer
-        evaluator, t = session.evaluator, session.trainer
+        t = session.trainer
         train = session.divergence is None and (running or self.pending_steps > 0)
-        cells = 0
-        if evaluator.stale() and evaluator.can_start():
-            cells, eval_seconds = self.budget.plan_eval(evaluator.cells - evaluator.progress, evaluator.cells)
-        else:
-            eval_seconds = 0.0
+        evaluator, kind = self._evaluator_now()
+        cells, eval_seconds = 0, 0.0
+        if evaluator is not None:
+            cells, eval_seconds = self.budget.plan_eval(evaluator.cells - evaluator.progress, evaluator.cells, kind)
         work = TrainingWork("", 0, 0)
         if train:
             work = self.budget.plan_training(
@@ -107,13 +111,30 @@ class FrameDriver:
         record_seconds = time.perf_counter() - start
         timer.mark(encoder, 1)
         complete = evaluator.record(encoder, cells) if cells else False
-        if session.heatmaps is not None and 0 < evaluator.passes != session.heatmaps.drawn:
+        grid = session.evaluator
+        if session.heatmaps is not None and 0 < grid.passes != session.heatmaps.drawn:
             session.heatmaps.record_draw(encoder)
-        if complete:
-            evaluator.record_summary(encoder)
+        if complete and kind == "cells":
+            grid.record_summary(encoder)
         t.losses.record_readback(encoder, steps)
         timer.mark(encoder, 2)
-        return FrameWork(work, steps, cells, complete, record_seconds, overlapped)
+        return FrameWork(work, steps, cells, complete, record_seconds, overlapped, image=kind == "pixels")
+
+    def _evaluator_now(self):
+        """(the evaluator whose pass this frame advances, its budget kind), or (None, ""): the
+        grid evaluation, and an image target's evaluation in turns, a pass each."""
+        grid, image = self.session.evaluator, self.session.image
+        ready = [e for e in (grid, image) if e is not None and e.stale() and e.can_start()]
+        in_progress = [e for e in ready if e.progress > 0]
+        if in_progress:
+            chosen = in_progress[0]
+        elif len(ready) == 2:
+            chosen = image if self._image_turn else grid
+        else:
+            chosen = ready[0] if ready else None
+        if chosen is None:
+            return None, ""
+        return chosen, "pixels" if chosen is image else "cells"
 
     def _record_training(self, encoder: spy.CommandEncoder, work: TrainingWork) -> tuple[range, bool]:
         """Marks the frame's start and records its training. Whole steps beyond FRAME_SUBMIT_STEPS
@@ -159,6 +180,10 @@ class FrameDriver:
             self.pending_steps = max(0, self.pending_steps - len(work.steps))
             session.take_losses(work.steps, session.trainer.losses.read())
         if work.eval_complete:
+            self._image_turn = not work.image
+        if work.eval_complete and work.image:
+            session.image.take_pass()
+        elif work.eval_complete:
             summary = session.evaluator.read_summary()
             session.take_summary(summary)
             now = time.perf_counter()
@@ -170,7 +195,9 @@ class FrameDriver:
         eval_gpu = gpu_seconds.get("heatmaps", wait_seconds) if work.cells else 0.0
         training_seconds = work.training_seconds(train_gpu)
         other = frame_work_seconds - training_seconds - eval_gpu
-        self.budget.observe(work.training, training_seconds, work.cells, eval_gpu, other)
+        self.budget.observe(
+            work.training, training_seconds, work.cells, eval_gpu, other, "pixels" if work.image else "cells"
+        )
         now = time.perf_counter()
         self._throughput.append((now, session.trainer.samples_seen))
         while now - self._throughput[0][0] > THROUGHPUT_WINDOW_S and len(self._throughput) > 2:

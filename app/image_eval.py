@@ -55,6 +55,7 @@ class ImageEvaluator:
         self.progress = 0
         self.passes = 0
         self.psnr = float("nan")  # of the last complete pass
+        self.error_top = 1.0  # ...and its largest root-mean-square error of a pixel's channels
         self.history = PsnrHistory()
         self._errors_out = HostCopy(trainer.gpu.device, self.cells * 4)
         with trainer.gpu.submit() as encoder:  # builds the pipeline now, evaluating no pixel
@@ -122,7 +123,10 @@ class ImageEvaluator:
     def take_pass(self) -> float:
         """The PSNR of the pass just completed (after its encoder has run), added to the history."""
         errors = self._errors_out.read(self.cells)
-        mean = float(np.sum(errors, dtype=np.float64)) / (self.cells * self.trainer.plan.output_dim)
+        channels = self.trainer.plan.output_dim
+        mean = float(np.sum(errors, dtype=np.float64)) / (self.cells * channels)
+        # bounds each pixel's mean |error| over its channels (the view's error scale)
+        self.error_top = max(float(np.sqrt(np.max(errors) / channels)), 1e-6)
         self.psnr = float("inf") if mean == 0 else float(10.0 * np.log10(1.0 / mean))
         self.history.add(self.complete.step, self.psnr)
         return self.psnr

@@ -1,7 +1,8 @@
 """python -m app.bench [--quick] [--only NET] [--batch B] [--json PATH] [--device auto|vulkan|cuda] [--no-compile]
 
 Training speed of the app beside the tutorial's atomic design and PyTorch, in one run on one
-device. Where torch imports with CUDA, the PyTorch rows are eager and the strongest: the loss
+device. The `hashgrid` rows fit a photo-like image with a hash-grid encoding and a 64-64 MLP
+(app/bench/hashgrid_task.py), beside the same model in plain PyTorch (torch_hashgrid.py). Where torch imports with CUDA, the PyTorch rows are eager and the strongest: the loss
 compiled with torch.compile(mode="max-autotune-no-cudagraphs") and the whole step captured in
 one CUDA graph, each in fp32 and with fp16 autocast. Every app row is reported as a ratio to the
 best PyTorch row of the same network and batch."""
@@ -11,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..bench import options, torch_reference
+from ..bench import hashgrid_task, options, torch_hashgrid, torch_reference
 from ..bench.runners import AtomicReference, time_app
 from ..bench.startup import cold_and_warm
 from ..config import Config, validate
@@ -22,9 +23,15 @@ NETWORKS = {  # name: (config fields, PyTorch layer sizes)
     "4-16-4": (dict(), [4, 16, 4]),
     "2-64-64-64-4": (dict(encoding="raw", hidden=[64, 64, 64]), [2, 64, 64, 64, 4]),
     "2-128-128-4": (dict(encoding="raw", hidden=[128, 128]), [2, 128, 128, 4]),
+    "hashgrid": (hashgrid_task.app_fields, [32, 64, 64, 3]),  # fields made when the row runs (the photo)
 }
-FULL = {"4-16-4": [1 << 12, 1 << 16, 1 << 20, 1 << 24], "2-64-64-64-4": [1 << 16, 1 << 20], "2-128-128-4": [1 << 20]}
-QUICK = {"4-16-4": [1 << 10, 1 << 12], "2-64-64-64-4": [1 << 12], "2-128-128-4": [1 << 10]}
+FULL = {
+    "4-16-4": [1 << 12, 1 << 16, 1 << 20, 1 << 24],
+    "2-64-64-64-4": [1 << 16, 1 << 20],
+    "2-128-128-4": [1 << 20],
+    "hashgrid": [1 << 18],
+}
+QUICK = {"4-16-4": [1 << 10, 1 << 12], "2-64-64-64-4": [1 << 12], "2-128-128-4": [1 << 10], "hashgrid": [1 << 12]}
 SOFTWARE_MAX_BATCH = 1 << 20  # a CPU driver takes over a minute a step beyond
 
 
@@ -38,11 +45,20 @@ def _measure(run, batch: int, budget: float, cap: int) -> dict:
 
 def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list[dict]:
     fields, sizes = NETWORKS[name]
+    fields = fields() if callable(fields) else fields
+    reference = torch_hashgrid if name == "hashgrid" else torch_reference
     budget, cap = (0.3, 50) if args.quick else (2.0, 4000)
     rows = []
     for precision in ("float", "half"):
         config = validate(Config(batch_size=batch, precision=precision, **fields))
         plan = gpu.plan(config)
+        memory = []
+
+        def run(n, config=config, memory=memory):
+            seconds, trainer_bytes = time_app(gpu, config, n)
+            memory.append(trainer_bytes)
+            return seconds
+
         rows.append(
             dict(
                 trainer="app",
@@ -51,7 +67,8 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list
                 precision=precision,
                 matmul=plan.matmul,
                 gradient_sums=plan.gradient_path,
-                **_measure(lambda n, config=config: time_app(gpu, config, n)[0], batch, budget, cap),
+                **_measure(run, batch, budget, cap),
+                gpu_mib=memory[-1] / 2**20,
             )
         )
     if atomic is not None and name == "4-16-4":
@@ -73,13 +90,11 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list
                     network=name,
                     batch=batch,
                     precision=label,
-                    **_measure(
-                        lambda n, half=half: torch_reference.time_eager(sizes, batch, n, half), batch, budget, cap
-                    ),
+                    **_measure(lambda n, half=half: reference.time_eager(sizes, batch, n, half), batch, budget, cap),
                 )
             )
             if not args.no_compile:
-                graph = torch_reference.CompiledGraph(sizes, batch, half)
+                graph = reference.CompiledGraph(sizes, batch, half)
                 rows.append(
                     dict(
                         trainer=f"torch-compiled-graph-{label}",
@@ -101,6 +116,7 @@ def _print(row: dict) -> None:
     ratio = f"  x{row['vs_best_torch']:.2f} best PyTorch" if "vs_best_torch" in row else ""
     kernel = f" [{row['matmul']}, {row['gradient_sums']}]" if "matmul" in row else ""
     build = f" (compile+capture {row['build_seconds']:.0f} s)" if "build_seconds" in row else ""
+    build += f" {row['gpu_mib']:.0f} MiB" if "gpu_mib" in row else ""
     print(
         f"{row['trainer']:>28} {row['network']:>13} {row['precision']:>5} batch {row['batch']:>9}: "
         f"{row['samples_per_second']:10.3g} samples/s {row['steps_per_second']:10.1f} steps/s{ratio}{kernel}{build}",

@@ -1,10 +1,10 @@
-"""File > Save checkpoint, Load checkpoint and Export Slang: native file dialogs from
+"""File > Open image, Save checkpoint, Load checkpoint and Export Slang: native file dialogs from
 portable_file_dialogs, polled once a frame so that the window keeps drawing while one is open,
-then the core's checkpoint and export code.
+then the core's image, checkpoint and export code.
 
 On Linux the dialogs are zenity or kdialog run as programs. Where neither is installed, saving
 and exporting go to the app's cache folder (as F12 screenshots do) and the notice says where;
-loading then needs --resume, and the notice says so."""
+loading then needs --resume (an image, --image), and the notice says so."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from imgui_bundle import portable_file_dialogs as pfd
 
-from .. import checkpoint
+from .. import checkpoint, image_truth
 from ..atomic import write_atomic
 from ..device import cache_dir
 from ..errors import UserError, first_line
@@ -24,6 +24,7 @@ from ..export_slang import export_files
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")  # what portable_file_dialogs runs on Linux
 ERROR_SECONDS = 10.0
 CHECKPOINT_FILTER = ["Checkpoints (*.ckpt)", "*.ckpt", "All files", "*"]
+IMAGE_FILTER = ["Images (*.png *.jpg *.jpeg)", "*.png *.jpg *.jpeg", "All files", "*"]
 SLANG_FILTER = ["Slang (*.slang)", "*.slang"]
 
 
@@ -57,6 +58,8 @@ class FileActions:
             )
         elif action == "export":
             dialog = pfd.save_file("Export Slang", str(Path.cwd() / "trained_network.slang"), SLANG_FILTER)
+        elif action == "image":
+            dialog = pfd.open_file("Open image", str(Path.cwd()), IMAGE_FILTER)
         else:
             dialog = pfd.open_file("Load checkpoint", str(Path.cwd()), CHECKPOINT_FILTER)
         self.pending = (action, dialog)
@@ -72,12 +75,13 @@ class FileActions:
         answer = dialog.result()
         path = (answer[0] if answer else "") if isinstance(answer, list) else answer
         if path:
-            {"save": self.save, "load": self.load, "export": self.export}[action](path)
+            {"save": self.save, "load": self.load, "export": self.export, "image": self.open_image}[action](path)
 
     def _without_dialog(self, action: str) -> None:
         missing = "no file dialog program (install zenity or kdialog)"
-        if action == "load":
-            self.app.say(f"{missing}: start the app with --resume FILE to load a checkpoint", ERROR_SECONDS)
+        if action in ("load", "image"):
+            option = "--resume FILE to load a checkpoint" if action == "load" else "--image FILE to open an image"
+            self.app.say(f"{missing}: start the app with {option}", ERROR_SECONDS)
             return
         folder = cache_dir() / ("checkpoints" if action == "save" else "exports")
         stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}"
@@ -110,6 +114,21 @@ class FileActions:
             self.app.say(f"Slang not exported: {error.strerror or error} ({target})", ERROR_SECONDS)
             return
         self.app.say(f"{note}Slang exported: {target}")
+
+    def open_image(self, path: str) -> None:
+        """An image as the new truth, over the domain that keeps its aspect ratio; built in the
+        background as Apply does. A file that is not a usable image is a message, and the
+        current network trains on."""
+        try:
+            info, _ = image_truth.load(path)
+            config = self.app.config.replace(
+                image=info, slang_target=None, domain=image_truth.aspect_domain(info["width"], info["height"])
+            )
+            self.app.session.start_rebuild(config)
+        except UserError as error:
+            self.app.say(f"image not opened: {first_line(error)}", ERROR_SECONDS)
+            return
+        self.app.say(f"building the network for {Path(path).name} ({info['width']}x{info['height']})...")
 
     def load(self, path: str) -> None:
         """The current network stays unless the file is a valid checkpoint; one of another

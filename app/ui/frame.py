@@ -45,6 +45,9 @@ def frame(app: AppState, target: spy.Texture, delta_time: float) -> None:
     draw_ui(app)
     with app.gpu.submit(wait=False) as encoder:
         work = app.frames.record_frame(encoder, app.running)
+        for draw in app.gpu_draws:  # what panels asked to draw on the GPU (an image view)
+            draw(encoder)
+        app.gpu_draws.clear()
         encoder.clear_texture_float(target, clear_value=BACKGROUND)
         app.renderer.end_frame(target, encoder)
         app.frames.timer.mark(encoder, 3)

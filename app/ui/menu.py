@@ -25,7 +25,12 @@ _OVERLAY = (
 )
 
 
-FILE_ITEMS = (("Save checkpoint...", "save"), ("Load checkpoint...", "load"), ("Export Slang...", "export"))
+FILE_ITEMS = (
+    ("Open image...", "image"),
+    ("Save checkpoint...", "save"),
+    ("Load checkpoint...", "load"),
+    ("Export Slang...", "export"),
+)
 
 
 def draw(app) -> None:

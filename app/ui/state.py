@@ -62,6 +62,7 @@ class AppState:
         self.grad_check: GradCheck | None = None  # the last gradient check of this network
         self.grad_check_wanted = False  # run one at the next step boundary
         self.targets = TargetEdits(session)
+        self.gpu_draws: list = []  # (encoder) -> None: GPU drawing a panel asked for, recorded in the frame
         self.on_new_network()
 
     @property

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui, implot
 
+from ...ui.panels import psnr_plot
 from ...ui.style import MUTED, too_small
 
 MAX_POINTS = 4000  # plotted per curve; long runs are strided so a frame stays cheap
@@ -57,6 +58,7 @@ def draw(app) -> None:
     fit = implot.AxisFlags_.auto_fit
     implot.setup_axes("step", "loss: squared error summed over outputs", fit, fit)
     implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
+    psnr_plot.setup_axis(app)  # an image target's PSNR, on a second axis
     implot.setup_legend(implot.Location_.north_east)
     for run in history.earlier:
         # one label for them all: implot gives items of one label one legend entry
@@ -64,5 +66,6 @@ def draw(app) -> None:
     current = history.current
     _line("train (batch)", current.train, TRAIN, 1.0, 1.5)
     _line(f"eval ({app.session.grid}x{app.session.grid} grid)", current.eval, EVAL, 1.0, 2.0, marker=True)
+    psnr_plot.plot(app)
     _hover(current)
     implot.end_plot()

@@ -163,6 +163,8 @@ def _figures(app) -> None:
     _row("samples seen", f"{t.samples_seen:,}")
     _row("train loss", _figure(session.train_loss, ".4g"))
     _row("eval loss", _figure(session.eval_loss, ".4g") + f"  ({session.grid}x{session.grid} grid)")
+    if session.image is not None:
+        _row("PSNR", _figure(session.image.psnr, ".2f") + f" dB  ({session.image.width}x{session.image.height} image)")
     _row("eval ∂ loss", _figure(session.eval_grad_loss, ".4g") + "  (∂/∂x, ∂/∂y)")
     if imgui.is_item_hovered():
         imgui.set_tooltip(
