@@ -72,7 +72,7 @@ def test_evaluation_and_derivative_views_match_numpy(trained):
     np.testing.assert_allclose(derivatives, jacobian, atol=1e-3 * np.abs(jacobian).max())
 
 
-@pytest.mark.parametrize("fields", [dict(hidden=[6]), dict(hidden=[32, 32]), dict(hidden=[32, 32], precision="half")])
+@pytest.mark.parametrize("fields", [dict(hidden=[6]), dict(hidden=[32, 32], precision="half")])
 def test_gradient_check_passes_on_grid_networks(make_trainer, fields):
     trainer = make_trainer(**GRID, **fields, seed=6)
     trainer.train(20)
@@ -100,19 +100,12 @@ def _headless(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*command, *args], cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
 
 
-def test_network_json_tables_checkpoint_and_load_network(tmp_path):
-    """One uninterrupted run of 60 steps, and one of 30 resumed to 60: identical files; numpy's
-    evaluator of network.json with its tables reproduces the eval loss; --load-network reads both."""
+def test_network_json_with_its_tables_and_load_network(tmp_path):
+    """numpy's evaluator of network.json with its tables file reproduces the run's eval loss;
+    --load-network reads both, and refuses a tables file that is not an array, on one line.
+    (A resumed grid run's files are byte-identical: tests/test_images.py.)"""
     whole = _headless(tmp_path, *OPTIONS, "--iterations", "60", "--out", str(tmp_path / "whole"))
     assert whole.returncode == 0, whole.stderr
-    first = _headless(
-        tmp_path, *OPTIONS, "--iterations", "30", "--out", str(tmp_path / "a"), "--save-checkpoint", str(tmp_path / "c")
-    )
-    assert first.returncode == 0, first.stderr
-    resumed = _headless(tmp_path, "--resume", str(tmp_path / "c"), "--iterations", "60", "--out", str(tmp_path / "b"))
-    assert resumed.returncode == 0, resumed.stderr
-    for name in ("network.json", TABLES_FILE):
-        assert (tmp_path / "whole" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
     network = json.loads((tmp_path / "whole" / "network.json").read_text())
     assert network["encoding"]["kind"] == "hashgrid" and network["encoding"]["tables"] == TABLES_FILE
     tables = np.load(tmp_path / "whole" / TABLES_FILE)
