@@ -198,10 +198,10 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         config = cfg.load_preset(args.preset, config)
     if args.config is not None:
         config = cfg.load_file(args.config, config)
-    truths = [name for name, value in (("--target", args.targets), ("--target-file", args.target_file),
-                                       ("--image", args.image_file)) if value is not None]  # fmt: skip
-    if len(truths) > 1:
-        raise UserError(f"use one of --target, --target-file and --image (got {' and '.join(truths)})")
+    if args.targets is not None and args.target_file is not None:
+        raise UserError("use --target or --target-file, not both")
+    if args.image_file is not None and (args.targets is not None or args.target_file is not None):
+        raise UserError(f"use --image or {'--target' if args.targets is not None else '--target-file'}, not both")
     overrides = {name: getattr(args, name) for name in _DIRECT if getattr(args, name) is not None}
     if args.targets is not None:
         overrides["slang_target"] = None

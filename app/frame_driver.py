@@ -6,8 +6,9 @@ frame's GPU work has run. Headless runs never make one: they call Session.advanc
 It owns what only the window needs: the frame budget, the GPU timer it learns from, the single
 steps asked for while paused, the samples/s shown and when the loss curve last got an eval
 point. It reaches the session through a small interface: it reads the session's `trainer`,
-`evaluator`, `heatmaps`, `guard`, `gpu`, `divergence` and `history.current`, and hands results
-back through `take_losses`, `take_summary` and `take_evaluation`. A new network (the session's
+`evaluator`, `image` (an image target's evaluator, which takes turns with the grid's, a pass
+each), `heatmaps`, `guard`, `gpu`, `divergence` and `history.current`, and hands results back
+through `take_losses`, `take_summary` and `take_evaluation`. A new network (the session's
 trainer replaced) makes the budget guess its costs afresh; a new run (a reset, a rebuild, a
 checkpoint loaded) clears the steps asked for and the samples/s."""
 

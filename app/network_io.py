@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from . import image_truth
 from .components import ACTIVATIONS, ENCODINGS
 from .config import Config, from_dict
 from .errors import UserError
@@ -46,6 +47,14 @@ def export_network(plan: NetworkPlan, config: Config, params: np.ndarray) -> dic
     }
     if plan.slang_truth is not None:  # no expressions: the file (its text is in summary.json's config)
         document["slang_target"] = {"file": plan.slang_truth.file, "count": plan.slang_truth.count}
+    if plan.image is not None:  # no expressions: the image file
+        image = plan.image
+        document["image"] = {
+            "file": image.file,
+            "width": image.width,
+            "height": image.height,
+            "channels": image.channels,
+        }
     return document
 
 
@@ -151,6 +160,9 @@ def _structure(network: dict, base: Config) -> Config:
     }
     if encoding["kind"] == "fourier":
         fields["frequencies"] = encoding.get("frequencies")
+    if isinstance(network.get("image"), dict) and isinstance(network["image"].get("file"), str):
+        fields["image"], _ = image_truth.load(network["image"]["file"])
+        fields["targets"] = list(base.targets)
     if encoding["kind"] in GRID_ENCODINGS:
         names = {"levels": "grid_levels", "features": "grid_features", "log2_table_size": "grid_log2_size"}
         names |= {"base_resolution": "grid_base_resolution", "per_level_scale": "grid_level_scale"}

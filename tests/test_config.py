@@ -95,7 +95,7 @@ def test_the_config_table_derives_the_lists():
     structural = ("hidden", "activation", "output_activation", "encoding", "frequencies")
     structural += ("grid_levels", "grid_features", "grid_log2_size", "grid_base_resolution", "grid_level_scale")
     structural += ("precision", "matmul")
-    assert STRUCTURAL_FIELDS == (*structural, "targets", "slang_target")
+    assert STRUCTURAL_FIELDS == (*structural, "targets", "slang_target", "image")
     assert {FIELDS[name].kind for name in STRUCTURAL_FIELDS} == {STRUCTURE, TRUTH}
     assert set(HOT_FIELDS) == set(FIELDS) - set(STRUCTURAL_FIELDS) and FIELDS["lr"].kind == HOT
     assert [f.name for f in dataclasses.fields(Structure)] == list(STRUCTURAL_FIELDS)

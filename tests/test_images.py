@@ -181,7 +181,7 @@ def test_bad_image_on_the_command_line_is_one_line(tmp_path):
     assert result.returncode == 2 and len(lines) == 1 and "not a PNG or JPEG" in lines[0], result.stderr
     assert not (tmp_path / "o").exists()
     both = _headless(tmp_path, "--image", str(tmp_path / "text.png"), "--target", "x", "--iterations", "1")
-    assert both.returncode == 2 and "use one of --target, --target-file and --image" in both.stderr
+    assert both.returncode == 2 and "use --image or --target, not both" in both.stderr
 
 
 def test_resume_of_an_image_run_is_byte_identical_and_needs_the_same_file(gpu, tmp_path):
@@ -226,3 +226,18 @@ def test_gradient_check_passes_with_an_image_truth(gpu, tmp_path):
     trainer.train(10)
     check = grad_check.run(trainer)
     assert check.passed and check.parameters == trainer.plan.param_count, check.detail()
+
+
+def test_a_saved_image_target_whose_file_is_gone_is_dropped(tmp_path, capsys):
+    """The window's next launch restores the last config: without its image file, it starts from
+    the expressions rather than failing."""
+    from app.saved import saved_config
+
+    spy.Bitmap(sharp_edges(8)).write(str(tmp_path / "gone.png"))
+    info, _ = image_truth.load(tmp_path / "gone.png")
+    config = validate(Config(image=info, domain=image_truth.aspect_domain(8, 8)))
+    (tmp_path / "gone.png").unlink()
+    image_truth._cache.clear()
+    restored = saved_config({"config": config.to_dict()})
+    assert restored is not None and restored.image is None and restored.domain == Config().domain
+    assert "saved image target is not used" in capsys.readouterr().err

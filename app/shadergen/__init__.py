@@ -40,7 +40,8 @@ def _header(plan: NetworkPlan) -> list[str]:
         frequencies = f" ({grid.levels} levels of {grid.features}, {grid.param_count} table values)"
     mma = [str(k) for k, on in enumerate(plan.mma) if on]
     if plan.image is not None:
-        truth = f"an image of {plan.image.width}x{plan.image.height} pixels, {plan.image.channels} channels"
+        channels = f"{plan.image.channels} channel{'s' if plan.image.channels > 1 else ''}"
+        truth = f"an image of {plan.image.width}x{plan.image.height} pixels, {channels}"
     elif plan.slang_truth is None:
         truth = f"{len(plan.targets)} expressions of x and y, printed as Slang below"
     else:

@@ -115,8 +115,7 @@ def _interact(app, state: ImageViewState, start: imgui.ImVec2, side, zoom: float
     image = app.config.image
     io = imgui.get_io()
     mouse = imgui.get_mouse_pos()
-    local_x = (mouse.x - start.x) % (side[0] + imgui.get_style().item_spacing.x)
-    local = (local_x, mouse.y - start.y)
+    local = (mouse.x - start.x, mouse.y - start.y)
     origin = (centre[0] - side[0] / (2 * zoom), centre[1] - side[1] / (2 * zoom))
     under = (origin[0] + local[0] / zoom, origin[1] + local[1] / zoom)
     if io.mouse_wheel:
@@ -127,7 +126,7 @@ def _interact(app, state: ImageViewState, start: imgui.ImVec2, side, zoom: float
         state.zoom = zoom
         state.centre = (centre[0] - io.mouse_delta.x / zoom, centre[1] - io.mouse_delta.y / zoom)
     column, row = int(math.floor(under[0])), int(math.floor(under[1]))
-    if 0 <= column < image["width"] and 0 <= row < image["height"] and local_x < side[0]:
+    if 0 <= column < image["width"] and 0 <= row < image["height"]:
         _tooltip(app, state, column, row)
 
 
@@ -172,37 +171,68 @@ def truth_size(config) -> tuple[int, int]:
     return config.image["width"], config.image["height"]
 
 
+def _layout(width: int, height: int) -> tuple[tuple[int, int], bool]:
+    """Each panel's size, and whether the panels go two to a row (the error panel below) or all
+    three in one: whichever shows the image larger in the space left."""
+    spacing, bar_block = imgui.get_style().item_spacing.x, em(4.4)
+    avail = imgui.get_content_region_avail()
+    title = imgui.get_text_line_height_with_spacing()
+    room = avail.y - imgui.get_frame_height_with_spacing()
+    best = None
+    for two_rows in (False, True):
+        across = (
+            min((avail.x - spacing) / 2, avail.x - spacing - bar_block)
+            if two_rows
+            else ((avail.x - 3 * spacing - bar_block) / 3)
+        )
+        rows = 2 if two_rows else 1
+        tall = (room - rows * title - (rows - 1) * spacing) / rows
+        side_w = max(em(4), min(across, tall * width / height))
+        if best is None or side_w > best[0][0]:
+            best = ((int(side_w), int(max(em(4), side_w * height / width))), two_rows)
+    return best
+
+
 def draw(app) -> None:
     """The three panels, their error scale and the controls, at the cursor."""
     state, config = _state(app), app.config
     if state.image != config.image["sha256"]:
         state.zoom, state.centre, state.image = None, None, config.image["sha256"]
     width, height = truth_size(config)
-    spacing = imgui.get_style().item_spacing.x
-    bar, bar_block = em(0.8), em(4.4)
-    avail = imgui.get_content_region_avail()
-    panel_w = max(em(4), (avail.x - 2 * spacing - bar_block - spacing) / 3)
-    panel_h = max(em(4), min(avail.y - 3 * imgui.get_frame_height_with_spacing(), panel_w * height / width))
-    side = (int(panel_w), int(panel_h))
+    side, two_rows = _layout(width, height)
     zoom, centre = _zoom(state, width, height, side)
     _controls(app, state, zoom)
-    left = imgui.get_cursor_pos_x()
-    for k, title in enumerate((PANELS[0], PANELS[1], "mean |error| of channels")):
-        x = left + k * (side[0] + spacing)
-        imgui.set_cursor_pos_x(x + max(0.0, (side[0] - imgui.calc_text_size(title).x) / 2))
-        imgui.text_colored(MUTED, title)
-        if k < 2:
-            imgui.same_line()
     _queue_draw(app, state, side, zoom, centre)
+    spacing = imgui.get_style().item_spacing.x
+    title_h = imgui.get_text_line_height_with_spacing()
+    left, top = imgui.get_cursor_pos()
     texture = app.renderer.texture(state.texture)
-    start = imgui.get_cursor_screen_pos()
     u_side, v_side = side[0] / state.texture.width, side[1] / state.texture.height
-    for k in range(3):
+    titles = (PANELS[0], PANELS[1], "mean |error| of channels")
+    for k, title in enumerate(titles):
+        column, row = (k % 2, k // 2) if two_rows else (k, 0)
+        x, y = left + column * (side[0] + spacing), top + row * (side[1] + title_h + spacing)
+        imgui.set_cursor_pos(imgui.ImVec2(x + max(0.0, (side[0] - imgui.calc_text_size(title).x) / 2), y))
+        imgui.text_colored(MUTED, title)
+        imgui.set_cursor_pos(imgui.ImVec2(x, y + title_h))
+        start = imgui.get_cursor_screen_pos()
         imgui.image(texture, imgui.ImVec2(*side), imgui.ImVec2(k * u_side, 0), imgui.ImVec2((k + 1) * u_side, v_side))
-        imgui.same_line()
-    colorbar(app.renderer, app.session.heatmaps, BAR_COLUMNS["error"], 0.0, app.session.image.error_top, side[1], bar)
-    imgui.set_cursor_screen_pos(start)
-    imgui.invisible_button("image view", imgui.ImVec2(3 * side[0] + 2 * spacing, side[1]))
-    app.remember("image view")
-    if imgui.is_item_hovered() or imgui.is_item_active():
-        _interact(app, state, start, side, zoom, centre)
+        if k == 2:
+            imgui.same_line()
+            colorbar(
+                app.renderer,
+                app.session.heatmaps,
+                BAR_COLUMNS["error"],
+                0.0,
+                app.session.image.error_top,
+                side[1],
+                em(0.8),
+            )
+        imgui.set_cursor_screen_pos(start)
+        imgui.invisible_button(f"image view {k}", imgui.ImVec2(*side))
+        app.remember("image view" if k == 0 else f"image view {k}")
+        if imgui.is_item_hovered() or imgui.is_item_active():
+            _interact(app, state, start, side, zoom, centre)
+    rows = 2 if two_rows else 1
+    imgui.set_cursor_pos(imgui.ImVec2(left, top + rows * (side[1] + title_h + spacing)))
+    imgui.dummy(imgui.ImVec2(0, 0))
