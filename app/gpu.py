@@ -13,6 +13,7 @@ import slangpy as spy
 
 from .config import Config
 from .device import create_device
+from .fused_layout import fragment_slot
 from .kernels import KernelCache
 from .plan import NetworkPlan, plan_for
 from .resources import shader_dir
@@ -62,9 +63,33 @@ class Gpu:
             return forced == "1"
         return self.device.has_feature(spy.Feature.cooperative_matrix)
 
+    @functools.cached_property
+    def fused_fragments(self) -> bool:
+        """Whether this device's cooperative matrices hold B operands as the fused trainer's
+        fragment-native weight copies assume (app/fused_layout.py: fragment_slot): checked once
+        with a probe kernel; where they don't, plans keep the other tensor-core path."""
+        # On SlangPy's CUDA backend the fused kernel read shared memory out of bounds
+        # (compute-sanitizer): it runs on Vulkan only.
+        if not self.tensor_cores or self.device.info.type != spy.DeviceType.vulkan:
+            return False
+        try:
+            program = self.device.load_program(str(shader_dir() / "fragment_probe.slang"), ["fragmentLayout"])
+            matrix = self.device.create_buffer(
+                data=np.arange(256, dtype=np.float16), usage=spy.BufferUsage.shader_resource
+            )
+            out = self.buffer(32 * 8 * 4)
+            self.device.create_compute_kernel(program).dispatch(
+                [32, 1, 1], matrix=matrix.device_address, out=out.device_address
+            )
+            held = self.read(out, 32 * 8).astype(np.int64)
+        except Exception:  # a driver that builds no such kernel (CUDA here): the other path
+            return False
+        k, n = np.divmod(held, 16)
+        return bool(np.all(held >= 0) and np.array_equal(fragment_slot(k, n), np.arange(256)))
+
     def plan(self, config: Config) -> NetworkPlan:
         """`config`'s plan on this device."""
-        return plan_for(config, self.tensor_cores)
+        return plan_for(config, self.tensor_cores, self.fused_fragments)
 
     @property
     def software(self) -> bool:

@@ -16,6 +16,7 @@ import numpy as np
 
 from .components import ACTIVATIONS, ENCODINGS, Activation, Encoding
 from .config import Config, Structure
+from .fused_layout import FUSED_SAMPLES, FUSED_THREADS, fused_layout
 from .hashgrid import GridEncoding, GridSpec, grid_encoding, grid_spec
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
@@ -46,6 +47,7 @@ MMA_SUBGROUP = 32  # cooperative matrices work per 32-lane subgroup (NVIDIA)
 ADJUST_PARAMS, ADJUST_PARTS = 32, 8
 ADJUST_THREADS = ADJUST_PARAMS * ADJUST_PARTS
 MAX_TILE_GROUPS = 512  # about what an H200 runs at once (132 SMs x 4); fewer slots to sum
+FUSED_MAX_GROUPS = 264  # the fused trainer: two workgroups an SM ran fastest on an H200 (2^16 and 2^20)
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ class NetworkPlan:
     mma: tuple[bool, ...] = ()  # per layer: products on tensor cores (workgroup tiles only)
     tile_samples: int = 0  # workgroup tiles: samples a tile
     tile_pad: int = 0  # ...and the row padding that keeps shared-memory banks apart
+    fused: bool = False  # workgroup tiles by the fully fused tensor-core trainer (shaders/fused.slang)
     grid: GridSpec | None = None  # a trainable grid encoding: its tables follow the MLP's parameters
     image: ImageTruth | None = None  # an image as the ground truth (instead of targets or a Slang file)
 
@@ -206,6 +209,7 @@ class NetworkPlan:
             self.mma,
             self.tile_samples,
             self.tile_pad,
+            self.fused,
             self.grid,
             self.image and (self.image.width, self.image.height, self.image.channels),
         )
@@ -221,7 +225,8 @@ class NetworkPlan:
         group = self.group_size
         if self.gradient_path == "tiles":
             tiles = -(-batch_size // self.tile_samples)
-            groups = max(1, min(tiles, MAX_TILE_GROUPS, SLOT_MEMORY_BYTES // (4 * self.mlp_param_count)))
+            cap = FUSED_MAX_GROUPS if self.fused else MAX_TILE_GROUPS
+            groups = max(1, min(tiles, cap, SLOT_MEMORY_BYTES // (4 * self.mlp_param_count)))
             return LaunchShape(
                 thread_count=groups * group,
                 group_count=groups,
@@ -241,6 +246,16 @@ class NetworkPlan:
             gradient_slot_count=groups * slots_per_group,
             loss_slot_count=groups * waves_per_group,
         )
+
+    @property
+    def weight_count(self) -> int:
+        """Values in the kernels' weights buffer: the parameters, then (fused trainer) the block
+        copies of its hidden layers (app/fused_layout.py)."""
+        return fused_layout(self.sizes).weight_halves if self.fused else self.param_count
+
+    def weight_image(self, weights: np.ndarray) -> np.ndarray:
+        """The kernels' weights buffer holding `weights` (the parameters in the kernels' precision)."""
+        return fused_layout(self.sizes).weight_image(weights) if self.fused else weights
 
     def initial_parameters(self, seed: int) -> np.ndarray:
         """He-uniform weights for ReLU-like activations, Glorot-uniform otherwise; zero biases;
@@ -307,8 +322,19 @@ def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
     return None
 
 
+def _fused(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tensor_cores: bool) -> bool:
+    """The fully fused trainer: half precision on cooperative matrices, activations whose
+    derivative follows from their output (not sin), and a network that fits its layout."""
+    return (
+        tensor_cores
+        and precision == "half"
+        and all(layer.activation.name != "sin" for layer in layers)
+        and fused_layout(sizes) is not None
+    )
+
+
 @functools.lru_cache(maxsize=64)
-def _plan(s: Structure, tensor_cores: bool) -> NetworkPlan:
+def _plan(s: Structure, tensor_cores: bool, fused: bool) -> NetworkPlan:
     grid = grid_spec(s)
     enc = grid_encoding(s.encoding) if grid else ENCODINGS[s.encoding]
     image = ImageTruth(**dict(s.image)) if s.image else None
@@ -335,6 +361,16 @@ def _plan(s: Structure, tensor_cores: bool) -> NetworkPlan:
     )
     if offset <= MAX_THREAD_ACCUMULATORS:
         return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))
+    # The fused trainer has no input gradient for a grid's tables: a grid network takes the tiles.
+    if grid is None and _fused(sizes, layers, s.precision, fused and s.matmul == "auto"):
+        return NetworkPlan(
+            **common,
+            gradient_path="tiles",
+            group_size=FUSED_THREADS,
+            mma=tuple(True for _ in layers),
+            tile_samples=FUSED_SAMPLES,
+            fused=True,
+        )
     tiles = _tiles(sizes, layers, s.precision, tensor_cores and s.matmul == "auto", grid is not None)
     if tiles is not None:
         samples, pad, mma = tiles
@@ -344,7 +380,9 @@ def _plan(s: Structure, tensor_cores: bool) -> NetworkPlan:
     return NetworkPlan(**common, gradient_path="group", group_size=_group_size(sizes, False))
 
 
-def plan_for(config: Config, tensor_cores: bool = False) -> NetworkPlan:
+def plan_for(config: Config, tensor_cores: bool = False, fused: bool | None = None) -> NetworkPlan:
     """The plan of `config`'s structure on a device with or without cooperative matrices (cached:
-    configs that differ only in hot fields share it)."""
-    return _plan(config.structure(), tensor_cores)
+    configs that differ only in hot fields share it). `fused`: whether the fully fused trainer
+    may run there (its weight copies assume NVIDIA's fragment layout: app/gpu.py checks it);
+    by default wherever there are cooperative matrices."""
+    return _plan(config.structure(), tensor_cores, tensor_cores if fused is None else fused)

@@ -39,7 +39,7 @@ class Trainer:
         self.kernels: NetworkKernels = gpu.kernels.get(self.plan)
         p = self.plan.param_count
         self.master = gpu.buffer(p * 4)
-        self.weights = self.master if self.plan.precision == "float" else gpu.buffer(p * 2)
+        self.weights = self.master if self.plan.precision == "float" else gpu.buffer(self.plan.weight_count * 2)
         self.optimizer_state = gpu.buffer(STATE_WIDTH * p * 4)
         # A trained grid's gradients: one fixed-point sum a table value (app/hashgrid.py)
         self.grid_gradients = gpu.buffer(self.plan.grid_param_count * 8)
@@ -102,7 +102,7 @@ class Trainer:
         self.version += 1
         self.gpu.write(self.master, params)
         if self.weights is not self.master:
-            self.gpu.write(self.weights, params.astype(np.float16))
+            self.gpu.write(self.weights, self.plan.weight_image(params.astype(np.float16)))
 
     def load(
         self,
@@ -118,7 +118,7 @@ class Trainer:
         `optimizer_state` is the config's optimizer's (optimizer_state_values)."""
         self.set_parameters(master)
         if weights is not None and self.weights is not self.master:
-            self.gpu.write(self.weights, np.asarray(weights, np.float16))
+            self.gpu.write(self.weights, self.plan.weight_image(np.asarray(weights, np.float16)))
         state = np.zeros(STATE_WIDTH * self.plan.param_count, np.float32)
         state[: len(optimizer_state)] = optimizer_state
         self.gpu.write(self.optimizer_state, state)

@@ -258,3 +258,13 @@ def test_tables_are_bit_identical_over_runs_pieces_and_launch_shapes(gpu, monkey
     mlp = one.plan.mlp_param_count
     assert np.count_nonzero(one.parameters()[mlp:] != Trainer(gpu, config).parameters()[mlp:]) > 0
     assert one.parameters()[mlp:].tobytes() == other.parameters()[mlp:].tobytes()
+
+
+def test_grid_networks_take_a_path_with_an_input_gradient():
+    """On cooperative matrices a half 64-64 network takes the fused trainer, which has no input
+    gradient for the tables: with a grid it takes the workgroup tiles on tensor cores instead."""
+    config = validate(Config(**SMALL, hidden=[64, 64], precision="half"))
+    plain = plan_for(config.replace(encoding="raw"), tensor_cores=True)
+    grid = plan_for(config, tensor_cores=True)
+    assert plain.fused and not grid.fused
+    assert grid.gradient_path == "tiles" and all(grid.mma) and grid.grid is not None

@@ -38,6 +38,8 @@ CONFIGS = {
     "Slang target file": ["--target-file", EXAMPLE_TARGET, "--hidden", "24"],
 }
 TENSOR_CORES = ["--hidden", "64,48", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
+# Too wide for the fused trainer's shared memory: workgroup tiles on tensor cores
+TILES_MMA = ["--hidden", "128,128", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
 
 
 def _compile(device, source: str) -> None:
@@ -60,16 +62,47 @@ def test_printed_module_is_the_apps_and_compiles(gpu, argv):
     _compile(gpu.device, printed)
 
 
-def test_tensor_core_module_is_well_formed_and_compiles(gpu):
-    printed = source_for(TENSOR_CORES)
-    config = config_from_args(build_parser().parse_args(TENSOR_CORES[:-1]))
+def _tensor_core_kernel(argv: list[str]):
+    printed = source_for(argv)
+    config = config_from_args(build_parser().parse_args(argv[:-1]))
     plan = plan_for(config, tensor_cores=True)
     assert all(plan.mma) and printed == network_source(plan)
-    assert printed != source_for(TENSOR_CORES[:-1]), "--tensor-cores changes the plan"
-    layers = len(plan.layers)
+    assert printed != source_for(argv[:-1]), "--tensor-cores changes the plan"
     kernel = printed[printed.index("void learnGradient") :]
     kernel = kernel[: kernel.index("\n}\n") + 3]
     assert kernel.count("{") == kernel.count("}")
+    return printed, plan, kernel
+
+
+def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu):
+    printed, plan, kernel = _tensor_core_kernel(TENSOR_CORES)
+    layers = len(plan.layers)
+    assert plan.fused and '#include "fused.slang"' in printed and "tiles_mma" not in printed
+    assert "products   tensor cores on layers 0, 1, 2" in printed
+    calls = (
+        ("fusedForwardRows<", 1),
+        ("fusedForwardColumns<", layers - 2),
+        ("fusedOutputAndLoss<", 1),
+        ("fusedWeightGradients<", layers),
+        ("fusedBackwardRows<", 1),
+        ("fusedBackwardColumns<", layers - 2),
+        ("fusedWriteGradients<", layers),
+        # after each forward layer but the output's, one a layer backward, one a tile
+        ("GroupMemoryBarrierWithGroupSync();", 2 * layers),
+    )
+    for call, count in calls:
+        assert kernel.count(call) == count, call
+    hidden = plan.layers[1]
+    copies = printed[printed.index("void storeWeightCopies") :]
+    assert f"if (index >= {hidden.offset} && index < {hidden.offset + hidden.fan_in * hidden.fan_out})" in copies
+    assert plan.weight_count == plan.param_count + (-plan.param_count) % 8 + 2 * hidden.fan_in * hidden.fan_out
+    _compile(gpu.device, printed)
+
+
+def test_tensor_core_module_is_well_formed_and_compiles(gpu):
+    printed, plan, kernel = _tensor_core_kernel(TILES_MMA)
+    layers = len(plan.layers)
+    assert not plan.fused
     assert '#include "tiles_mma.slang"' in printed and "products   tensor cores on layers 0, 1, 2" in printed
     for call, count in (("mmaForward<", layers), ("mmaGradients<", layers), ("mmaBackward<", layers - 1)):
         assert kernel.count(call) == count, call
@@ -83,7 +116,7 @@ def test_tensor_core_module_is_well_formed_and_compiles(gpu):
 
 
 def test_every_line_is_indented_by_whole_levels():
-    for argv in (*CONFIGS.values(), TENSOR_CORES):
+    for argv in (*CONFIGS.values(), TENSOR_CORES, TILES_MMA):
         if "--target-file" in argv:
             continue
         for line in source_for(argv).splitlines():

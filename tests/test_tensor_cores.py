@@ -1,6 +1,10 @@
-"""The half-precision path on tensor cores (cooperative matrices), where the device has them; CI's
-lavapipe has none, so these run on the GPU machine. fp16 products with fp32 accumulation: the
-gradients follow a float64 reference to ~3 significant digits, as the half SIMT path's do."""
+"""The half-precision paths on tensor cores (cooperative matrices), where the device has them: the
+fully fused trainer (shaders/fused.slang) wherever a network fits it, workgroup tiles
+(shaders/tiles_mma.slang) for wider ones. CI's lavapipe has none, so these run on the GPU
+machine. fp16 products with fp32 accumulation and fp16 activations and gradients between layers:
+the gradients follow a float64 reference to within 3e-2 of the largest gradient (room for fp16's
+2^-11 rounding accumulated over four layers and thousands of samples; measured 1.5e-3 to 3.4e-3
+on the H200), as the half SIMT path's do."""
 
 from __future__ import annotations
 
@@ -23,12 +27,7 @@ def tensor_gpu(gpu):
     return gpu
 
 
-@pytest.mark.parametrize("activation", ["leaky_relu", "tanh", "sigmoid", "relu"])
-def test_tensor_core_gradients_match_float64(tensor_gpu, activation):
-    trainer = Trainer(
-        tensor_gpu, validate(Config(**dict(WIDE, activation=activation), precision="half", batch_size=4096, seed=3))
-    )
-    assert trainer.plan.matmul == "tensor-core" and any(trainer.plan.mma)
+def _check_gradients(trainer) -> None:
     loss, gradient = gpu_loss_and_gradient(trainer)
     c = trainer.config
     params = trainer.parameters().astype(np.float16).astype(np.float32)
@@ -39,6 +38,40 @@ def test_tensor_core_gradients_match_float64(tensor_gpu, activation):
     assert np.max(np.abs(gradient - ref_gradient)) / scale < 3e-2
     arrives = ref_gradient != 0  # ReLU's dead units have exactly zero gradients
     assert np.count_nonzero(gradient[arrives]) > 0.9 * np.count_nonzero(arrives), "every layer's gradient arrives"
+
+
+@pytest.mark.parametrize("activation", ["leaky_relu", "tanh", "sigmoid", "relu"])
+def test_tensor_core_gradients_match_float64(tensor_gpu, activation):
+    trainer = Trainer(
+        tensor_gpu, validate(Config(**dict(WIDE, activation=activation), precision="half", batch_size=4096, seed=3))
+    )
+    assert trainer.plan.matmul == "tensor-core" and trainer.plan.fused == tensor_gpu.fused_fragments
+    _check_gradients(trainer)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        dict(encoding="poly2", hidden=[32, 32], activation="tanh"),  # narrow: one tile a subgroup
+        dict(encoding="fourier", frequencies=3, hidden=[64, 48], activation="sigmoid"),  # 14 inputs, 48 wide
+        dict(encoding="raw", hidden=[64, 64, 64], output_activation="sigmoid"),  # the output's derivative
+    ],
+    ids=["poly2-32-32", "fourier-64-48", "sigmoid-output"],
+)
+def test_fused_trainer_gradients_match_float64_on_other_shapes(tensor_gpu, fields):
+    config = validate(Config(**fields, precision="half", batch_size=3000, seed=5))  # a partial last tile
+    trainer = Trainer(tensor_gpu, config)
+    if not trainer.plan.fused:
+        pytest.skip("this device's cooperative matrices hold operands otherwise: no fused trainer")
+    _check_gradients(trainer)
+
+
+def test_networks_too_wide_for_the_fused_trainer_keep_workgroup_tiles(tensor_gpu):
+    trainer = Trainer(
+        tensor_gpu, validate(Config(encoding="raw", hidden=[128, 128], precision="half", batch_size=2048, seed=2))
+    )
+    assert trainer.plan.matmul == "tensor-core" and not trainer.plan.fused
+    _check_gradients(trainer)
 
 
 def test_tensor_cores_are_bit_reproducible(tensor_gpu):

@@ -7,7 +7,7 @@ the MLP). The tables' gradients are PyTorch's own (a dense scatter-add into a ze
 and Adam updates every table value, as torch.optim.Adam does.
 
 Two variants, as app/bench/torch_reference.py: eager, and the loss compiled with
-torch.compile(mode="max-autotune-no-cudagraphs") with the whole step captured in one CUDA graph;
+torch.compile (in the benchmark's --compile-mode) with the whole step captured in one CUDA graph;
 each in fp32, or with fp16 autocast for the MLP (the tables stay fp32, their gathers too)."""
 
 from __future__ import annotations
@@ -119,12 +119,12 @@ def time_eager(sizes, batch: int, steps: int, half: bool = False) -> float:
 class CompiledGraph:
     """One compiled, graph-captured training step (torch_reference.CompiledGraph's recipe)."""
 
-    def __init__(self, sizes, batch: int, half: bool = False):
+    def __init__(self, sizes, batch: int, half: bool = False, mode: str = "default"):
         import torch
 
         task = _Task(half)
         self.optimizer = task.optimizer(fused=True, capturable=True)
-        loss = torch.compile(task.loss, mode="max-autotune-no-cudagraphs")
+        loss = torch.compile(task.loss, mode=mode)
         self.points = torch.empty(batch, 2, device="cuda")
 
         def step() -> None:

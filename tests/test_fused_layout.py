@@ -1,0 +1,102 @@
+"""The fully fused tensor-core trainer's host side, which CI's lavapipe can check: its layout
+fits the shared memory it promises, plans choose it only where it runs, and the fragment-native
+weight copies that adjustParameters writes on the GPU (storeWeightCopies) hold exactly what the
+host's numpy copy does. Its kernels need cooperative matrices: tests/test_tensor_cores.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.config import Config, validate
+from app.fused_layout import FUSED_SHARED_BUDGET, fragment_slot, fused_layout
+from app.plan import plan_for
+from app.shadergen import weight_copies_function
+
+WIDE = dict(encoding="raw", hidden=[64, 64, 64], precision="half")
+
+
+def _nvidia_b_fragment(k: int, n: int) -> int:
+    """mma.sync's B fragment, written out from PTX's figure: lane groupID = n % 8 and threadID
+    (k % 8) / 2 hold (k, n) in b0..b3 (k < 8: b0, b1; k >= 8: b2, b3) of the n-half n / 8."""
+    group, thread = n % 8, (k % 8) // 2
+    register = (k % 2) + 2 * (k // 8)
+    return (group * 4 + thread) * 8 + register + 4 * (n // 8)
+
+
+def test_fragment_slots_are_nvidias_b_operand_and_a_permutation():
+    slots = [fragment_slot(k, n) for k in range(16) for n in range(16)]
+    assert sorted(slots) == list(range(256))
+    assert all(fragment_slot(k, n) == _nvidia_b_fragment(k, n) for k in range(16) for n in range(16))
+
+
+def test_weight_copies_hold_each_weight_at_its_operand_place():
+    layout = fused_layout((2, 64, 48, 4))
+    copy = layout.copies[0]  # the 64 -> 48 layer
+    weights = np.arange(48 * 64, dtype=np.float64).reshape(48, 64)
+    forward, backward = copy.tiles(weights)
+    for o, i in ((0, 0), (17, 5), (47, 63), (33, 40)):
+        # forward: tile (o / 16, i / 16), element (k, n) = (i % 16, o % 16) of W^T
+        assert forward[((o // 16) * 4 + i // 16) * 256 + fragment_slot(i % 16, o % 16)] == weights[o, i]
+        # backward: tile (i / 16, o / 16), element (k, n) = (o % 16, i % 16) of W
+        assert backward[((i // 16) * 3 + o // 16) * 256 + fragment_slot(o % 16, i % 16)] == weights[o, i]
+
+
+@pytest.mark.parametrize(
+    ("sizes", "fits"),
+    [
+        ((2, 64, 64, 64, 4), True),
+        ((4, 32, 32, 4), True),
+        ((34, 64, 64, 8), True),
+        ((2, 128, 128, 4), False),
+        ((2, 64, 64, 64, 64, 4), False),
+        ((2, 64, 40, 4), False),
+        ((2, 64, 64, 20), False),
+    ],
+)
+def test_layout_fits_shared_memory_or_declines(sizes, fits):
+    layout = fused_layout(sizes)
+    assert (layout is not None) == fits
+    if layout is not None:
+        assert layout.shared_bytes <= FUSED_SHARED_BUDGET and layout.bias_columns[-1] <= 16
+        assert layout.words >= max(b + s * 64 for b, s in zip(layout.bases, layout.strides))
+
+
+def test_plans_choose_the_fused_trainer_only_where_it_runs():
+    half = validate(Config(**WIDE))
+    assert plan_for(half, tensor_cores=True).fused
+    assert not plan_for(half, tensor_cores=True, fused=False).fused  # a device with another layout
+    assert not plan_for(half).fused
+    assert not plan_for(validate(Config(**dict(WIDE, precision="float"))), tensor_cores=True).fused
+    assert not plan_for(validate(Config(**dict(WIDE, activation="sin"))), tensor_cores=True).fused
+    assert not plan_for(validate(Config(**dict(WIDE, matmul="simt"))), tensor_cores=True).fused
+    plan = plan_for(half, tensor_cores=True)
+    params = np.random.default_rng(0).standard_normal(plan.param_count).astype(np.float16)
+    image = plan.weight_image(params)
+    assert image.size == plan.weight_count > plan.param_count and np.array_equal(image[: plan.param_count], params)
+
+
+def test_adjust_writes_the_same_copies_as_the_host(gpu):
+    plan = plan_for(validate(Config(**WIDE)), tensor_cores=True)
+    source = f"""typealias NFloat = half;
+{weight_copies_function(plan)}
+[shader("compute")]
+[numthreads(64, 1, 1)]
+void writeCopies(uint3 id : SV_DispatchThreadID, uniform half* values, uniform half* out, uniform uint count)
+{{
+    if (id.x < count)
+        storeWeightCopies(out, id.x, values[id.x]);
+}}"""
+    module = gpu.device.load_module_from_source("weight_copies_test", source)
+    kernel = gpu.device.create_compute_kernel(gpu.device.link_program([module], [module.entry_point("writeCopies")]))
+    values = np.random.default_rng(1).uniform(-2, 2, plan.param_count).astype(np.float16)
+    src, out = gpu.buffer(values.nbytes), gpu.buffer(plan.weight_count * 2)
+    gpu.write(src, values)
+    gpu.write(out, np.zeros(plan.weight_count, np.float16))
+    count = plan.param_count
+    kernel.dispatch([count, 1, 1], values=src.device_address, out=out.device_address, count=count)
+    written = gpu.read(out, plan.weight_count, np.float16)
+    expected = plan.weight_image(values)
+    copies = slice(-(-count // 8) * 8, plan.weight_count)
+    assert np.array_equal(written[copies], expected[copies])
+    assert np.count_nonzero(written[copies]) > 0.99 * (plan.weight_count - copies.start)
