@@ -101,16 +101,6 @@ _TARGET_FILE_HELP = (
 _FREQUENCIES_HELP = f"Fourier encoding frequencies, 1-{MAX_FREQUENCIES} (default {{default}})"
 
 
-def _check_level_scale(label: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1.0 <= value <= 4.0:
-        raise UserError(f"{label} must be a number from 1 to 4 (got {value!r})")
-    return float(value)
-
-
-def _grid_shown(config: Config) -> bool:
-    return config.encoding in hashgrid.GRID_ENCODINGS
-
-
 def _grid_flag(name: str, what: str, metavar: str, parse: str | None = None) -> Flag:
     return Flag(name, f"hashgrid and densegrid encodings: {what} (default {{default}})", metavar, parse=parse)
 
@@ -142,16 +132,16 @@ class Config:
     )
     grid_levels: int = spec_field(
         16, STRUCTURE, "levels", Whole(1, 32), _grid_flag("--grid-levels", "resolution levels L, 1-32", "L"),
-        widget="slider", shown=_grid_shown, in_network_file=True,
+        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
     )
     grid_features: int = spec_field(
         2, STRUCTURE, "features", Whole(1, 8), _grid_flag("--grid-features", "features per level F, 1-8", "F"),
-        widget="slider", shown=_grid_shown, in_network_file=True,
+        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
     )
     grid_log2_size: int = spec_field(
         15, STRUCTURE, "table size (log2)", Whole(8, 24),
         _grid_flag("--grid-table", "log2 of the entries of a hashed level's table, T, 8-24", "T"),
-        widget="slider", shown=_grid_shown, in_network_file=True,
+        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
     )
     grid_base_resolution: int = spec_field(
         16, STRUCTURE, "base resolution", Whole(1, 4096),
@@ -159,7 +149,7 @@ class Config:
         in_network_file=True,
     )
     grid_level_scale: float = spec_field(
-        1.5, STRUCTURE, "per-level scale", _check_level_scale,
+        1.5, STRUCTURE, "per-level scale", hashgrid.check_level_scale,
         _grid_flag("--grid-level-scale", "each level's resolution over the one before, 1-4", "B", parse="real"),
         in_network_file=True,
     )

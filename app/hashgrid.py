@@ -213,6 +213,18 @@ def grid_spec(structure) -> GridSpec | None:
     )
 
 
+def uses_grid(config) -> bool:
+    """Whether `config`'s encoding is a grid (the Network panel shows the grid's fields then)."""
+    return config.encoding in GRID_ENCODINGS
+
+
+def check_level_scale(label: str, value) -> float:
+    """Config.grid_level_scale's check: a number in [1, 4]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1.0 <= value <= 4.0:
+        raise UserError(f"{label} must be a number from 1 to 4 (got {value!r})")
+    return float(value)
+
+
 def check_size(config) -> None:
     """A grid whose tables would be too large is a UserError naming its size."""
     spec = grid_spec(config)

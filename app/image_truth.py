@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,20 @@ MAX_PIXELS = 1 << 24  # 16.8 megapixels: 4096 x 4096
 MAX_FILE_BYTES = 256 << 20
 CHANNEL_NAMES = {1: ["grey"], 2: ["grey", "alpha"], 3: ["red", "green", "blue"], 4: ["red", "green", "blue", "alpha"]}
 _PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@dataclass(frozen=True)
+class ImageTruth:
+    """A plan's image truth (Config.image): its size, channels and content's digest; the pixels
+    reach the kernels through a buffer (upload_pixels)."""
+
+    file: str
+    width: int
+    height: int
+    channels: int
+    sha256: str
+
+
 _JPEG_SIZE_MARKERS = set(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}  # start-of-frame markers
 
 
@@ -156,6 +171,17 @@ def pixels_of(image: dict[str, Any]) -> np.ndarray:
     if info["sha256"] != image["sha256"]:
         raise UserError(f"image {image['file']!r} has changed since this run used it (its SHA-256 differs)")
     return pixels
+
+
+def upload_pixels(gpu, image: dict | None):
+    """A GPU buffer of Config.image's pixels (float32, row-major from the top, channels
+    interleaved), or a 4-byte one where there is no image."""
+    if image is None:
+        return gpu.buffer(4)
+    pixels = pixels_of(image)
+    buffer = gpu.buffer(pixels.nbytes)
+    gpu.write(buffer, pixels)
+    return buffer
 
 
 def check_image(label: str, value: Any) -> dict | None:

@@ -18,6 +18,7 @@ from .components import ACTIVATIONS, ENCODINGS, Activation, Encoding
 from .config import Config, Structure
 from .fused_layout import FUSED_SAMPLES, FUSED_THREADS, fused_layout
 from .hashgrid import GridEncoding, GridSpec, grid_encoding, grid_spec
+from .image_truth import ImageTruth
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
 # spill, so the group sums gradients through shared-memory tiles (shaders/gradients.slang).
@@ -81,18 +82,6 @@ class SlangTruth:
     file: str
     source: str
     count: int
-
-
-@dataclass(frozen=True)
-class ImageTruth:
-    """A ground truth from an image (Config.image, app/image_truth.py): its size and channels, and
-    its content's digest (the pixels themselves reach the kernels through a buffer)."""
-
-    file: str
-    width: int
-    height: int
-    channels: int
-    sha256: str
 
 
 @dataclass(frozen=True)

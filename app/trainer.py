@@ -43,7 +43,7 @@ class Trainer:
         self.optimizer_state = gpu.buffer(STATE_WIDTH * p * 4)
         # A trained grid's gradients: one fixed-point sum a table value (app/hashgrid.py)
         self.grid_gradients = gpu.buffer(self.plan.grid_param_count * 8)
-        self.truth_pixels = self._truth_pixels()  # an image target's pixels
+        self.truth_pixels = image_truth.upload_pixels(gpu, config.image if self.plan.image else None)
         self.losses = LossRing(gpu)
         self._args = StepArgsRing(gpu)
         self.step = 0  # optimizer steps taken; also the sampler's step index
@@ -56,14 +56,6 @@ class Trainer:
         self._build_pipelines()
 
     # ---- buffers and state ------------------------------------------------------------------
-    def _truth_pixels(self) -> spy.Buffer:
-        if self.plan.image is None:
-            return self.gpu.buffer(4)
-        pixels = image_truth.pixels_of(self.config.image)
-        buffer = self.gpu.buffer(pixels.nbytes)
-        self.gpu.write(buffer, pixels)
-        return buffer
-
     def _size_slots(self) -> None:
         self.launch: LaunchShape = self.plan.launch(self.config.batch_size, self.gpu.wave_width)
         self.gradient_slots = self.gpu.buffer(self.launch.gradient_slot_count * self.plan.mlp_param_count * 4)

@@ -64,34 +64,36 @@ def _measure(run, batch: int, budget: float, cap: int) -> dict:
     return {"samples_per_second": batch * steps / seconds, "steps_per_second": steps / seconds}
 
 
+def _app_row(gpu, name: str, batch: int, precision: str, fields: dict, budget: float, cap: int) -> dict:
+    """The app's trainer on one network, batch and precision, with its GPU memory."""
+    config = validate(Config(batch_size=batch, precision=precision, **fields))
+    plan = gpu.plan(config)
+    memory = []
+
+    def run(n: int) -> float:
+        seconds, trainer_bytes = time_app(gpu, config, n)
+        memory.append(trainer_bytes)
+        return seconds
+
+    figures = _measure(run, batch, budget, cap)
+    return dict(
+        trainer="app",
+        network=name,
+        batch=batch,
+        precision=precision,
+        matmul=plan.matmul,
+        gradient_sums="fused" if plan.fused else plan.gradient_path,
+        **figures,
+        gpu_mib=memory[-1] / 2**20,
+    )
+
+
 def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list[dict]:
     fields, sizes = NETWORKS[name]
     fields = fields() if callable(fields) else fields
     reference = torch_hashgrid if name == "hashgrid" else torch_reference
     budget, cap = (0.3, 50) if args.quick else (2.0, 4000)
-    rows = []
-    for precision in ("float", "half"):
-        config = validate(Config(batch_size=batch, precision=precision, **fields))
-        plan = gpu.plan(config)
-        memory = []
-
-        def run(n, config=config, memory=memory):
-            seconds, trainer_bytes = time_app(gpu, config, n)
-            memory.append(trainer_bytes)
-            return seconds
-
-        rows.append(
-            dict(
-                trainer="app",
-                network=name,
-                batch=batch,
-                precision=precision,
-                matmul=plan.matmul,
-                gradient_sums="fused" if plan.fused else plan.gradient_path,
-                **_measure(run, batch, budget, cap),
-                gpu_mib=memory[-1] / 2**20,
-            )
-        )
+    rows = [_app_row(gpu, name, batch, precision, fields, budget, cap) for precision in ("float", "half")]
     if atomic is not None and name == "4-16-4":
         rows.append(
             dict(
@@ -139,7 +141,7 @@ def _print(row: dict) -> None:
     ratio = f"  x{row['vs_best_torch']:.2f} best PyTorch" if "vs_best_torch" in row else ""
     kernel = f" [{row['matmul']}, {row['gradient_sums']}]" if "matmul" in row else ""
     build = f" ({row['compile_mode']}: compile+capture {row['build_seconds']:.0f} s)" if "build_seconds" in row else ""
-    build += f" {row['gpu_mib']:.0f} MiB" if "gpu_mib" in row else ""
+    build += f" {row['gpu_mib']:.3g} MiB of GPU memory" if "gpu_mib" in row else ""
     print(
         f"{row['trainer']:>28} {row['network']:>13} {row['precision']:>5} batch {row['batch']:>9}: "
         f"{row['samples_per_second']:10.3g} samples/s {row['steps_per_second']:10.1f} steps/s{ratio}{kernel}{build}",
