@@ -3,20 +3,27 @@ later bit for bit. The format (also in the README):
 
     offset  size  field
     0       8     magic b"SVTCKPT\\0"
-    8       4     format version, uint32 little-endian (VERSION; version 1 is read too)
+    8       4     format version, uint32 little-endian (VERSION; versions 1 and 2 are read too)
     12      4     header length H, uint32 LE
     16      8     payload length D, uint64 LE
     24      32    SHA-256 of the H + D bytes that follow
-    56      H     header: UTF-8 JSON (config, counters, array lengths, loss-history runs)
+    56      H     header: UTF-8 JSON (config, counters, loss-history runs with their records'
+                  counts: {"count", "span", "recent", "buckets"} for "train" and "eval")
     56 + H  D     payload: little-endian arrays, back to back, in this order:
                   master parameters  float32[P]
                   half weights       float16[P]   (only when "half_weights" is true)
                   optimizer state    float32[WP]  (W: the optimizer's state width, app/optimizers.py;
                                                  its k-th float of parameter i at k * P + i)
-                  for each run: train steps, train losses, eval steps, eval losses  float64[n]
+                  for each run, its train then its eval loss record (app/history.py):
+                      recent steps, recent losses  float64[r] each
+                      bucket rows                   float64[6b]  (first step, last step,
+                                                    count, min, sum, max per bucket)
 
-Version 1 differs in one array only: the optimizer state is float32[2P] whatever the optimizer
-(Adam's m then v; SGD's velocity, then zeros).
+Versions 1 and 2 stored every point of each series instead (for each run: train steps, train
+losses, eval steps, eval losses, float64[n] each, the header giving each series' length n):
+they are converted into records as if appended point by point. Version 1 also differs in the
+optimizer state, float32[2P] whatever the optimizer (Adam's m then v; SGD's velocity, then
+zeros).
 
 Anything else (another magic, version or length, a checksum mismatch, a header that does not
 describe a network this app can build) is refused with one line naming the problem."""
@@ -35,7 +42,7 @@ import numpy as np
 from . import config as cfg
 from .atomic import write_atomic
 from .errors import UserError
-from .history import EARLIER_RUNS_KEPT, Run
+from .history import EARLIER_RUNS_KEPT, LossRecord, Run
 from .optimizers import OPTIMIZERS
 from .plan import plan_for
 
@@ -43,8 +50,11 @@ if TYPE_CHECKING:
     from .session import Session
 
 MAGIC = b"SVTCKPT\0"
-VERSION = 2
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 V1_STATE_WIDTH = 2  # version 1 saved two floats of optimizer state a parameter
+FULL_SERIES_VERSIONS = (1, 2)  # every point of each loss series, not a bounded record
+SERIES = ("train", "eval")
 APP = "slang-visual-trainer"
 _PREFIX = struct.Struct("<8sIIQ32s")
 MAX_HEADER_BYTES = 1 << 20
@@ -74,7 +84,7 @@ def capture(session: Session) -> Checkpoint:
     session.complete_step()
     t, count = session.trainer, session.trainer.plan.param_count
     weights = t.gpu.read(t.weights, count, np.float16) if t.weights is not t.master else None
-    runs = [_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y) for r in session.history.runs]
+    runs = [_copy_run(run) for run in session.history.runs]
     return Checkpoint(
         t.config,
         t.step,
@@ -104,14 +114,16 @@ def restore(session: Session, checkpoint: Checkpoint, config: cfg.Config | None 
     )
     if config is not None:
         trainer.apply(config)
-    session.continue_history([_run(r.label, r.train.x, r.train.y, r.eval.x, r.eval.y) for r in checkpoint.runs])
+    session.continue_history([_copy_run(run) for run in checkpoint.runs])
 
 
-def _run(label: str, train_x, train_y, eval_x, eval_y) -> Run:
-    run = Run(label)
-    run.train.extend(np.array(train_x, np.float64), np.array(train_y, np.float64))
-    run.eval.extend(np.array(eval_x, np.float64), np.array(eval_y, np.float64))
-    return run
+def _copy_run(run: Run) -> Run:
+    """A run whose records are copies: the session and the checkpoint never share one."""
+    copy = Run(run.label)
+    for name in SERIES:
+        meta, arrays = getattr(run, name).state()
+        setattr(copy, name, LossRecord.from_state(meta, arrays))
+    return copy
 
 
 # ---- bytes --------------------------------------------------------------------------------
@@ -120,8 +132,14 @@ def encode(checkpoint: Checkpoint) -> bytes:
     if checkpoint.weights is not None:
         arrays.append(checkpoint.weights.astype("<f2"))
     arrays.append(checkpoint.optimizer_state.astype("<f4"))
+    runs = []
     for run in checkpoint.runs:
-        arrays += [a.astype("<f8") for a in (run.train.x, run.train.y, run.eval.x, run.eval.y)]
+        entry = {"label": run.label}
+        for name in SERIES:
+            meta, record_arrays = getattr(run, name).state()
+            entry[name] = meta
+            arrays += [a.astype("<f8") for a in record_arrays]
+        runs.append(entry)
     header = json.dumps(
         {
             "app": APP,
@@ -131,7 +149,7 @@ def encode(checkpoint: Checkpoint) -> bytes:
             "samples_seen": checkpoint.samples_seen,
             "parameters": int(checkpoint.master.size),
             "half_weights": checkpoint.weights is not None,
-            "runs": [{"label": r.label, "train": r.train.count, "eval": r.eval.count} for r in checkpoint.runs],
+            "runs": runs,
         }
     ).encode()
     payload = b"".join(a.tobytes() for a in arrays)
@@ -169,8 +187,8 @@ def decode(data: bytes, name: str = "checkpoint") -> Checkpoint:
     if len(data) < _PREFIX.size:
         raise fail(f"is truncated ({len(data)} of at least {_PREFIX.size} bytes)")
     _, version, header_size, payload_size, digest = _PREFIX.unpack_from(data)
-    if version not in (1, VERSION):
-        raise fail(f"has format version {version}; this app reads versions 1 and {VERSION}")
+    if version not in READABLE_VERSIONS:
+        raise fail(f"has format version {version}; this app reads versions 1 to {VERSION}")
     if header_size > MAX_HEADER_BYTES:
         raise fail(f"is corrupted (a header of {header_size} bytes)")
     end = _PREFIX.size + header_size + payload_size
@@ -222,10 +240,9 @@ def _from_parts(header, payload: memoryview, fail, version: int = VERSION) -> Ch
     width = OPTIMIZERS[config.optimizer].state_width
     saved_width = V1_STATE_WIDTH if version == 1 else width
     lengths = [params, params, saved_width * params] if half else [params, saved_width * params]
-    for run in runs:
-        n, m = _count(run, "train", fail), _count(run, "eval", fail)
-        lengths += [n, n, m, m]
-    sizes = ([4, 2, 4] if half else [4, 4]) + [8] * 4 * len(runs)
+    records = _record_layouts(runs, version, fail)
+    lengths += [n for meta, record_lengths in records for n in record_lengths]
+    sizes = ([4, 2, 4] if half else [4, 4]) + [8] * (len(lengths) - (3 if half else 2))
     expected = sum(n * s for n, s in zip(lengths, sizes))
     if expected != len(payload):
         raise fail(f"has {len(payload)} bytes of arrays where its header describes {expected}")
@@ -236,6 +253,40 @@ def _from_parts(header, payload: memoryview, fail, version: int = VERSION) -> Ch
     master, weights, state = arrays[0], (arrays[1] if half else None), arrays[2 if half else 1][: width * params]
     if not all(np.all(np.isfinite(a)) for a in (master, state) + ((weights,) if half else ())):
         raise fail("holds parameters or optimizer state that are not finite")
-    history = arrays[3 if half else 2 :]
-    saved_runs = [_run(r["label"], *history[4 * k : 4 * k + 4]) for k, r in enumerate(runs)]
+    saved_runs = _runs(runs, records, iter(arrays[3 if half else 2 :]), fail)
     return Checkpoint(config, counts[0], counts[1], counts[2], master, weights, state, saved_runs)
+
+
+def _record_layouts(runs: list[dict], version: int, fail) -> list[tuple[dict | None, list[int]]]:
+    """For each run's train then eval series: its record's counts (None for a version that saved
+    every point) and the lengths of the arrays it was saved as."""
+    layouts = []
+    for run in runs:
+        for name in SERIES:
+            if version in FULL_SERIES_VERSIONS:
+                n = _count(run, name, fail)
+                layouts.append((None, [n, n]))
+            else:
+                meta = run.get(name)
+                if not isinstance(meta, dict):
+                    raise fail(f"has no valid {name} loss record counts")
+                meta = {key: _count(meta, key, fail) for key in ("count", "span", "recent", "buckets")}
+                layouts.append((meta, LossRecord.array_lengths(meta)))
+    return layouts
+
+
+def _runs(entries: list[dict], layouts, history, fail) -> list[Run]:
+    """The saved runs, each series rebuilt as a LossRecord from its arrays in `history`."""
+    runs, layouts = [], iter(layouts)
+    for k, entry in enumerate(entries):
+        run = Run(entry["label"])
+        for name in SERIES:
+            meta, lengths = next(layouts)
+            parts = [next(history) for _ in lengths]
+            try:
+                record = LossRecord.from_points(*parts) if meta is None else LossRecord.from_state(meta, parts)
+            except ValueError as error:
+                raise fail(f"has an inconsistent {name} loss record in run {k + 1}: {error}") from None
+            setattr(run, name, record)
+        runs.append(run)
+    return runs

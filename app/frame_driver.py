@@ -141,7 +141,7 @@ class FrameDriver:
         """Marks the frame's start and records its training. Whole steps beyond FRAME_SUBMIT_STEPS
         go in command buffers of their own, submitted at once, so that the GPU runs them while the
         CPU records the rest and the UI; the last ones go in the frame's encoder."""
-        t, guard, device = self.session.trainer, self.session.guard, self.session.gpu.device
+        t, guard, gpu = self.session.trainer, self.session.guard, self.session.gpu
         if work.kind != "steps" or work.units <= FRAME_SUBMIT_STEPS:
             self.timer.mark(encoder, 0)
             if not work.kind:
@@ -150,15 +150,15 @@ class FrameDriver:
                 guard.record_snapshot(encoder)
             return (t.record_steps if work.kind == "steps" else t.record_piece)(encoder, work.units), False
         first, remaining = t.step, work.units
-        lead = device.create_command_encoder()
+        lead = gpu.device.create_command_encoder()
         self.timer.mark(lead, 0)
         guard.record_snapshot(lead)
         while remaining > FRAME_SUBMIT_STEPS:
             t.record_steps(lead, FRAME_SUBMIT_STEPS)
             remaining -= FRAME_SUBMIT_STEPS
-            device.submit_command_buffer(lead.finish())
+            gpu.submit_buffer(lead.finish())  # at most MAX_IN_FLIGHT: the CPU waits for the GPU
             if remaining > FRAME_SUBMIT_STEPS:
-                lead = device.create_command_encoder()
+                lead = gpu.device.create_command_encoder()
         t.record_steps(encoder, remaining)
         return range(first, t.step), True
 

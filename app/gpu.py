@@ -3,6 +3,7 @@ and the one way work is submitted and results come back to the host."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import os
@@ -48,10 +49,20 @@ class HostCopy:
         return data.view(dtype).copy()
 
 
+# Command buffers submitted and not yet finished, at most. slang-rhi keeps, for the life of the
+# device, one pooled command buffer for each buffer that was ever in flight at once, and each
+# keeps what its largest recording needed: megabytes once it held dispatches
+# (docs/slangpy-command-buffer-memory.md). Three keep the GPU fed while the CPU records the next
+# (on lavapipe 2, 3, 4 and unbounded trained at the same speed); more only grow the pool.
+MAX_IN_FLIGHT = 3
+
+
 class Gpu:
     def __init__(self, device: spy.Device):
         self.device = device
         self.kernels = KernelCache(device)
+        self._in_flight: collections.deque[int] = collections.deque()  # submit ids, oldest first
+        self.peak_in_flight = 0
 
     @functools.cached_property
     def tensor_cores(self) -> bool:
@@ -114,9 +125,20 @@ class Gpu:
         for it, unless wait=False). Nothing is submitted if the block raises."""
         encoder = self.device.create_command_encoder()
         yield encoder
-        self.device.submit_command_buffer(encoder.finish())
+        self.submit_buffer(encoder.finish())
         if wait:
             self.device.wait()
+
+    def submit_buffer(self, command_buffer: spy.CommandBuffer) -> None:
+        """Submits a finished command buffer; first waits for the oldest unfinished one while
+        MAX_IN_FLIGHT are unfinished (every submit goes through here, so the bound holds)."""
+        in_flight = self._in_flight
+        while in_flight and self.device.is_submit_finished(in_flight[0]):
+            in_flight.popleft()
+        while len(in_flight) >= MAX_IN_FLIGHT:
+            self.device.wait_for_submit(in_flight.popleft())
+        in_flight.append(self.device.submit_command_buffer(command_buffer))
+        self.peak_in_flight = max(self.peak_in_flight, len(in_flight))
 
     def read(self, buffer: spy.Buffer, count: int, dtype=np.float32, offset: int = 0) -> np.ndarray:
         """`count` values of `buffer` from byte `offset`, now."""

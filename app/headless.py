@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 from .atomic import staged_folder, write_synced
@@ -60,7 +61,7 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
             )
     bar.close()
     wall = time.perf_counter() - start
-    if evals.count == 0 or evals.x[-1] != session.trainer.step:
+    if evals.count == 0 or evals.last_x != session.trainer.step:
         session.evaluate()
     divergence = session.divergence
     return HeadlessResult(
@@ -98,14 +99,36 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _eval_means(evals, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each step range [first, last]: how many evaluations were taken in it (a bucket of
+    the eval record counts by its last step) and their mean loss."""
+    _, at, count, _, mean, _ = evals.rows()
+    sums = np.concatenate([[0.0], np.cumsum(mean * count)])
+    counts = np.concatenate([[0.0], np.cumsum(count)])
+    lo, hi = np.searchsorted(at, first, "left"), np.searchsorted(at, last, "right")
+    n = counts[hi] - counts[lo]
+    return n, (sums[hi] - sums[lo]) / np.maximum(n, 1)
+
+
 def _loss_csv(session: Session) -> bytes:
+    """One row per step while the run's loss record holds every step (RECENT + BUCKETS of
+    app/history.py): step, train_loss, eval_loss. Beyond that, one row per row of the record
+    (buckets of older steps, then every recent step), with three more columns: how many steps
+    the row stands for and their min and max train loss; `step` is its last step and
+    `train_loss` their mean. `eval_loss` is the loss of the evaluation at that step (or the
+    mean of those within the row's steps), empty where none was taken."""
     run = session.history.current
-    evals = dict(zip(run.eval.x.astype(int).tolist(), run.eval.y.tolist()))
+    first, last, count, low, mean, high = run.train.rows()
+    evals, eval_loss = _eval_means(run.eval, first, last)
+    summarised = not run.train.exact
     text = io.StringIO(newline="")
     writer = csv.writer(text)
-    writer.writerow(["step", "train_loss", "eval_loss"])
-    for step, loss in zip(run.train.x.astype(int).tolist(), run.train.y.tolist()):
-        writer.writerow([step, repr(loss), repr(evals[step]) if step in evals else ""])
+    writer.writerow(["step", "train_loss", "eval_loss"] + (["steps", "train_loss_min", "train_loss_max"] * summarised))
+    for i in range(len(first)):
+        row = [int(last[i]), repr(float(mean[i])), repr(float(eval_loss[i])) if evals[i] else ""]
+        if summarised:
+            row += [int(count[i]), repr(float(low[i])), repr(float(high[i]))]
+        writer.writerow(row)
     return text.getvalue().encode()
 
 

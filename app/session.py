@@ -34,10 +34,9 @@ from .loss_ring import LOSS_HISTORY
 from .rebuild import Rebuild
 from .slang_target import check_truth_finite
 from .targets import check_finite
-from .trainer import Trainer
+from .trainer import SUBMIT_STEPS, Trainer
 
 CHUNK_SECONDS = 0.25  # headless: whole steps between loss reads, enough to hide launch cost
-SUBMIT_STEPS = 64  # headless: whole steps per command buffer
 STABLE_STEPS = 50  # finite steps with unchanged settings: a network worth going back to
 
 
@@ -260,7 +259,7 @@ class Session:
         """The summary, and a point on the eval curve unless `step` has one already (True)."""
         self.take_summary(summary)
         run = self.history.current
-        if run.eval.count and run.eval.x[-1] == step:
+        if run.eval.count and run.eval.last_x == step:
             return False
         run.eval.extend(step, summary.loss)
         return True

@@ -20,6 +20,11 @@ from .plan import ADJUST_THREADS, LaunchShape, NetworkPlan
 from .step_args import REDUCE_GROUPS_PER_ROW, STEP_ARGS, StepArgsRing
 from .step_units import StepProgress, StepUnits
 
+# Whole steps per command buffer, whenever many run at once. slang-rhi keeps each command
+# buffer's memory, pooled, at the size of its largest recording (on an H200 about 12 KB a step
+# once 8192 steps shared one; docs/slangpy-command-buffer-memory.md): small buffers keep it small.
+SUBMIT_STEPS = 64
+
 
 @dataclass
 class Snapshot:
@@ -282,12 +287,16 @@ class Trainer:
         return range(self.step - 1, self.step)
 
     def train(self, count: int) -> np.ndarray:
-        """Runs `count` whole steps now and returns their losses."""
+        """Runs `count` whole steps now and returns their losses, SUBMIT_STEPS a command buffer."""
         losses = []
         while count > 0:
-            chunk = min(count, LOSS_HISTORY)
-            with self.gpu.submit() as encoder:
-                self.losses.record_readback(encoder, self.record_steps(encoder, chunk))
+            chunk, first = min(count, LOSS_HISTORY), self.step
+            for start in range(0, chunk, SUBMIT_STEPS):
+                last = start + SUBMIT_STEPS >= chunk
+                with self.gpu.submit(wait=last) as encoder:
+                    self.record_steps(encoder, min(SUBMIT_STEPS, chunk - start))
+                    if last:
+                        self.losses.record_readback(encoder, range(first, self.step))
             losses.append(self.losses.read())
             count -= chunk
         return np.concatenate(losses) if losses else np.zeros(0, np.float32)

@@ -4,7 +4,6 @@ anything that is not a checkpoint of this version is refused with one line."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -12,6 +11,7 @@ import struct
 
 import numpy as np
 import pytest
+from old_checkpoints import full_series_bytes
 
 from app import checkpoint as ckpt
 from app.checkpoint import CheckpointError
@@ -112,13 +112,9 @@ def test_hot_options_override_and_a_new_optimizer_starts_afresh(gpu):
 
 
 def _as_version_1(checkpoint: ckpt.Checkpoint) -> bytes:
-    """The checkpoint as format version 1 wrote it (README): the same header and arrays, but two
-    floats of optimizer state a parameter whatever the optimizer (SGD's velocity, then zeros).
-    The checksum covers the header and payload only, not the version."""
-    state = np.zeros(2 * checkpoint.master.size, np.float32)
-    state[: checkpoint.optimizer_state.size] = checkpoint.optimizer_state
-    data = ckpt.encode(dataclasses.replace(checkpoint, optimizer_state=state))
-    return data[:8] + struct.pack("<I", 1) + data[12:]
+    """The checkpoint as format version 1 wrote it (README): two floats of optimizer state a
+    parameter whatever the optimizer (SGD's velocity, then zeros), every loss point."""
+    return full_series_bytes(checkpoint, 1)
 
 
 @pytest.mark.parametrize("optimizer,width", [("sgd", 1), ("adam", 2)])
@@ -140,8 +136,10 @@ def test_version_1_files_still_load_and_resume_alike(gpu, optimizer, width):
     _assert_same_state(*resumed)
     assert resumed[0].trainer.step == 10
     if width == 1:  # version 2's SGD payload (P floats of state) is not a version 1 file
+        version_2 = full_series_bytes(saved, 2)
+        assert np.array_equal(ckpt.decode(version_2).optimizer_state, saved.optimizer_state)
         with pytest.raises(CheckpointError, match="bytes of arrays"):
-            ckpt.decode(ckpt.encode(saved)[:8] + struct.pack("<I", 1) + ckpt.encode(saved)[12:])
+            ckpt.decode(version_2[:8] + struct.pack("<I", 1) + version_2[12:])
 
 
 def test_save_is_atomic(gpu, tmp_path, monkeypatch):
@@ -190,14 +188,21 @@ REFUSED = {
     "extra bytes": (lambda d: d + b"\0", "after its end"),
     "flipped payload bit": (lambda d: d[:-3] + bytes([d[-3] ^ 1]) + d[-2:], "checksum"),
     "flipped header bit": (lambda d: d[:60] + bytes([d[60] ^ 4]) + d[61:], "checksum"),
-    "version 3": (lambda d: d[:8] + struct.pack("<I", 3) + d[12:], "version 3"),
+    "version 4": (lambda d: d[:8] + struct.pack("<I", 4) + d[12:], "version 4"),
     "huge header": (lambda d: d[:12] + struct.pack("<I", 1 << 30) + d[16:], "corrupted"),
     "other app": (lambda d: _reheader(d, lambda h: h.update(app="elsewhere")), "not written by"),
     "bad config": (lambda d: _reheader(d, lambda h: h["config"].update(lr=-1)), "learning rate"),
     "wrong parameter count": (lambda d: _reheader(d, lambda h: h["config"].update(hidden=[17])), "parameters"),
     "precision mismatch": (lambda d: _reheader(d, lambda h: h.update(half_weights=False)), "precision"),
     "negative step": (lambda d: _reheader(d, lambda h: h.update(step=-4)), "'step'"),
-    "history longer than the payload": (lambda d: _reheader(d, lambda h: h["runs"][0].update(train=10**6)), "bytes"),
+    "history longer than the payload": (
+        lambda d: _reheader(d, lambda h: h["runs"][0]["train"].update(recent=10**6)),
+        "bytes",
+    ),
+    "history that does not add up": (
+        lambda d: _reheader(d, lambda h: h["runs"][0]["train"].update(count=10**6)),
+        "inconsistent train loss record",
+    ),
     "no runs": (lambda d: _reheader(d, lambda h: h.update(runs=[])), "runs"),
 }
 

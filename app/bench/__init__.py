@@ -2,4 +2,4 @@
 (options.py holds what they share): training speed beside PyTorch (`python -m app.bench`),
 start-up (`app.bench.startup`), frame time in the window (`app.bench.frame`) and a long-session
 soak (`app.bench.soak`). They are top-level tools, not core: frame and soak drive the offscreen
-UI and import app.ui; nothing in the app imports them."""
+UI (the soak also the real window) and import app.ui; nothing in the app imports them."""

@@ -22,7 +22,7 @@ from ..ui.heatmap_view import BAR_COLUMNS, colorbar
 from ..ui.style import MUTED, em
 
 BACKGROUND = (0.09, 0.10, 0.12)  # the window's, outside the image
-TEXTURE_STEP = 256  # the view's texture grows in these steps (SlangPy keeps every texture it drew)
+TEXTURE_STEP = 256  # the view's texture grows in these steps: not a new texture at every resize
 WHEEL_ZOOM = 1.25
 MAX_ZOOM = 64.0
 

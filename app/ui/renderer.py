@@ -30,6 +30,8 @@ class UiRenderer:
         _load_font()
         apply_style(font_scale)
         self.sgl_context = spy.ui.Context(device)
+        self._textures_drawn: dict[int, spy.Texture] = {}  # registered with SlangPy, last frame
+        self._textures_used: dict[int, spy.Texture] = {}  # asked for this frame
 
     def make_current(self) -> None:
         imgui.set_current_context(self.context)
@@ -47,11 +49,29 @@ class UiRenderer:
         self.sgl_context.begin_frame(target.width, target.height)
         self.sgl_context.end_frame(target, encoder)
         spy_imgui.render_imgui_draw_data(self.sgl_context, draw_data, target, encoder)
+        self._forget_textures_not_drawn()
 
     def texture(self, texture: spy.Texture) -> imgui.ImTextureRef:
+        self._textures_used[id(texture)] = texture
         return spy_imgui.texture_ref(texture)
 
+    def _forget_textures_not_drawn(self) -> None:
+        """SlangPy's texture_ref() keeps every texture it was given in a module-level registry
+        for good (0.43.1 has no public release), so each rebuilt network's heatmap atlases
+        stayed alive, GPU memory and all. Textures this renderer drew last frame and not in
+        this one leave the registry (they are registered again if drawn later). The registry is
+        private to SlangPy: a version without it keeps its textures rather than failing."""
+        ids = getattr(spy_imgui, "_TEXTURE_IDS_BY_PY_ID", {})
+        release = getattr(spy_imgui, "_release_texture", None)
+        for key in self._textures_drawn.keys() - self._textures_used.keys():
+            texture_id = ids.get(key)
+            if texture_id is not None and release is not None:
+                release(texture_id)
+        self._textures_drawn, self._textures_used = self._textures_used, {}
+
     def destroy(self) -> None:
+        self._textures_used = {}
+        self._forget_textures_not_drawn()
         implot.destroy_context(self.plot_context)
         imgui.destroy_context(self.context)
         # sgl's ui.Context owns an ImGui context of sgl's own; destroying it resets sgl's current

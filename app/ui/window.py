@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import slangpy as spy
@@ -33,6 +34,8 @@ class WindowOptions:
     vsync: bool | None = None  # None: as saved (on by default)
     screenshot: str | None = None  # where --screenshot-after saves (else the F12 folder)
     screenshot_after: int | None = None  # for tests and scripted screenshots of the real window
+    on_frame: Callable[[AppState], None] | None = None  # called after each frame (the soak)
+    save_settings: bool = True  # a scripted run leaves the user's saved settings alone
 
 
 class _Window:
@@ -127,7 +130,8 @@ def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> i
         signal.signal(signal.SIGINT, previous)
         session.cancel_rebuild()
         gpu.device.wait()
-        settings.save(app)
+        if options.save_settings:
+            settings.save(app)
         # Tear down in dependency order: left to interpreter shutdown, the swapchain, window
         # and device can be freed in any order, which crashed now and then at exit.
         renderer.destroy()
@@ -158,6 +162,8 @@ def _loop(win: _Window, app: AppState, interrupted: list) -> None:
                 app.request_screenshot()
         win.render(max(now - last, 1e-4))
         last, frames = now, frames + 1
+        if win.options.on_frame is not None:
+            win.options.on_frame(app)
     if interrupted:
         print("interrupted: closing", file=sys.stderr)
     if win.lost:

@@ -1,52 +1,149 @@
-"""Loss plot: train and eval loss against step on a log scale; earlier runs stay faded."""
+"""Loss plot: train and eval loss against step on a log scale; earlier runs stay faded. A loss
+record (app/history.py) holds the recent steps exactly and older ones in buckets; the plot draws
+each row's mean as the line and, where a row stands for several steps, their min to max as a
+band, so a run of 10^8 steps costs a frame no more than one of 10^4."""
 
 from __future__ import annotations
 
 import numpy as np
 from imgui_bundle import imgui, implot
 
+from ...history import LossRecord
 from ...ui.panels import psnr_plot
 from ...ui.style import MUTED, too_small
 
-MAX_POINTS = 4000  # plotted per curve; long runs are strided so a frame stays cheap
+# Rows plotted per curve; more are grouped, keeping their min, mean and max. The plot is one
+# ImGui draw list, and SlangPy's renderer takes at most 65,536 vertices per list (16-bit
+# indices): a line costs 4 vertices a row, a band 5, a marker about 50, so the budget is
+# 2000 * 9 for the current run, 1000 * 4 for each earlier run and the eval line, markers only
+# while there are at most EVAL_MARKERS eval points: about 40,000 in all.
+MAX_POINTS = 2000
+EARLIER_POINTS = 1000
+EVAL_POINTS = 1000
+EVAL_MARKERS = 200
 TRAIN = imgui.ImVec4(0.30, 0.65, 1.00, 1.0)
 EVAL = imgui.ImVec4(1.00, 0.60, 0.20, 1.0)
+BAND_ALPHA = 0.45
 
 
-def _thin(x: np.ndarray, y: np.ndarray):
-    stride = max(1, -(-len(x) // MAX_POINTS))
-    return np.ascontiguousarray(x[::stride]), np.ascontiguousarray(y[::stride])
+def _grouped(values: np.ndarray, size: int, combine) -> np.ndarray:
+    """`combine` (np.minimum, np.maximum, np.add) over consecutive groups of `size` values, the
+    last group possibly shorter. Elementwise over strided views: a row count is at most
+    RECENT + BUCKETS, so `size` stays small, where numpy's reduction along short rows is slow."""
+    whole = len(values) // size * size
+    out = values[0:whole:size].copy()
+    for i in range(1, size):
+        combine(out, values[i:whole:size], out=out)
+    return np.append(out, combine.reduce(values[whole:])) if whole < len(values) else out
 
 
-def _line(label: str, series, colour: imgui.ImVec4, alpha: float, weight: float, marker: bool = False) -> None:
-    if series.count == 0:
-        return
-    x, y = _thin(series.x, series.y)
+def _group(rows: tuple[np.ndarray, ...], size: int) -> tuple[np.ndarray, ...]:
+    if size <= 1:
+        return rows
+    first, last, count, low, mean, high = rows
+    steps = _grouped(count, size, np.add)
+    ends = np.append(last[size - 1 :: size], last[-1]) if len(last) % size else last[size - 1 :: size]
+    return (
+        first[::size],
+        ends,
+        steps,
+        _grouped(low, size, np.minimum),
+        _grouped(mean * count, size, np.add) / steps,
+        _grouped(high, size, np.maximum),
+    )
+
+
+def curve(record: LossRecord, max_points: int = MAX_POINTS) -> tuple[np.ndarray, ...]:
+    """(first step, last step, steps, min, mean, max) of at most `max_points` rows, spread evenly
+    over the steps the record covers: its buckets and its recent points are each grouped
+    (means weighted by step counts) so that a row covers about 1 / max_points of the x axis."""
+    parts = [part for part in record.parts() if len(part[0])]
+    if sum(len(part[0]) for part in parts) <= max_points:
+        return record.rows()
+    width = (parts[-1][1][-1] - parts[0][0][0] + 1) / (max_points - 2 * len(parts))
+    grouped = []
+    for part in parts:
+        spacing = (part[1][-1] - part[0][0] + 1) / len(part[0])  # steps a row covers
+        grouped.append(_group(part, int(np.ceil(width / spacing))))
+    return tuple(np.concatenate(columns) for columns in zip(*grouped))
+
+
+class CurveCache:
+    """Curves of the records drawn last frame, recomputed only when a record has grown: earlier
+    runs and the eval record rarely change, so a frame regroups the current train record alone."""
+
+    def __init__(self) -> None:
+        self._curves: dict[int, tuple[LossRecord, int, tuple]] = {}
+
+    def get(self, record: LossRecord, max_points: int) -> tuple[np.ndarray, ...]:
+        held = self._curves.get(id(record))
+        if held is None or held[0] is not record or held[1] != record.count or len(held[2][0]) > max_points:
+            held = (record, record.count, curve(record, max_points))
+        self._fresh[id(record)] = held
+        return held[2]
+
+    def begin(self) -> None:
+        self._fresh: dict[int, tuple[LossRecord, int, tuple]] = {}
+
+    def end(self) -> None:
+        self._curves = self._fresh  # records no longer drawn are let go
+
+
+_CACHE = CurveCache()
+
+
+def _spec(colour: imgui.ImVec4, alpha: float, weight: float = 1.0) -> implot.Spec:
     spec = implot.Spec()
     spec.line_color = imgui.ImVec4(colour.x, colour.y, colour.z, alpha)
+    spec.fill_color = spec.line_color
     spec.line_weight = weight
-    if marker:  # eval points are sparse: show each one
+    return spec
+
+
+def _line(
+    label: str, rows, colour: imgui.ImVec4, alpha: float, weight: float, band: bool = True, marker: bool = False
+) -> None:
+    first, last, count, low, mean, high = rows
+    if len(first) == 0:
+        return
+    x = np.ascontiguousarray((first + last) / 2)
+    if band and np.any(count > 1):
+        band = _spec(colour, alpha)
+        band.fill_alpha = BAND_ALPHA
+        implot.plot_shaded(label, x, np.ascontiguousarray(low), np.ascontiguousarray(high), band)
+    spec = _spec(colour, alpha, weight)
+    if marker and len(first) <= EVAL_MARKERS:  # while eval points are few, show each one
         spec.marker = implot.Marker_.circle
         spec.marker_size = 2.5
         spec.marker_fill_color = spec.line_color
-    implot.plot_line(label, x, y, spec)
+    implot.plot_line(label, x, np.ascontiguousarray(mean), spec)
 
 
-def _hover(run) -> None:
-    if not implot.is_plot_hovered() or run.train.count == 0:
+def _describe(rows, i: int, name: str) -> str:
+    first, last, count, low, mean, high = (a[i] for a in rows)
+    if count == 1:
+        return f"step {int(last)}\n{name} {mean:.4g}"
+    return f"steps {int(first)}-{int(last)}\n{name} mean {mean:.4g}, min {low:.4g}, max {high:.4g}"
+
+
+def _hover(train, evals) -> None:
+    if not implot.is_plot_hovered() or len(train[0]) == 0:
         return
     step = implot.get_plot_mouse_pos().x
-    i = int(np.clip(np.searchsorted(run.train.x, step), 0, run.train.count - 1))
-    text = f"step {int(run.train.x[i])}\ntrain loss {run.train.y[i]:.4g}"
-    if run.eval.count:
-        k = int(np.argmin(np.abs(run.eval.x - step)))
-        text += f"\neval loss {run.eval.y[k]:.4g} (step {int(run.eval.x[k])})"
+    i = int(np.clip(np.searchsorted(train[1], step), 0, len(train[1]) - 1))
+    text = _describe(train, i, "train loss")
+    if len(evals[0]):
+        k = int(np.argmin(np.abs(evals[1] - step)))
+        text += "\n" + _describe(evals, k, "eval loss")
     imgui.set_tooltip(text)
 
 
 def draw(app) -> None:
     history = app.session.history
-    imgui.text_colored(MUTED, f"{history.current.label}" + ("; earlier runs faded" if history.earlier else ""))
+    notes = [history.current.label] + ["earlier runs faded"] * bool(history.earlier)
+    if history.current.train.count > MAX_POINTS:
+        notes.append("band: min to max per plotted point")
+    imgui.text_colored(MUTED, "; ".join(notes))
     if history.current.train.count == 0:
         imgui.text_colored(MUTED, "no steps yet")
         return
@@ -60,12 +157,15 @@ def draw(app) -> None:
     implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
     psnr_plot.setup_axis(app)  # an image target's PSNR, on a second axis
     implot.setup_legend(implot.Location_.north_east)
+    _CACHE.begin()
     for run in history.earlier:
         # one label for them all: implot gives items of one label one legend entry
-        _line("earlier runs", run.train, TRAIN, 0.25, 1.0)
+        _line("earlier runs", _CACHE.get(run.train, EARLIER_POINTS), TRAIN, 0.25, 1.0, band=False)
     current = history.current
-    _line("train (batch)", current.train, TRAIN, 1.0, 1.5)
-    _line(f"eval ({app.session.grid}x{app.session.grid} grid)", current.eval, EVAL, 1.0, 2.0, marker=True)
+    train, evals = _CACHE.get(current.train, MAX_POINTS), _CACHE.get(current.eval, EVAL_POINTS)
+    _CACHE.end()
+    _line("train (batch)", train, TRAIN, 1.0, 1.5)
+    _line(f"eval ({app.session.grid}x{app.session.grid} grid)", evals, EVAL, 1.0, 2.0, band=False, marker=True)
     psnr_plot.plot(app)
-    _hover(current)
+    _hover(train, evals)
     implot.end_plot()
