@@ -72,9 +72,9 @@ class TrainingWork:
 class FrameBudget:
     def __init__(self, frame_seconds: float = FRAME_SECONDS):
         self.frame_seconds = frame_seconds
-        self.rates = {"steps": Rate(), "learn": Rate(), "adjust": Rate(), "cells": Rate()}
+        self.rates = {"steps": Rate(), "learn": Rate(), "adjust": Rate(), "cells": Rate(), "pixels": Rate()}
         self._other = Rate()  # seconds of a frame's work besides training and evaluation
-        self._last = {"steps": 0, "learn": 0, "adjust": 0, "cells": 0}  # last nonzero units planned
+        self._last = {"steps": 0, "learn": 0, "adjust": 0, "cells": 0, "pixels": 0}  # last nonzero units planned
         self._learn_piece, self._learn_ceiling, self._learn_floor = (0, 0.0), 1 << 30, float("inf")
 
     def forget_network(self, param_count: int, software: bool) -> None:
@@ -86,6 +86,7 @@ class FrameBudget:
             "learn": Rate(per_sample),
             "adjust": Rate(4 / PRIOR_BYTES_PER_S[kind]),
             "cells": Rate(per_sample / 3),
+            "pixels": Rate(per_sample),  # an image target's evaluation: one forward pass a pixel
         }
         self._last = dict.fromkeys(self._last, 0)
         # side-by-side pieces: the last (size, seconds), the size found too big, the quickest piece
@@ -108,14 +109,15 @@ class FrameBudget:
         self._last[kind] = chosen
         return chosen
 
-    def plan_eval(self, remaining: int, total: int) -> tuple[int, float]:
+    def plan_eval(self, remaining: int, total: int, kind: str = "cells") -> tuple[int, float]:
         """(cells to evaluate this frame, seconds that will take) for a pass with `remaining` of
-        `total` cells left: the rest of the pass when a whole pass fits in EVAL_SHARE."""
-        rate = self.rates["cells"].value
+        `total` cells left: the rest of the pass when a whole pass fits in EVAL_SHARE. `kind`
+        "pixels" plans an image target's evaluation (app/image_eval.py), at its own rate."""
+        rate = self.rates[kind].value
         share = EVAL_SHARE * self.compute_seconds()
         if total * rate <= share:
-            return self._limit("cells", remaining, remaining), remaining * rate
-        cells = self._limit("cells", share / rate, remaining)
+            return self._limit(kind, remaining, remaining), remaining * rate
+        cells = self._limit(kind, share / rate, remaining)
         return cells, cells * rate
 
     def step_seconds(self, shape: StepShape) -> float:
@@ -167,7 +169,13 @@ class FrameBudget:
         return min(total, size)
 
     def observe(
-        self, training: TrainingWork, training_seconds: float, cells: int, eval_seconds: float, other_seconds: float
+        self,
+        training: TrainingWork,
+        training_seconds: float,
+        cells: int,
+        eval_seconds: float,
+        other_seconds: float,
+        eval_kind: str = "cells",
     ) -> None:
         if training.kind == "learn":
             self._learn_piece = (training.units, training_seconds)
@@ -175,7 +183,7 @@ class FrameBudget:
         if training.kind:
             self.rates[training.kind].observe(training_seconds, training.amount)
         if cells:
-            self.rates["cells"].observe(eval_seconds, cells)
+            self.rates[eval_kind].observe(eval_seconds, cells)
         self._other.observe(max(other_seconds, 1e-6), 1)
 
     @property

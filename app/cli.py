@@ -17,6 +17,7 @@ from .errors import UserError, first_line
 
 EXIT_USAGE = 2
 EXIT_GRAD_CHECK = 4  # the gradient check found the training kernels' gradients wrong
+MAX_EXPORT_PIXELS = 1 << 26  # --export-image: 64 megapixels
 
 
 def _with_target_file(config: cfg.Config, args: argparse.Namespace, gpu) -> cfg.Config:
@@ -27,6 +28,19 @@ def _with_target_file(config: cfg.Config, args: argparse.Namespace, gpu) -> cfg.
     from . import slang_target
 
     return config.replace(slang_target=slang_target.load(gpu, args.target_file))
+
+
+def _with_image(config: cfg.Config, args: argparse.Namespace) -> cfg.Config:
+    """The config with --image's file as its truth, over the domain that keeps its aspect ratio
+    (a bad image is a UserError of one line)."""
+    if args.image_file is None:
+        return config
+    from . import image_truth
+
+    info, _ = image_truth.load(args.image_file)
+    return config.replace(
+        image=info, slang_target=None, domain=image_truth.aspect_domain(info["width"], info["height"])
+    )
 
 
 def _report_grad_check(check) -> int:
@@ -44,7 +58,7 @@ def _grad_check(args: argparse.Namespace) -> int:
 
     start = resolve_start(args)
     gpu = create_gpu(args.device)
-    start.config = _with_target_file(start.config, args, gpu)
+    start.config = _with_image(_with_target_file(start.config, args, gpu), args)
     session = Session(gpu, start.config)
     start.apply(session)
     return _report_grad_check(grad_check.run(session.trainer))
@@ -59,6 +73,16 @@ def _headless(args: argparse.Namespace) -> int:
     start = resolve_start(args)
     iterations = iterations_for(args, start)
     out = Path(args.out) if args.out else Path("runs") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    start.config = _with_image(start.config, args)
+    if args.export_image is not None:
+        image = start.config.image
+        if image is None:
+            raise UserError("--export-image needs an image target (--image)")
+        pixels = image["width"] * image["height"] * args.export_scale**2
+        if pixels > MAX_EXPORT_PIXELS:
+            raise UserError(
+                f"--export-image at scale {args.export_scale} would be {pixels:,} pixels; at most {MAX_EXPORT_PIXELS:,}"
+            )
     gpu = create_gpu(args.device)
     start.config = _with_target_file(start.config, args, gpu)
     session = Session(gpu, start.config, heatmaps=True)
@@ -83,6 +107,8 @@ def _headless(args: argparse.Namespace) -> int:
         figures = f"eval loss {result.eval_loss:.6g}, eval grad loss {result.eval_grad_loss:.6g}"
     else:
         figures = headless.metrics_text(session.metrics)
+    if session.image is not None:
+        figures += f", PSNR {session.image.psnr:.2f} dB"
     print(
         f"done: {result.steps} steps in {result.wall_seconds:.2f} s, train loss {result.train_loss:.6g}, {figures} -> {out}"
     )
@@ -93,7 +119,7 @@ def _write_headless(session, result, args: argparse.Namespace, out: Path) -> Non
     """--out, and beside it the checkpoint, Slang export and screenshot asked for: each written
     under a temporary name first and renamed into place only once all are written."""
     from . import checkpoint, headless
-    from .export_slang import trainer_source
+    from .export_slang import export_files
     from .headless import data_entry
 
     def heatmaps_png(folder: Path) -> None:
@@ -102,14 +128,19 @@ def _write_headless(session, result, args: argparse.Namespace, out: Path) -> Non
         write_run_heatmaps(session, folder)
 
     staging = Staging()
-    files = [
-        ("--save-checkpoint", args.save_checkpoint, lambda: checkpoint.encode(checkpoint.capture(session))),
-        ("--export-slang", args.export_slang, lambda: trainer_source(session.trainer, data_entry(session)).encode()),
-    ]
+    files = [("--save-checkpoint", args.save_checkpoint, lambda: checkpoint.encode(checkpoint.capture(session)))]
+    if args.export_slang:  # the .slang file, and a grid's tables beside it
+        files += [
+            ("--export-slang", path, lambda data=data: data)
+            for path, data in export_files(session.trainer, args.export_slang, data_entry(session))
+        ]
     option, path = "--out", out
     try:
         if args.screenshot:
             staging.add_written(_render_screenshot(session, args), args.screenshot)
+        if args.export_image:
+            option, path = "--export-image", args.export_image
+            staging.add_written(_render_image(session, args), args.export_image)
         for option, path, contents in files:  # noqa: B007 (option names the file in the error below)
             if path:
                 staging.add(path, contents())
@@ -131,6 +162,16 @@ def _write_headless(session, result, args: argparse.Namespace, out: Path) -> Non
     ):
         if path:
             print(f"{label}: {path}")
+
+
+def _render_image(session, args: argparse.Namespace) -> Path:
+    """--export-image: the learned image at --export-scale times the image's resolution, into a
+    temporary file beside the path given."""
+    from .image_eval import write_png
+
+    temporary = temporary_beside(Path(args.export_image))
+    write_png(temporary, session.image.render(args.export_scale))
+    return temporary
 
 
 def _render_screenshot(session, args: argparse.Namespace) -> Path:
@@ -163,6 +204,7 @@ def _window(args: argparse.Namespace) -> int:
         screenshot=args.screenshot,
         screenshot_after=args.screenshot_after,
     )
+    start.config = _with_image(start.config, args)
     gpu = create_gpu(args.device)
     start.config = _with_target_file(start.config, args, gpu)
     return run_window(gpu, start, options, settings)

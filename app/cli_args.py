@@ -22,6 +22,7 @@ from .start import Start
 
 WINDOW_MIN = (320, 240)
 MORE_STEPS = 1000  # a headless run trains this many steps unless --iterations says otherwise
+MAX_EXPORT_SCALE = 16
 WINDOW_MAX = 16384
 _DEFAULTS = cfg.Config()
 _FLAGGED = {name: spec for name, spec in cfg.FIELDS.items() if spec.flag is not None}
@@ -68,7 +69,7 @@ def _listed(options: list[str]) -> str:
     return options[0] if len(options) == 1 else f"{', '.join(options[:-1])} and {options[-1]}"
 
 
-_PARSERS = {"widths": _widths, "names": _names, "text": _text}
+_PARSERS = {"widths": _widths, "names": _names, "text": _text, "real": float}
 
 
 def _field_option(name: str, spec: Spec) -> dict:
@@ -170,6 +171,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="headless: write the trained network as one standalone .slang file defining trained_network(xy, outputs)",
     )
     files.add_argument(
+        "--export-image",
+        type=_text,
+        metavar="PNG",
+        help="headless, with an image target: write the learned image, --export-scale times the image's resolution",
+    )
+    files.add_argument(
+        "--export-scale",
+        type=int,
+        default=1,
+        metavar="K",
+        help=f"--export-image's resolution, 1-{MAX_EXPORT_SCALE} times the image's (default 1)",
+    )
+    files.add_argument(
         "--load-network",
         type=_text,
         metavar="JSON",
@@ -194,6 +208,8 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         config = cfg.load_file(args.config, config)
     if args.targets is not None and args.target_file is not None:
         raise UserError("use --target or --target-file, not both")
+    if args.image_file is not None and (args.targets is not None or args.target_file is not None):
+        raise UserError(f"use --image or {'--target' if args.targets is not None else '--target-file'}, not both")
     overrides = {name: getattr(args, name) for name in _DIRECT if getattr(args, name) is not None}
     if args.targets is not None:
         overrides["slang_target"] = None
@@ -269,7 +285,15 @@ def check_headless(args: argparse.Namespace) -> None:
         raise UserError(f"--eval-every must be at least 1 (got {args.eval_every})")
     if args.out is not None:
         check_output_dir(Path(args.out))
-    for option, suffix in (("--screenshot", ".png"), ("--save-checkpoint", None), ("--export-slang", ".slang")):
+    if not 1 <= args.export_scale <= MAX_EXPORT_SCALE:
+        raise UserError(f"--export-scale must be between 1 and {MAX_EXPORT_SCALE} (got {args.export_scale})")
+    checked = (
+        ("--screenshot", ".png"),
+        ("--save-checkpoint", None),
+        ("--export-slang", ".slang"),
+        ("--export-image", ".png"),
+    )
+    for option, suffix in checked:
         value = getattr(args, option[2:].replace("-", "_"))
         if value is not None:
             check_file_path(value, option, suffix)
@@ -279,7 +303,7 @@ def check_headless(args: argparse.Namespace) -> None:
 
 def check_window(args: argparse.Namespace) -> None:
     _check_size(args)
-    for option in ("--save-checkpoint", "--export-slang"):
+    for option in ("--save-checkpoint", "--export-slang", "--export-image"):
         if getattr(args, option[2:].replace("-", "_")) is not None:
             raise UserError(f"{option} is for --headless runs; in the window use the File menu")
     if args.screenshot is not None:

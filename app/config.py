@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from . import components, optimizers
+from . import components, hashgrid, optimizers
 from .config_checks import (
     MAX_FREQUENCIES,
     MAX_HIDDEN_LAYERS,
@@ -40,11 +41,12 @@ from .config_spec import (
 )
 from .datasets.source import MAX_ROWS, check_dataset, problem_of
 from .errors import UserError
+from .image_truth import CHANNEL_NAMES, check_image
 from .resources import asset
 from .targets import TUTORIAL_TARGETS
 
 ACTIVATIONS = tuple(components.ACTIVATIONS)
-ENCODINGS = tuple(components.ENCODINGS)
+ENCODINGS = tuple(components.ENCODINGS) + hashgrid.GRID_ENCODINGS
 FEATURES = tuple(components.FEATURES)
 REGULARIZATIONS = ("none", "l1", "l2")
 PRECISIONS = ("float", "half")
@@ -81,6 +83,10 @@ _DATASET_HELP = (
 )
 
 
+def _grid_flag(name: str, what: str, metavar: str, parse: str | None = None) -> Flag:
+    return Flag(name, f"hashgrid and densegrid encodings: {what} (default {{default}})", metavar, parse=parse)
+
+
 @dataclass
 class Config:
     """The table: each field's default, kind, label, check, command-line option and widget."""
@@ -110,6 +116,29 @@ class Config:
         ["x", "y"], STRUCTURE, "features", Subset(FEATURES),
         Flag("--features", _FEATURES_HELP, "F,F", parse="names"),
         widget="checks", shown=lambda config: config.encoding == "features", in_network_file=True,
+    )
+    grid_levels: int = spec_field(
+        16, STRUCTURE, "levels", Whole(1, 32), _grid_flag("--grid-levels", "resolution levels L, 1-32", "L"),
+        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
+    )
+    grid_features: int = spec_field(
+        2, STRUCTURE, "features", Whole(1, 8), _grid_flag("--grid-features", "features per level F, 1-8", "F"),
+        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
+    )
+    grid_log2_size: int = spec_field(
+        15, STRUCTURE, "table size (log2)", Whole(8, 24),
+        _grid_flag("--grid-table", "log2 of the entries of a hashed level's table, T, 8-24", "T"),
+        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
+    )
+    grid_base_resolution: int = spec_field(
+        16, STRUCTURE, "base resolution", Whole(1, 4096),
+        _grid_flag("--grid-base-resolution", "cells across the domain at the coarsest level", "N"),
+        in_network_file=True,
+    )
+    grid_level_scale: float = spec_field(
+        1.5, STRUCTURE, "per-level scale", hashgrid.check_level_scale,
+        _grid_flag("--grid-level-scale", "each level's resolution over the one before, 1-4", "B", parse="real"),
+        in_network_file=True,
     )
     precision: str = spec_field(
         "float", STRUCTURE, "precision", Choice(PRECISIONS), _choice_flag("--precision"), widget="combo"
@@ -160,6 +189,15 @@ class Config:
         0.0, HOT, "regularization rate", Between(0.0, 10.0),
         Flag("--reg-rate", "regularization rate, 0-10 (default {default})", "R"),
     )
+    # An image as the ground truth instead (app/image_truth.py): {"file", "width", "height",
+    # "channels", "sha256"}, its pixels read from the file. --image names the file; app/cli.py
+    # reads it into this field (and the domain that keeps its aspect ratio).
+    image: dict | None = spec_field(
+        None, TRUTH, "image", check_image,
+        Flag("--image", "an image as the ground truth: a PNG or JPEG file, one output per channel", "PATH",
+             parse="text", dest="image_file"),
+        in_network_file=True,
+    )
     domain: list[float] = spec_field(  # x0, x1, y0, y1
         [-1.0, 1.0, -1.0, 1.0], HOT, "domain", check_domain, in_network_file=True
     )
@@ -201,12 +239,16 @@ class Config:
     def output_dim(self) -> int:
         if self.dataset:
             return problem_of(self.dataset).outputs
+        if self.image:
+            return self.image["channels"]
         return self.slang_target["count"] if self.slang_target else len(self.targets)
 
     def target_labels(self) -> list[str]:
         """What each output learns, as the UI and reports name it."""
         if self.dataset:
             return problem_of(self.dataset).output_labels()
+        if self.image:
+            return [f"{name} of {Path(self.image['file']).name}" for name in CHANNEL_NAMES[self.image["channels"]]]
         if self.slang_target:
             return [f"target(p, {k})" for k in range(self.slang_target["count"])]
         return list(self.targets)
@@ -250,6 +292,7 @@ def validate(config: Config) -> Config:
     """Checks every field, in the table's order; raises UserError naming the first problem."""
     for name, spec in FIELDS.items():
         setattr(config, name, spec.check(spec.label, getattr(config, name)))
+    hashgrid.check_size(config)
     return config
 
 

@@ -112,7 +112,7 @@ class Flag:
     help: str
     metavar: str | None = None
     # How the text is read where the check doesn't say (choices, whole numbers and reals do):
-    # "widths" (16,16), "names" (x,y,x2) or "text" (anything not empty).
+    # "widths" (16,16), "names" (x,y,x2), "text" (anything not empty) or "real" (a number).
     parse: str | None = None
     repeat: bool = False  # each use adds a value (--target)
     # An option whose value is not the field's own (--target-file: a file the caller compiles

@@ -182,6 +182,7 @@ class GridEvaluator:
             cellStats=target.cell_stats.device_address,
             neuronValues=target.neuron_values.device_address,
             neuronRanges=target.neuron_ranges.device_address,
+            truthPixels=t.truth_pixels.device_address,
             grid=self.grid,
             neuronStride=neuron_stride(self.grid),
             domain=spy.float4(*t.config.domain),

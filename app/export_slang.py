@@ -12,6 +12,8 @@ Python <-> Slang twins of app.components. A classifier also gets
 
 (the second class's probability for two classes, each class's for more), and its header names
 the classes, the data source, the split and the final training and test loss and accuracy.
+A grid encoding's tables go to a sidecar file that the caller binds (app/export_grid.py says
+how); the functions stay [Differentiable] in xy.
 
 It computes what the app's kernels compute, in the same order (bias first, then the inputs in
 order), in float. A half network exports the half weights its kernels use, converted exactly
@@ -31,9 +33,12 @@ Why the code looks the way it does (each measured with SlangPy 0.43.1 on lavapip
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from .config import Config
+from .export_grid import grid_source, tables_bytes, tables_path
 from .plan import LayerPlan, NetworkPlan
 from .trainer import Trainer
 
@@ -186,27 +191,39 @@ float[TRAINED_OUTPUTS] trained_network_probabilities(float2 xy)
 """
 
 
-def slang_source(plan: NetworkPlan, config: Config, params: np.ndarray, step: int, data: dict | None = None) -> str:
-    """The standalone module for `params` (flat, in the plan's layout, the values to bake in);
-    `data` is the dataset's entry (app/headless.py's data_entry), where it learned points."""
-    params = np.asarray(params, np.float32)
-    parts = [
-        _header(plan, config, step, data),
-        "",
-        f"static const int TRAINED_INPUTS = {plan.input_dim};",
-        f"static const int TRAINED_OUTPUTS = {plan.output_dim};",
-    ]
+def _encoding(plan: NetworkPlan, config: Config, tables_file: str) -> str:
+    if plan.grid is not None:
+        return grid_source(plan.grid, config.domain, tables_file)
     inputs = ",\n        ".join(plan.encoding.expressions(plan.encoding_setting))
-    parts += [
-        "",
-        f"""[Differentiable]
+    return f"""[Differentiable]
 float[TRAINED_INPUTS] trained_encode(float2 xy)
 {{
     float h[TRAINED_INPUTS] = {{
         {inputs}
     }};
     return h;
-}}""",
+}}"""
+
+
+def slang_source(
+    plan: NetworkPlan,
+    config: Config,
+    params: np.ndarray,
+    step: int,
+    tables_file: str = "trained_network.tables.bin",
+    data: dict | None = None,
+) -> str:
+    """The standalone module for `params` (flat, in the plan's layout, the values to bake in; a
+    grid's tables are named `tables_file`, written apart); `data` is the dataset's entry
+    (app/headless.py's data_entry), where it learned points."""
+    params = np.asarray(params, np.float32)
+    parts = [
+        _header(plan, config, step, data),
+        "",
+        f"static const int TRAINED_INPUTS = {plan.input_dim};",
+        f"static const int TRAINED_OUTPUTS = {plan.output_dim};",
+        "",
+        _encoding(plan, config, tables_file),
     ]
     parts += [""] + [x for a in _activations(plan) for x in (a, "")]
     parts += [x for k, layer in enumerate(plan.layers) for x in (_layer(k, layer, params), "")]
@@ -236,5 +253,15 @@ def evaluated_parameters(trainer: Trainer) -> np.ndarray:
     return trainer.gpu.read(trainer.weights, count, np.float16).astype(np.float32)
 
 
-def trainer_source(trainer: Trainer, data: dict | None = None) -> str:
-    return slang_source(trainer.plan, trainer.config, evaluated_parameters(trainer), trainer.step, data)
+def trainer_source(trainer: Trainer, tables_file: str = "trained_network.tables.bin", data: dict | None = None) -> str:
+    return slang_source(trainer.plan, trainer.config, evaluated_parameters(trainer), trainer.step, tables_file, data)
+
+
+def export_files(trainer: Trainer, path: str | Path, data: dict | None = None) -> list[tuple[Path, bytes]]:
+    """What --export-slang PATH writes: the .slang file, and beside it a grid's tables."""
+    path = Path(path)
+    params = evaluated_parameters(trainer)
+    files = [(path, trainer_source(trainer, tables_path(path).name, data).encode())]
+    if trainer.plan.grid is not None:
+        files.append((tables_path(path), tables_bytes(trainer.plan.tables(params))))
+    return files

@@ -7,8 +7,9 @@ frame's GPU work has run. Headless runs never make one: they call Session.advanc
 It owns what only the window needs: the frame budget, the GPU timer it learns from, the single
 steps asked for while paused, the samples/s shown and when the loss curve last got an eval
 point. It reaches the session through a small interface: it reads the session's `trainer`,
-`evaluator`, `heatmaps`, `guard`, `gpu`, `divergence` and `history.current`, and hands results
-back through `take_losses`, `take_summary` and `take_evaluation`. A new network (the session's
+`evaluator`, `image` (an image target's evaluator, which takes turns with the grid's, a pass
+each), `heatmaps`, `guard`, `gpu`, `divergence` and `history.current`, and hands results back
+through `take_losses`, `take_summary` and `take_evaluation`. A new network (the session's
 trainer replaced) makes the budget guess its costs afresh; a new run (a reset, a rebuild, a
 checkpoint loaded) clears the steps asked for and the samples/s."""
 
@@ -48,6 +49,7 @@ class FrameWork:
     run: Run | None = None  # the run the steps belong to: one the UI ended meanwhile takes none of them
     trainer: Trainer | None = None
     eval_complete: bool = False
+    image: bool = False  # `cells` are an image target's pixels (app/image_eval.py), not grid cells
 
     def training_seconds(self, gpu_seconds: float) -> float:
         """What the training cost the frame: the GPU runs it while the CPU records the rest and
@@ -65,6 +67,7 @@ class FrameDriver:
         self.pending_steps = 0  # single steps asked for while paused
         self._throughput: collections.deque[tuple[float, int]] = collections.deque()
         self._last_eval_time = -1.0
+        self._image_turn = False  # an image target's evaluation goes next (app/image_eval.py)
         self._trainer: Trainer | None = None  # the network the budget has learned the costs of
         self._run: Run | None = None  # the run the bookkeeping below belongs to
         self._follow_session()
@@ -74,7 +77,10 @@ class FrameDriver:
         session = self.session
         if session.trainer is not self._trainer:
             self._trainer = session.trainer
-            self.budget.forget_network(session.trainer.plan.param_count, session.gpu.software)
+            plan = session.trainer.plan  # a grid's cost per sample: its levels' corners, not its tables
+            self.budget.forget_network(
+                plan.mlp_param_count + 8 * plan.input_dim * bool(plan.grid), session.gpu.software
+            )
         if session.history.current is not self._run:
             self._run = session.history.current
             self.pending_steps = 0
@@ -90,12 +96,31 @@ class FrameDriver:
         """Plans this frame's evaluation and training, as much as the budget allows, and submits
         the training at once, before the UI is built: the GPU trains while the CPU builds it."""
         self._follow_session()
-        evaluator = self.session.evaluator
         work = FrameWork(0, 0.0)
-        if evaluator.stale() and evaluator.can_start():
-            work.cells, work.eval_seconds = self.budget.plan_eval(evaluator.cells - evaluator.progress, evaluator.cells)
+        evaluator, kind = self._evaluator_now()
+        if evaluator is not None:
+            work.cells, work.eval_seconds = self.budget.plan_eval(
+                evaluator.cells - evaluator.progress, evaluator.cells, kind
+            )
+            work.image = kind == "pixels"
         self._train(work, running)
         return work
+
+    def _evaluator_now(self):
+        """(the evaluator whose pass this frame advances, its budget kind), or (None, ""): the
+        grid evaluation, and an image target's evaluation in turns, a pass each."""
+        grid, image = self.session.evaluator, self.session.image
+        ready = [e for e in (grid, image) if e is not None and e.stale() and e.can_start()]
+        in_progress = [e for e in ready if e.progress > 0]
+        if in_progress:
+            chosen = in_progress[0]
+        elif len(ready) == 2:
+            chosen = image if self._image_turn else grid
+        else:
+            chosen = ready[0] if ready else None
+        if chosen is None:
+            return None, ""
+        return chosen, "pixels" if chosen is image else "cells"
 
     def _train(self, work: FrameWork, running: bool) -> None:
         """The frame's training, if any is wanted, planned and submitted into `work`."""
@@ -159,15 +184,16 @@ class FrameDriver:
             timer.mark(encoder, 0)
             timer.mark(encoder, 1)
         timer.mark(encoder, 2)
-        evaluator = session.evaluator
-        if not (evaluator.stale() and evaluator.can_start()):
+        grid = session.evaluator
+        evaluator = session.image if work.image else grid
+        if evaluator is None or not (evaluator.stale() and evaluator.can_start()):
             work.cells = 0
         work.eval_complete = evaluator.record(encoder, work.cells) if work.cells else False
         images = session.heatmaps
-        if images is not None and (0 < evaluator.passes != images.drawn or images.dirty):
+        if images is not None and (0 < grid.passes != images.drawn or images.dirty):
             images.record_draw(encoder)
-        if work.eval_complete:
-            evaluator.record_summary(encoder)
+        if work.eval_complete and not work.image:
+            grid.record_summary(encoder)
         if work.steps and self._current(work):
             work.trainer.losses.record_readback(encoder, work.steps)
         timer.mark(encoder, 3)
@@ -191,6 +217,10 @@ class FrameDriver:
             self.pending_steps = max(0, self.pending_steps - len(work.steps))
             session.take_losses(work.steps, session.trainer.losses.read())
         if work.eval_complete:
+            self._image_turn = not work.image
+        if work.eval_complete and work.image:
+            session.image.take_pass()
+        elif work.eval_complete:
             summary = session.evaluator.read_summary()
             session.take_summary(summary)
             now = time.perf_counter()
@@ -202,7 +232,9 @@ class FrameDriver:
         eval_gpu = gpu_seconds.get("heatmaps", wait_seconds) if work.cells else 0.0
         training_seconds = work.training_seconds(train_gpu)
         other = frame_work_seconds - training_seconds - eval_gpu
-        self.budget.observe(work.training, training_seconds, work.cells, eval_gpu, other)
+        self.budget.observe(
+            work.training, training_seconds, work.cells, eval_gpu, other, "pixels" if work.image else "cells"
+        )
         if work.training.kind and self.budget.step_measured():
             t = session.trainer
             self.step_cost.observe(t.plan, t.config.batch_size, self.seconds_per_step())

@@ -16,6 +16,9 @@ independent path on the same fixed batch, and that path against central finite d
   (shuffledIndex from shaders/sampling.slang, read in numpy from the dataset), with the loss its
   problem takes, written again in shaders/grad_check.slang; regularisation's gradient
   (rate * sign(w) or rate * w on the weights) is added to the reference in numpy.
+- A grid encoding (app/hashgrid.py) is the path's input: its numpy twin encodes the points from
+  the tables, and the tables' gradient is numpy's scatter of the first layer's input gradient
+  (.bwds of that call) with the bilinear weights; differences check the largest table value's.
 
 Errors are relative to max(|reference|, 1e-2 * the largest |reference| component): a component
 far below the gradient's scale is compared at 1% of that scale, where float noise is meaningful.
@@ -42,10 +45,12 @@ from dataclasses import dataclass
 import numpy as np
 import slangpy as spy
 
+from . import image_truth
 from .components import ACTIVATIONS, LEAKY_RELU_SLOPE
 from .device import create_device
 from .errors import UserError
 from .gpu import Gpu
+from .hashgrid import grid_units
 from .plan import NetworkPlan
 from .shadergen import TARGET_NAMESPACE, slang_target_block
 from .targets import target_to_slang
@@ -250,34 +255,43 @@ class ReferencePath:
         self.device, self.device_note = _reference_device(gpu, source, plan.output_dim)
         self.module = _module(self.device, source)
         self.kinds = [ACTIVATION_IDS[layer.activation.name] for layer in plan.layers]
+        self.image: dict | None = None  # an image target's Config.image (its pixels are the truth)
 
     def batch(self, seed: int, step: int, domain) -> tuple[np.ndarray, np.ndarray]:
-        """The encoded inputs and the truth of the first CHECK_BATCH samples of `step` (formulas)."""
-        points = self.module.batchPoint(spy.grid((CHECK_BATCH,)), seed, step, spy.float4(*domain), _result="numpy")
+        """The points and the truth of the first `samples` samples of `step` (formulas, images)."""
+        points = self.module.batchPoint(spy.grid((self.samples,)), seed, step, spy.float4(*domain), _result="numpy")
         points = np.ascontiguousarray(points.reshape(-1, 2), np.float32)
-        truths = np.stack(
-            [self.module.truthAt(points, k, _result="numpy") for k in range(self.plan.output_dim)], axis=1
-        )
-        return self._encoded(points, truths)
+        if self.plan.image is not None:  # an image's truth: its numpy twin (app/image_truth.py)
+            truths = image_truth.sample(image_truth.pixels_of(self.image), domain, points[:, 0], points[:, 1])
+        else:
+            truths = np.stack(
+                [self.module.truthAt(points, k, _result="numpy") for k in range(self.plan.output_dim)], axis=1
+            )
+        self.units = grid_units(domain, points[:, 0], points[:, 1])
+        return points, np.ascontiguousarray(truths, np.float32)
 
     def dataset_batch(self, trainer: Trainer) -> tuple[np.ndarray, np.ndarray]:
-        """The encoded inputs and the truth of the trainer's next `samples` training points."""
+        """The points and the truth of the trainer's next `samples` training points."""
         data, position = trainer.data, trainer.data_position
         count = data.train_count
         epoch, offset = (position // count) % (1 << 32), position % count
         rows = self.module.batchRow(
             spy.grid((self.samples,)), trainer.config.seed, epoch, offset, count, _result="numpy"
         )
-        points = np.stack([data.dataset.x[rows], data.dataset.y[rows]], axis=1)
-        return self._encoded(points, data.dataset.truth[rows])
+        points = np.ascontiguousarray(np.stack([data.dataset.x[rows], data.dataset.y[rows]], axis=1), np.float32)
+        self.units = grid_units(trainer.config.domain, points[:, 0], points[:, 1])
+        return points, np.ascontiguousarray(data.dataset.truth[rows], np.float32)
 
-    def _encoded(self, points: np.ndarray, truths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        inputs = self.plan.encoding.numpy(
-            points[:, 0].astype(np.float64), points[:, 1].astype(np.float64), self.plan.encoding_setting
-        ).astype(np.float32)
+    def inputs(self, params: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """The encoded points (a grid's, from the tables in `params`), as the network sees them."""
+        x, y = points[:, 0].astype(np.float64), points[:, 1].astype(np.float64)
+        if self.plan.grid is not None:
+            inputs = self.plan.grid.encode(self.units, self.plan.tables(params)).astype(np.float32)
+        else:
+            inputs = self.plan.encoding.numpy(x, y, self.plan.encoding_setting).astype(np.float32)
         if self.plan.precision == "half":  # the training network sees its input in half
             inputs = inputs.astype(np.float16).astype(np.float32)
-        return np.ascontiguousarray(inputs), np.ascontiguousarray(truths, np.float32)
+        return np.ascontiguousarray(inputs)
 
     def _tensor(self, values: np.ndarray, grads: bool = False) -> spy.Tensor:
         tensor = spy.Tensor.from_numpy(self.device, np.ascontiguousarray(values, np.float32).ravel())
@@ -308,14 +322,14 @@ class ReferencePath:
         )
         return layers, activations, losses
 
-    def loss(self, params: np.ndarray, inputs: np.ndarray, truths: np.ndarray) -> float:
-        _, _, losses = self._forward(params, inputs, self._tensor(truths), False)
+    def loss(self, params: np.ndarray, points: np.ndarray, truths: np.ndarray) -> float:
+        _, _, losses = self._forward(params, self.inputs(params, points), self._tensor(truths), False)
         return float(np.mean(losses.to_numpy(), dtype=np.float64))
 
-    def gradient(self, params: np.ndarray, inputs: np.ndarray, truths: np.ndarray) -> tuple[float, np.ndarray]:
+    def gradient(self, params: np.ndarray, points: np.ndarray, truths: np.ndarray) -> tuple[float, np.ndarray]:
         """The mean loss and its gradient, flat in the plan's layout, by .bwds call by call."""
         t = self._tensor(truths)
-        layers, activations, losses = self._forward(params, inputs, t, True)
+        layers, activations, losses = self._forward(params, self.inputs(params, points), t, True)
         losses = losses.with_grads()
         losses.grad.copy_from_numpy(np.full(self.samples, 1.0 / self.samples, np.float32))
         getattr(self.module, self.loss_function).bwds(
@@ -333,19 +347,27 @@ class ReferencePath:
                 self.kinds[k],
                 _result=activations[k + 1],
             )
-        gradient = np.concatenate([np.concatenate([w.grad.to_numpy(), b.grad.to_numpy()]) for w, b in layers])
-        return float(np.mean(losses.to_numpy(), dtype=np.float64)), gradient.astype(np.float64)
+        parts = [np.concatenate([w.grad.to_numpy(), b.grad.to_numpy()]) for w, b in layers]
+        if self.plan.grid is not None:  # the input's gradient, scattered into the tables
+            d_inputs = activations[0].grad.to_numpy().reshape(self.samples, self.plan.input_dim)
+            parts.append(self.plan.grid.table_gradient(self.units, d_inputs))
+        gradient = np.concatenate([part.astype(np.float64) for part in parts])
+        return float(np.mean(losses.to_numpy(), dtype=np.float64)), gradient
 
 
 def _finite_differences(
-    path: ReferencePath, params: np.ndarray, reference: np.ndarray, inputs: np.ndarray, truths: np.ndarray
+    path: ReferencePath, params: np.ndarray, reference: np.ndarray, points: np.ndarray, truths: np.ndarray
 ) -> tuple[float, int]:
     """Max relative error of `reference` against central differences of the path's loss, for
-    each layer's weight and bias with the largest |reference|."""
+    each layer's weight and bias with the largest |reference|, and a grid's largest table value's."""
+    ranges = [
+        r for layer in path.plan.layers for r in ((layer.offset, layer.bias_offset), (layer.bias_offset, layer.end))
+    ]
+    if path.plan.grid is not None:
+        ranges.append((path.plan.mlp_param_count, path.plan.param_count))
     chosen = []
-    for layer in path.plan.layers:
-        for first, end in ((layer.offset, layer.bias_offset), (layer.bias_offset, layer.end)):
-            chosen.append(first + int(np.argmax(np.abs(reference[first:end]))))
+    for first, end in ranges:
+        chosen.append(first + int(np.argmax(np.abs(reference[first:end]))))
     numeric = np.zeros(len(chosen))
     for n, index in enumerate(chosen):
         h = 1e-3 * max(1.0, abs(float(params[index])))
@@ -353,7 +375,7 @@ def _finite_differences(
         plus[index] += h
         minus[index] -= h
         h = float(plus[index]) - float(minus[index])  # the step float32 really took
-        numeric[n] = (path.loss(plus, inputs, truths) - path.loss(minus, inputs, truths)) / h
+        numeric[n] = (path.loss(plus, points, truths) - path.loss(minus, points, truths)) / h
     return float(np.max(relative_errors(numeric, reference[chosen], whole=reference))), len(chosen)
 
 
@@ -368,13 +390,14 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
     if plan.precision == "half":
         params = params.astype(np.float16).astype(np.float32)
     path = ReferencePath(trainer.gpu, plan, check_batch(trainer))
+    path.image = config.image
     if trainer.data is None:
-        inputs, truths = path.batch(config.seed, step, config.domain)
+        points, truths = path.batch(config.seed, step, config.domain)
     else:
-        inputs, truths = path.dataset_batch(trainer)
-    loss, reference = path.gradient(params, inputs, truths)
+        points, truths = path.dataset_batch(trainer)
+    loss, reference = path.gradient(params, points, truths)
     gradient = training_gradient(trainer, step)
-    fd_error, fd_count = _finite_differences(path, params, reference, inputs, truths)
+    fd_error, fd_count = _finite_differences(path, params, reference, points, truths)
     reference = reference + regularization_gradient(plan, config, masters)
     return GradCheck(
         error=float(np.max(relative_errors(gradient, reference))),

@@ -20,7 +20,8 @@ from tqdm import tqdm
 
 from .atomic import staged_folder, write_synced
 from .device import describe
-from .network_io import export_network
+from .image_eval import write_png
+from .network_io import TABLES_FILE, export_network, tables_npy
 from .point_metrics import finite_or_none
 from .session import Session
 
@@ -115,9 +116,14 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group", "tiles" or "lanes"
         "diverged_at_step": result.diverged_at,
         **({"data": data} if data is not None else {}),
+        **({"psnr": finite_or_none(session.image.psnr)} if session.image is not None else {}),
         "config": config.to_dict(),
         **({"grad_check": result.grad_check} if result.grad_check is not None else {}),
     }
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
 
 
 def _eval_means(evals, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -128,7 +134,12 @@ def _eval_means(evals, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray,
     counts = np.concatenate([[0.0], np.cumsum(count)])
     lo, hi = np.searchsorted(at, first, "left"), np.searchsorted(at, last, "right")
     n = counts[hi] - counts[lo]
-    return n, (sums[hi] - sums[lo]) / np.maximum(n, 1)
+    means = (sums[hi] - sums[lo]) / np.maximum(n, 1)
+    # a row with one exact evaluation takes its value as it is (a difference of running sums
+    # would round it)
+    single = (hi - lo == 1) & (count[np.minimum(lo, len(count) - 1)] == 1)
+    means[single] = mean[lo[single]]
+    return n, means
 
 
 def _loss_csv(session: Session) -> bytes:
@@ -165,12 +176,17 @@ def write_outputs(
 ) -> None:
     """Writes the run's files, plus what `extra(folder)` writes, into `out_dir`; on any error
     nothing is left behind (an OSError propagates)."""
-    network = export_network(session.trainer.plan, session.config, session.trainer.parameters(), data_entry(session))
+    plan, params = session.trainer.plan, session.trainer.parameters()
+    network = export_network(plan, session.config, params, data_entry(session))
     with staged_folder(out_dir) as staging:
         write_synced(staging / "summary.json", (json.dumps(_summary(session, result), indent=2) + "\n").encode())
         write_synced(staging / "loss.csv", _loss_csv(session))
         write_synced(staging / "network.json", (json.dumps(network) + "\n").encode())
         if session.trainer.data is not None:
             write_synced(staging / "split.csv", session.trainer.data.dataset.split_csv())
+        if plan.grid is not None:
+            write_synced(staging / TABLES_FILE, tables_npy(plan, params))
+        if session.image is not None:  # the learned image at the input's resolution (summary.json's psnr)
+            write_png(staging / "learned.png", session.image.learned())
         if extra is not None:
             extra(staging)

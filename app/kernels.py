@@ -24,6 +24,9 @@ class PointKernels:
     draw_signed_bar: spy.ComputeKernel
 
 
+IMAGE_ENTRY_POINTS = ("evaluateImage", "drawImageView")  # an image target's (shaders/image_eval.slang)
+
+
 @dataclass
 class NetworkKernels:
     learn_gradient: spy.ComputeKernel
@@ -34,11 +37,18 @@ class NetworkKernels:
     draw_neurons: spy.ComputeKernel
     compile_seconds: float
     points: PointKernels | None = None
+    evaluate_image: spy.ComputeKernel | None = None
+    draw_image_view: spy.ComputeKernel | None = None
 
 
 def entry_points(source: str) -> tuple[str, ...]:
-    """The entry points of a generated module: the points' where it includes shaders/points.slang."""
-    return ENTRY_POINTS + (POINT_ENTRY_POINTS if '#include "points.slang"' in source else ())
+    """The entry points of a generated module: the points' where it includes shaders/points.slang,
+    an image target's where it includes shaders/image_eval.slang."""
+    return (
+        ENTRY_POINTS
+        + (POINT_ENTRY_POINTS if '#include "points.slang"' in source else ())
+        + (IMAGE_ENTRY_POINTS if '#include "image_eval.slang"' in source else ())
+    )
 
 
 def link_programs(device: spy.Device, name: str, source: str) -> list[spy.ShaderProgram]:
@@ -57,12 +67,19 @@ class KernelCache:
         name = plan.module_name
         if name not in self._built:
             start = time.perf_counter()
-            programs = link_programs(self.device, name, network_source(plan))
+            source = network_source(plan)
+            programs = link_programs(self.device, name, source)
             built = [self.device.create_compute_kernel(program) for program in programs]
-            count = len(ENTRY_POINTS)
-            points = PointKernels(*built[count:]) if len(built) > count else None
+            kernels = dict(zip(entry_points(source), built))
+            points = (
+                PointKernels(*(kernels[entry] for entry in POINT_ENTRY_POINTS)) if "drawPoints" in kernels else None
+            )
             self._built[name] = NetworkKernels(
-                *built[:count], compile_seconds=time.perf_counter() - start, points=points
+                *(kernels[entry] for entry in ENTRY_POINTS),
+                compile_seconds=time.perf_counter() - start,
+                points=points,
+                evaluate_image=kernels.get("evaluateImage"),
+                draw_image_view=kernels.get("drawImageView"),
             )
         return self._built[name]
 

@@ -1,21 +1,29 @@
 """network.json: the trained network in a schema anyone can evaluate (see README), a numpy
-forward pass over that schema, and the reader that starts training from one (--load-network)."""
+forward pass over that schema, and the reader that starts training from one (--load-network).
+
+A grid encoding's tables go beside it in TABLES_FILE, a .npy file (numpy's own format:
+np.load reads it, float32 of shape (entries, features)), which the encoding entry names."""
 
 from __future__ import annotations
 
+import io
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from . import image_truth
 from .components import ACTIVATIONS, ENCODINGS
 from .config import Config, from_dict
 from .datasets import problem_of
 from .errors import UserError
+from .hashgrid import GRID_ENCODINGS, GridSpec, grid_units
 from .losses import LOSSES
 from .plan import NetworkPlan, plan_for
 
 FORMAT = "slang-visual-trainer/network@1"
+TABLES_FILE = "network.tables.npy"
 
 
 def export_network(plan: NetworkPlan, config: Config, params: np.ndarray, data: dict | None = None) -> dict[str, Any]:
@@ -30,9 +38,13 @@ def export_network(plan: NetworkPlan, config: Config, params: np.ndarray, data: 
         for layer in plan.layers
     ]
     x0, x1, y0, y1 = config.domain
+    if plan.grid is not None:
+        encoding = {**plan.grid.schema(plan.encoding.name), "tables": TABLES_FILE}
+    else:
+        encoding = plan.encoding.schema(plan.encoding_setting)
     document = {
         "format": FORMAT,
-        "encoding": plan.encoding.schema(plan.encoding_setting),
+        "encoding": encoding,
         "domain": {"x": [x0, x1], "y": [y0, y1]},
         "targets": list(plan.targets),
         "layers": layers,
@@ -42,6 +54,14 @@ def export_network(plan: NetworkPlan, config: Config, params: np.ndarray, data: 
         document["data"] = data
     if plan.slang_truth is not None:  # no expressions: the file (its text is in summary.json's config)
         document["slang_target"] = {"file": plan.slang_truth.file, "count": plan.slang_truth.count}
+    if plan.image is not None:  # no expressions: the image file
+        image = plan.image
+        document["image"] = {
+            "file": image.file,
+            "width": image.width,
+            "height": image.height,
+            "channels": image.channels,
+        }
     return document
 
 
@@ -54,16 +74,41 @@ def _output(plan: NetworkPlan, config: Config) -> dict[str, Any]:
     return output
 
 
-def encode(encoding: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(N,) x and y to (N, inputs), per the schema's encoding."""
+def tables_npy(plan: NetworkPlan, params: np.ndarray) -> bytes:
+    """TABLES_FILE's bytes: the grid's tables as a (entries, features) float32 array."""
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(plan.tables(params), np.float32).reshape(plan.grid.entries, plan.grid.features))
+    return buffer.getvalue()
+
+
+def grid_of(encoding: dict[str, Any]) -> GridSpec:
+    """The GridSpec a network.json grid encoding entry describes."""
+    return GridSpec(
+        levels=encoding["levels"],
+        features=encoding["features"],
+        log2_size=encoding["log2_table_size"],
+        base_resolution=encoding["base_resolution"],
+        per_level_scale=float(encoding["per_level_scale"]),
+        hashed=encoding["kind"] == "hashgrid",
+    )
+
+
+def encode(
+    encoding: dict[str, Any], x: np.ndarray, y: np.ndarray, domain=None, tables: np.ndarray | None = None
+) -> np.ndarray:
+    """(N,) x and y to (N, inputs), per the schema's encoding (a grid's needs its domain and tables)."""
+    if encoding["kind"] in GRID_ENCODINGS:
+        return grid_of(encoding).encode(grid_units(domain, x, y), tables)
     kind = ENCODINGS[encoding["kind"]]
     setting = kind.setting(int(encoding.get("frequencies", 0)), tuple(encoding.get("features", ())))
     return kind.numpy(x, y, setting)
 
 
-def forward(network: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Evaluates a network.json document at points (x, y) in float64; returns (N, outputs)."""
-    h = encode(network["encoding"], np.asarray(x, np.float64), np.asarray(y, np.float64))
+def forward(network: dict[str, Any], x: np.ndarray, y: np.ndarray, tables: np.ndarray | None = None) -> np.ndarray:
+    """Evaluates a network.json document at points (x, y) in float64; returns (N, outputs).
+    A grid encoding needs its `tables` (np.load of the file its entry names)."""
+    domain = [*network["domain"]["x"], *network["domain"]["y"]]
+    h = encode(network["encoding"], np.asarray(x, np.float64), np.asarray(y, np.float64), domain, tables)
     for layer in network["layers"]:
         z = h @ np.asarray(layer["weights"], np.float64).T + np.asarray(layer["biases"], np.float64)
         extras = {key: value for key, value in layer.items() if key not in ("weights", "biases", "activation")}
@@ -115,8 +160,9 @@ def _structure(network: dict, base: Config) -> Config:
     layers, encoding = network.get("layers"), network.get("encoding")
     if not isinstance(layers, list) or not 2 <= len(layers) or not all(isinstance(layer, dict) for layer in layers):
         raise UserError("layers must list at least two layers")
-    if not isinstance(encoding, dict) or not isinstance(encoding.get("kind"), str) or encoding["kind"] not in ENCODINGS:
-        raise UserError(f"encoding must be one of {', '.join(ENCODINGS)}")
+    kinds = (*ENCODINGS, *GRID_ENCODINGS)
+    if not isinstance(encoding, dict) or not isinstance(encoding.get("kind"), str) or encoding["kind"] not in kinds:
+        raise UserError(f"encoding must be one of {', '.join(kinds)}")
     for k, layer in enumerate(layers):
         extras = set(layer) - {"weights", "biases", "activation"}
         name = layer.get("activation")
@@ -145,6 +191,13 @@ def _structure(network: dict, base: Config) -> Config:
         fields["frequencies"] = encoding.get("frequencies")
     if encoding["kind"] == "features":
         fields["features"] = encoding.get("features")
+    if isinstance(network.get("image"), dict) and isinstance(network["image"].get("file"), str):
+        fields["image"], _ = image_truth.load(network["image"]["file"])
+        fields["targets"] = list(base.targets)
+    if encoding["kind"] in GRID_ENCODINGS:
+        names = {"levels": "grid_levels", "features": "grid_features", "log2_table_size": "grid_log2_size"}
+        names |= {"base_resolution": "grid_base_resolution", "per_level_scale": "grid_level_scale"}
+        fields |= {field: encoding.get(key) for key, field in names.items()}
     fields.update(_data_fields(network))
     return from_dict(fields, base, source="the network")
 
@@ -161,6 +214,26 @@ def _data_fields(network: dict) -> dict[str, Any]:
     if "csv" in data["source"]:
         fields.pop("points", None)  # a CSV's rows, not a generator's count
     return fields
+
+
+def _load_tables(path: str, encoding: dict, plan: NetworkPlan) -> np.ndarray:
+    """The tables file a grid encoding names, beside the network.json at `path`."""
+    name = encoding.get("tables")
+    if not isinstance(name, str) or Path(name).name != name:
+        raise UserError("a grid encoding must name its tables file (a file name, beside network.json)")
+    file = Path(path).parent / name
+    try:
+        tables = np.load(file, allow_pickle=False)
+    except OSError as error:
+        raise UserError(f"cannot read its tables {str(file)!r}: {error.strerror or error}") from None
+    except ValueError:
+        raise UserError(f"its tables {str(file)!r} are not a .npy array") from None
+    shape = (plan.grid.entries, plan.grid.features)
+    if tables.shape != shape or tables.dtype != np.float32:
+        raise UserError(f"its tables must be float32 of shape {shape} (got {tables.dtype} {tables.shape})")
+    if not np.all(np.isfinite(tables)):
+        raise UserError("its tables hold a number that is not finite")
+    return tables.ravel()
 
 
 def load_network(path: str, base: Config) -> tuple[Config, np.ndarray]:
@@ -185,6 +258,8 @@ def load_network(path: str, base: Config) -> tuple[Config, np.ndarray]:
                 spec["weights"], (layer.fan_out, layer.fan_in), f"layer {k + 1} weights"
             )
             params[layer.bias_offset : layer.end] = _numbers(spec["biases"], (layer.fan_out,), f"layer {k + 1} biases")
+        if plan.grid is not None:
+            params[plan.mlp_param_count :] = _load_tables(path, network["encoding"], plan)
     except OSError as error:
         raise UserError(f"cannot read --load-network {path!r}: {error.strerror or error}") from None
     except (UnicodeDecodeError, ValueError, RecursionError):

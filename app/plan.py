@@ -18,6 +18,8 @@ from .components import ACTIVATIONS, ENCODINGS, Activation, Encoding, Setting
 from .config import Config, Structure
 from .datasets.source import problem_of
 from .fused_layout import FUSED_SAMPLES, FUSED_THREADS, fused_layout
+from .hashgrid import GRID_ENCODINGS, GridEncoding, GridSpec, grid_encoding, grid_spec
+from .image_truth import ImageTruth
 from .lane_tiles import LANE_THREADS, LANE_TILE, MAX_LANE_GROUPS, lanes_fit, scratch_layout
 from .losses import LOSSES, Loss
 
@@ -101,7 +103,7 @@ class LaunchShape:
 class NetworkPlan:
     sizes: tuple[int, ...]
     layers: tuple[LayerPlan, ...]
-    encoding: Encoding
+    encoding: Encoding | GridEncoding
     frequencies: int
     precision: str
     targets: tuple[str, ...]  # expressions, when slang_truth is None
@@ -114,10 +116,13 @@ class NetworkPlan:
     tile_pad: int = 0  # ...and the row padding that keeps shared-memory banks apart
     fused: bool = False  # workgroup tiles by the fully fused tensor-core trainer (shaders/fused.slang)
     features: tuple[str, ...] = ()  # the features of a feature encoding (poly2, raw, features)
-    # Where each step's samples and their truth come from (app/truth.py): "formula" (targets or
-    # a Slang file, sampled afresh every step) or "points" (a dataset on the GPU)
+    # Where each step's samples and their truth come from (app/shadergen/truth.py): "formula"
+    # (targets or a Slang file), "image" (both sampled afresh every step) or "points" (a dataset
+    # on the GPU)
     truth_kind: str = "formula"
     loss_name: str = "squared"  # app/losses.py: squared, logistic or softmax
+    grid: GridSpec | None = None  # a trainable grid encoding: its tables follow the MLP's parameters
+    image: ImageTruth | None = None  # an image as the ground truth (instead of targets or a Slang file)
 
     @property
     def loss(self) -> Loss:
@@ -126,7 +131,7 @@ class NetworkPlan:
     @property
     def encoding_setting(self) -> Setting:
         """What the encoding's functions take: the frequencies, or the features."""
-        return self.frequencies if self.encoding.name == "fourier" else self.features
+        return self.frequencies if self.encoding.name in ("fourier", "hashgrid", "densegrid") else self.features
 
     @property
     def thread_accumulators(self) -> bool:
@@ -142,6 +147,7 @@ class NetworkPlan:
             and self.precision == "half"
             and self.truth_kind == "formula"
             and self.loss_name == "squared"
+            and self.grid is None
         )
 
     @property
@@ -159,8 +165,27 @@ class NetworkPlan:
         return (*rows, row)
 
     @property
-    def param_count(self) -> int:
+    def mlp_param_count(self) -> int:
+        """The MLP's weights and biases: what each gradient slot holds (the grid's tables, when
+        there are any, follow them in the parameters and sum their gradients apart)."""
         return self.layers[-1].end
+
+    @property
+    def param_count(self) -> int:
+        """Every trained parameter: the MLP's, then the grid's tables."""
+        return self.mlp_param_count + (self.grid.param_count if self.grid else 0)
+
+    @property
+    def grid_param_count(self) -> int:
+        return self.grid.param_count if self.grid else 0
+
+    def tables(self, params: np.ndarray) -> np.ndarray:
+        """The grid's tables in `params` (entry-major, F features an entry)."""
+        return params[self.mlp_param_count : self.param_count]
+
+    def input_names(self) -> list[str]:
+        """One label per encoded input (the network diagram, the neuron views)."""
+        return self.grid.names() if self.grid else self.encoding.names(self.encoding_setting)
 
     @property
     def input_dim(self) -> int:
@@ -212,6 +237,8 @@ class NetworkPlan:
             self.features,
             self.truth_kind,
             self.loss_name,
+            self.grid,
+            self.image and (self.image.width, self.image.height, self.image.channels),
         )
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 
@@ -228,7 +255,7 @@ class NetworkPlan:
             most = MAX_LANE_GROUPS if self.gradient_path == "lanes" else MAX_TILE_GROUPS
             tiles = -(-batch_size // self.tile_samples)
             cap = FUSED_MAX_GROUPS if self.fused else most
-            groups = max(1, min(tiles, cap, SLOT_MEMORY_BYTES // (4 * (self.param_count + scratch))))
+            groups = max(1, min(tiles, cap, SLOT_MEMORY_BYTES // (4 * (self.mlp_param_count + scratch))))
             return LaunchShape(
                 thread_count=groups * group,
                 group_count=groups,
@@ -239,7 +266,7 @@ class NetworkPlan:
             )
         waves_per_group = -(-group // wave_width)
         slots_per_group = waves_per_group if self.thread_accumulators else 1
-        max_groups = max(1, SLOT_MEMORY_BYTES // (4 * self.param_count * slots_per_group))
+        max_groups = max(1, SLOT_MEMORY_BYTES // (4 * self.mlp_param_count * slots_per_group))
         lane_samples = -(-batch_size // 2) if self.paired else batch_size  # a pair a thread at least
         threads = min(lane_samples, max(MIN_PARALLEL_THREADS, batch_size // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS)
         groups = min(-(-threads // group), max_groups)
@@ -269,13 +296,16 @@ class NetworkPlan:
         return weights
 
     def initial_parameters(self, seed: int) -> np.ndarray:
-        """He-uniform weights for ReLU-like activations, Glorot-uniform otherwise; zero biases."""
+        """He-uniform weights for ReLU-like activations, Glorot-uniform otherwise; zero biases;
+        a grid's tables uniform in +-1e-4 (app/hashgrid.py)."""
         rng = np.random.default_rng(seed)
         params = np.zeros(self.param_count, np.float32)
         for layer in self.layers:
             fan = layer.fan_in if layer.activation.relu_like else layer.fan_in + layer.fan_out
             limit = np.sqrt(6.0 / fan)
             params[layer.offset : layer.bias_offset] = rng.uniform(-limit, limit, layer.fan_out * layer.fan_in)
+        if self.grid is not None:
+            params[self.mlp_param_count :] = self.grid.initial_tables(rng)
         return params
 
 
@@ -294,9 +324,10 @@ def _tile_height(size: int, mma: bool) -> int:
     return -(-size // 16) * 16 if mma else size
 
 
-def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tensor_cores: bool):
-    """(samples a tile, row pad, per-layer tensor-core flags) for workgroup tiles, or None where
-    they don't apply: sin (tiles keep outputs and derive gradients from them, and sin is not
+def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tensor_cores: bool, grid: bool = False):
+    """(samples a tile, row pad, per-layer tensor-core flags) for workgroup tiles (with a trained
+    grid, `grid`: room for the input's gradient and the tile's points), or None where they don't
+    apply: sin (tiles keep outputs and derive gradients from them, and sin is not
     one-to-one), or no tile that fits in shared memory. On tensor cores every layer is a product:
     the hidden widths must be multiples of 16, and the narrow first and last layers are padded
     to 16 (their weights staged in shared memory); past MAX_MMA_TILES_PER_WARP accumulator
@@ -310,7 +341,7 @@ def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
         mma
         and sum(-(-(o // 16) * (i // 16) // warps) for i, o in zip(padded[:-1], padded[1:])) > MAX_MMA_TILES_PER_WARP
     ):
-        return _tiles(sizes, layers, precision, False)
+        return _tiles(sizes, layers, precision, False, grid)
     element = 2 if precision == "half" else 4
     # Tensor cores load 16-byte aligned rows. Without a pad (stride 64 bytes) shared-memory bank
     # conflicts made 2-64-64-64-4 30% slower on an H200 than with a pad of 8 halves.
@@ -318,8 +349,12 @@ def _tiles(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
     fixed = TILED_THREADS * 4  # the loss partials
     if mma:  # each warp's fp32 stage, the padded narrow weights
         fixed += warps * 256 * 4 + (padded[1] * padded[0] + padded[-1] * padded[-2]) * 2
+    # The gradient blocks hold dZ and dH of every layer; with a trained grid, dH of the input too.
+    grad_rows = max(padded if grid else padded[1:])
     for samples in (64, 32, 16):
-        shared = (sum(padded) + 2 * max(padded[1:])) * (samples + pad) * element + (sizes[-1] + 1) * samples * 4 + fixed
+        points = 2 * samples * 4 if grid else 0  # the tile's points, for the grid's backward pass
+        shared = (sum(padded) + 2 * grad_rows) * (samples + pad) * element + (sizes[-1] + 1) * samples * 4 + fixed
+        shared += points
         if shared <= TILE_SHARED_BUDGET:
             return samples, pad, tuple(mma for _ in layers)
     return None
@@ -338,12 +373,23 @@ def _fused(sizes: tuple[int, ...], layers: list[LayerPlan], precision: str, tens
 
 @functools.lru_cache(maxsize=64)
 def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> NetworkPlan:
-    enc = ENCODINGS[s.encoding]
-    setting = enc.setting(s.frequencies, s.features)
+    grid = grid_spec(s)
+    enc = grid_encoding(s.encoding) if grid else ENCODINGS[s.encoding]
+    setting = enc.setting(s.frequencies, s.features) if not grid else s.frequencies
     problem = problem_of(dict(s.dataset)) if s.dataset else None
-    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target and not problem else None
-    outputs = problem.outputs if problem else slang_truth.count if slang_truth else len(s.targets)
-    sizes = (enc.dim(setting), *s.hidden, outputs)
+    image = ImageTruth(**dict(s.image)) if s.image and not problem else None
+    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target and not (problem or image) else None
+    inputs = grid.dim if grid else enc.dim(setting)
+    outputs = (
+        problem.outputs
+        if problem
+        else image.channels
+        if image
+        else slang_truth.count
+        if slang_truth
+        else len(s.targets)
+    )
+    sizes = (inputs, *s.hidden, outputs)
     layers, offset, z_offset = [], 0, 0
     for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         act = ACTIVATIONS[s.output_activation if k == len(sizes) - 2 else s.activation]
@@ -356,20 +402,24 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> N
         encoding=enc,
         frequencies=s.frequencies,
         precision=s.precision,
-        targets=() if slang_truth or problem else s.targets,
+        targets=() if slang_truth or problem or image else s.targets,
         slang_truth=slang_truth,
-        features=() if enc.name == "fourier" else setting,
-        truth_kind="points" if problem else "formula",
+        features=() if enc.name in ("fourier", *GRID_ENCODINGS) else setting,
+        truth_kind="points" if problem else "image" if image else "formula",
         loss_name=problem.loss if problem else "squared",
+        grid=grid,
+        image=image,
     )
     if offset <= MAX_THREAD_ACCUMULATORS:
         return NetworkPlan(**common, gradient_path="thread", group_size=_group_size(sizes, True))
     # The tensor-core kernels and the CPU's lane tiles compute the squared error's output gradient
-    # inline and draw their own samples over the domain: the other losses and a dataset's points
-    # train on SIMT tiles (the header of the generated module says so).
+    # inline, and draw their own samples over the domain: the other losses and a dataset's points
+    # train on SIMT tiles (the header of the generated module says so). The fused trainer has no
+    # input gradient for a grid's tables, so a grid network takes the tiles too; lane tiles train
+    # formulas alone (no grid, no image's pixels).
     squared = common["loss_name"] == "squared"
-    formula = squared and not problem
-    if _fused(sizes, layers, s.precision, fused and formula and s.matmul == "auto"):
+    sampled = squared and not problem
+    if grid is None and _fused(sizes, layers, s.precision, fused and sampled and s.matmul == "auto"):
         return NetworkPlan(
             **common,
             gradient_path="tiles",
@@ -378,9 +428,10 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> N
             tile_samples=FUSED_SAMPLES,
             fused=True,
         )
-    if cpu and formula and lanes_fit(sizes, [layer.activation.name for layer in layers], s.precision):
+    lanes = cpu and sampled and grid is None and image is None
+    if lanes and lanes_fit(sizes, [layer.activation.name for layer in layers], s.precision):
         return NetworkPlan(**common, gradient_path="lanes", group_size=LANE_THREADS, tile_samples=LANE_TILE)
-    tiles = _tiles(sizes, layers, s.precision, tensor_cores and squared and s.matmul == "auto")
+    tiles = _tiles(sizes, layers, s.precision, tensor_cores and squared and s.matmul == "auto", grid is not None)
     if tiles is not None:
         samples, pad, mma = tiles
         return NetworkPlan(

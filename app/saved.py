@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from . import config as cfg
+from . import image_truth
 from .atomic import write_atomic
 from .device import cache_dir
 from .errors import UserError
@@ -34,6 +35,12 @@ def saved_config(data: dict) -> cfg.Config | None:
     except UserError as error:
         print(f"note: ignoring the saved config ({error})", file=sys.stderr)
         return None
+    if config is not None and config.image:  # the image file may be gone or changed since
+        try:
+            image_truth.pixels_of(config.image)
+        except UserError as error:
+            print(f"note: the saved image target is not used ({error})", file=sys.stderr)
+            config = config.replace(image=None, domain=list(cfg.Config().domain))
     return _without_lost_csv(config) if config is not None else None
 
 

@@ -29,6 +29,7 @@ from .gpu import Gpu
 from .guard import Divergence, DivergenceGuard
 from .heatmaps import HeatmapImages
 from .history import LossRecord, Run, RunHistory
+from .image_eval import ImageEvaluator
 from .loss_ring import LOSS_HISTORY
 from .rebuild import Rebuild
 from .slang_target import check_truth_finite
@@ -66,6 +67,7 @@ class Session:
         self.trainer = trainer
         self.evaluator = evaluator or GridEvaluator(trainer, self.grid)
         self.heatmaps = heatmaps or (HeatmapImages(self.evaluator) if self._wants_heatmaps else None)
+        self.image = ImageEvaluator(trainer) if trainer.plan.image is not None else None  # its PSNR
         self.guard = DivergenceGuard(trainer)
         self._stable = trainer.new_snapshot()
         self._stable.config = None  # none taken yet
@@ -81,6 +83,8 @@ class Session:
         self.invalid_cells = np.zeros((VIEWS, outputs), np.uint32)  # NaN or inf, per view and output
         self._config_since = (self.config, self.trainer.step)
         self.evaluator.progress = 0
+        if self.image is not None:
+            self.image.start_run()
 
     @property
     def config(self) -> Config:
@@ -240,7 +244,10 @@ class Session:
         return losses
 
     def evaluate(self) -> float:
-        """A whole evaluation pass now, recorded as a point of the eval curve."""
+        """A whole evaluation pass now, recorded as a point of the eval curve (and an image
+        target's PSNR on its curve)."""
+        if self.image is not None:
+            self.image.evaluate()
         evaluation = self.evaluator.evaluate()
         summary = Summary(
             evaluation.loss, evaluation.grad_loss, evaluation.error_max, evaluation.invalid, evaluation.metrics

@@ -25,6 +25,8 @@ STEP_ARGS = np.dtype(
         ("loss_slots", "<u8"),
         ("loss_history", "<u8"),
         ("points", "<u8"),
+        ("grid_gradients", "<u8"),
+        ("truth_data", "<u8"),
         ("domain", "<f4", (4,)),
         ("batch_size", "<u4"),
         ("thread_count", "<u4"),
@@ -39,6 +41,8 @@ STEP_ARGS = np.dtype(
         ("groups_per_row", "<u4"),
         ("param_offset", "<u4"),
         ("param_end", "<u4"),
+        ("grid_offset", "<u4"),
+        ("grid_end", "<u4"),
         ("train_count", "<u4"),
         ("data_epoch", "<u4"),
         ("data_offset", "<u4"),
@@ -51,7 +55,7 @@ STEP_ARGS = np.dtype(
         ("hyper", "<f4", (HYPER_SLOTS,)),
     ]
 )
-# 7 pointers, 4 floats, 19 uints and a float, the optimizer's 3 fields and its hyper-parameters: a multiple of
+# 9 pointers, 4 floats, 21 uints and a float, the optimizer's 3 fields and its hyper-parameters: a multiple of
 # the pointers' 8 bytes, so that Slang's struct has no tail padding that this one lacks.
 assert STEP_ARGS.itemsize % 8 == 0
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .plan import ADJUST_PARAMS, LaunchShape, NetworkPlan
+from .plan import ADJUST_PARAMS, ADJUST_THREADS, LaunchShape, NetworkPlan
 
 
 @dataclass
@@ -63,9 +63,25 @@ class StepUnits:
         return self.plan.group_size * (self.samples_per_thread // self.sample_slices)
 
     @property
+    def mlp_adjust_units(self) -> int:
+        """adjustParameters' workgroups for the MLP: ADJUST_PARAMS parameters each; the loss counts
+        as one parameter."""
+        return -(-(self.plan.mlp_param_count + 1) // ADJUST_PARAMS)
+
+    @property
     def adjust_units(self) -> int:
-        """adjustParameters' workgroups: ADJUST_PARAMS parameters each; the loss counts as one."""
-        return -(-(self.plan.param_count + 1) // ADJUST_PARAMS)
+        """adjustParameters' workgroups: the MLP's, then a grid's, ADJUST_THREADS table values each."""
+        return self.mlp_adjust_units + -(-self.plan.grid_param_count // ADJUST_THREADS)
+
+    def adjust_range(self, first: int, count: int) -> tuple[int, int, int, int]:
+        """adjustParameters' workgroups [first, first + count) as StepArgs' ranges: the MLP's
+        parameters [param offset, param end) (the loss is parameter mlp_param_count), then the grid's
+        table values [grid offset, grid end)."""
+        mlp, end = self.mlp_adjust_units, first + count
+        params = (min(first, mlp) * ADJUST_PARAMS, min(end, mlp) * ADJUST_PARAMS)
+        params = (params[0], min(params[1], self.plan.mlp_param_count + 1))
+        grid = (max(first - mlp, 0) * ADJUST_THREADS, max(end - mlp, 0) * ADJUST_THREADS)
+        return (*params, grid[0], min(grid[1], self.plan.grid_param_count))
 
     def learn_ranges(self, first: int, count: int) -> list[tuple[int, int, int, int]]:
         """learnGradient's units [first, first + count), slice-major, as (first group, groups,

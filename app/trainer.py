@@ -10,12 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 import slangpy as spy
 
+from . import image_truth
 from .config import STRUCTURAL_FIELDS, Config
 from .gpu import Gpu
 from .kernels import NetworkKernels
 from .loss_ring import LOSS_HISTORY, LossRing
 from .optimizers import OPTIMIZERS, STATE_WIDTH
-from .plan import ADJUST_PARAMS, ADJUST_THREADS, LaunchShape, NetworkPlan
+from .plan import ADJUST_THREADS, LaunchShape, NetworkPlan
 from .point_data import PointData, data_key
 from .step_args import REDUCE_GROUPS_PER_ROW, REGULARIZATION_IDS, STEP_ARGS, StepArgsRing
 from .step_units import StepProgress, StepUnits
@@ -50,6 +51,9 @@ class Trainer:
         self.master = gpu.buffer(p * 4)
         self.weights = self.master if self.plan.precision == "float" else gpu.buffer(self.plan.weight_count * 2)
         self.optimizer_state = gpu.buffer(STATE_WIDTH * p * 4)
+        # A trained grid's gradients: one fixed-point sum a table value (app/hashgrid.py)
+        self.grid_gradients = gpu.buffer(self.plan.grid_param_count * 8)
+        self.truth_pixels = image_truth.upload_pixels(gpu, config.image if self.plan.image else None)
         self.losses = LossRing(gpu)
         self._args = StepArgsRing(gpu)
         self.step = 0  # optimizer steps taken; also the sampler's step index
@@ -78,7 +82,7 @@ class Trainer:
         self.gpu.device.wait()
         self.launch: LaunchShape = self.plan.launch(self.batch_size, self.gpu.wave_width)
         # Lane tiles keep each workgroup's activations after the slots (LaunchShape.scratch_floats).
-        slots = self.launch.gradient_slot_count * self.plan.param_count + self.launch.scratch_floats
+        slots = self.launch.gradient_slot_count * self.plan.mlp_param_count + self.launch.scratch_floats
         self.gradient_slots = self.gpu.buffer(slots * 4)
         self.loss_slots = self.gpu.buffer(self.launch.loss_slot_count * 4)
         self.units = StepUnits(self.plan, self.launch, self.batch_size)
@@ -98,9 +102,13 @@ class Trainer:
     def _abandon_step(self) -> None:
         """Drops a step recorded only in part: its gradient and loss sums are cleared."""
         with self.gpu.submit(wait=False) as encoder:
-            encoder.clear_buffer(self.gradient_slots)
-            encoder.clear_buffer(self.loss_slots)
+            self._clear_sums(encoder)
         self.progress = StepProgress()
+
+    def _clear_sums(self, encoder: spy.CommandEncoder) -> None:
+        encoder.clear_buffer(self.gradient_slots)
+        encoder.clear_buffer(self.loss_slots)
+        encoder.clear_buffer(self.grid_gradients)
 
     def reset(self, seed: int | None = None) -> None:
         """Fresh weights from `seed` (the config's when None), zero optimizer state, step 0."""
@@ -160,7 +168,14 @@ class Trainer:
 
     def gpu_bytes(self) -> int:
         """Device memory held by this trainer's buffers."""
-        buffers = [*self._state_buffers(), self.losses.buffer, self.gradient_slots, self.loss_slots]
+        buffers = [
+            *self._state_buffers(),
+            self.truth_pixels,
+            self.losses.buffer,
+            self.gradient_slots,
+            self.loss_slots,
+            self.grid_gradients,
+        ]
         buffers += [self.data.buffer] if self.data is not None else []
         return sum(b.memory_usage.device for b in buffers)
 
@@ -207,6 +222,8 @@ class Trainer:
         r["optimizer_state"] = self.optimizer_state.device_address
         r["gradient_slots"], r["loss_slots"] = self.gradient_slots.device_address, self.loss_slots.device_address
         r["loss_history"] = self.losses.buffer.device_address
+        r["grid_gradients"] = self.grid_gradients.device_address
+        r["truth_data"] = self.truth_pixels.device_address
         r["domain"] = c.domain
         r["batch_size"], r["thread_count"], r["seed"] = self.batch_size, launch.thread_count, c.seed
         ahead = np.arange(count)
@@ -214,7 +231,8 @@ class Trainer:
         r["history_index"] = (self.step + ahead) % LOSS_HISTORY
         r["sample_end"] = self.units.loop_count
         r["gradient_slot_count"], r["loss_slot_count"] = launch.gradient_slot_count, launch.loss_slot_count
-        r["groups_per_row"], r["param_end"] = REDUCE_GROUPS_PER_ROW, self.plan.param_count + 1
+        r["groups_per_row"], r["param_end"] = REDUCE_GROUPS_PER_ROW, self.plan.mlp_param_count + 1
+        r["grid_end"] = self.plan.grid_param_count
         optimizer = OPTIMIZERS[c.optimizer]
         r["optimizer"], r["learning_rate"], r["hyper"] = optimizer.id, c.lr, optimizer.hyper_values(c)
         r["step_number"] = self.optimizer_steps + 1 + ahead  # 1-based: Adam's bias correction
@@ -228,7 +246,7 @@ class Trainer:
         (no samples, no parameters), so the first real step, and the frame budget's first
         measure of it, pay no compile."""
         records = self._step_records(1)
-        records["batch_size"] = records["sample_end"] = records["param_end"] = 0
+        records["batch_size"] = records["sample_end"] = records["param_end"] = records["grid_end"] = 0
         with self.gpu.submit() as encoder:
             address = self._args.upload(encoder, records)
             self._dispatch(encoder, self.kernels.learn_gradient, self.plan.group_size, address)
@@ -302,8 +320,8 @@ class Trainer:
                 )
         else:
             records = self._step_records(1)
-            records["param_offset"] = position * ADJUST_PARAMS
-            records["param_end"] = min((position + count) * ADJUST_PARAMS, self.plan.param_count + 1)
+            ranges = self.units.adjust_range(position, count)
+            records["param_offset"], records["param_end"], records["grid_offset"], records["grid_end"] = ranges
             self._adjust_dispatch(encoder, count, self._args.upload(encoder, records))
         position += count
         if position < total:
@@ -363,8 +381,7 @@ class Trainer:
             encoder.global_barrier()
             for copy, buffer in zip(snap.buffers, self._state_buffers()):
                 encoder.copy_buffer(buffer, 0, copy, 0, buffer.size)
-            encoder.clear_buffer(self.gradient_slots)
-            encoder.clear_buffer(self.loss_slots)
+            self._clear_sums(encoder)
         self.step, self.optimizer_steps, self.samples_seen = snap.step, snap.optimizer_steps, snap.samples_seen
         self.data_position = snap.data_position
         self.progress = StepProgress()

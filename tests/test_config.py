@@ -92,17 +92,10 @@ def test_the_config_table_derives_the_lists():
     from app.plan import _plan
 
     assert list(FIELDS) == [f.name for f in dataclasses.fields(Config)]
-    structural = (
-        "hidden",
-        "activation",
-        "output_activation",
-        "encoding",
-        "frequencies",
-        "features",
-        "precision",
-        "matmul",
-    )
-    assert STRUCTURAL_FIELDS == (*structural, "targets", "slang_target", "dataset")
+    structural = ("hidden", "activation", "output_activation", "encoding", "frequencies", "features")
+    structural += ("grid_levels", "grid_features", "grid_log2_size", "grid_base_resolution", "grid_level_scale")
+    structural += ("precision", "matmul")
+    assert STRUCTURAL_FIELDS == (*structural, "targets", "slang_target", "dataset", "image")
     assert {FIELDS[name].kind for name in STRUCTURAL_FIELDS} == {STRUCTURE, TRUTH}
     assert set(HOT_FIELDS) == set(FIELDS) - set(STRUCTURAL_FIELDS) and FIELDS["lr"].kind == HOT
     assert [f.name for f in dataclasses.fields(Structure)] == list(STRUCTURAL_FIELDS)

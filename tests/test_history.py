@@ -202,12 +202,16 @@ def test_version_1_checkpoints_are_converted():
     assert np.array_equal(back.runs[1].train.y, series[1][1][1].astype(np.float64)), "a short run stays exact"
 
 
-def _csv_rows(tmp_path, train, evals) -> list[list[str]]:
+def _csv_rows(tmp_path, train, evals, metrics=None) -> list[list[str]]:
     history = RunHistory()
     run = history.start("run")
     run.train.extend(*train)
     run.eval.extend(*evals)
-    (tmp_path / "loss.csv").write_bytes(_loss_csv(SimpleNamespace(history=history)))
+    for name, (xs, ys) in (metrics or {}).items():
+        run.metrics[name] = LossRecord.from_points(xs, ys)
+    data = object() if metrics is not None else None  # a dataset's run: its columns by name
+    session = SimpleNamespace(history=history, trainer=SimpleNamespace(data=data))
+    (tmp_path / "loss.csv").write_bytes(_loss_csv(session))
     with open(tmp_path / "loss.csv") as handle:
         return list(csv.reader(handle))
 
@@ -220,6 +224,19 @@ def test_loss_csv_of_a_short_run_has_every_step(tmp_path):
     assert [int(r[0]) for r in rows[1:]] == list(range(1, 301))
     assert [float(r[1]) for r in rows[1:]] == losses.astype(np.float64).tolist()
     assert {int(r[0]): float(r[2]) for r in rows[1:] if r[2]} == {100: 0.5, 200: 0.25, 300: 0.125}
+
+
+def test_loss_csv_of_a_dataset_has_its_evaluations_columns(tmp_path):
+    """A dataset's run: the test loss, the training set's loss and both accuracies, each at the
+    steps it was evaluated, from the run's metric records."""
+    steps = np.arange(1, 201, dtype=np.float64)
+    at = [100.0, 200.0]
+    metrics = {"train_loss": (at, [0.4, 0.2]), "train_accuracy": (at, [0.8, 0.9]), "test_accuracy": (at, [0.7, 0.85])}
+    rows = _csv_rows(tmp_path, (steps, steps / 1000), (at, [0.5, 0.3]), metrics)
+    assert rows[0] == ["step", "train_loss", "test_loss", "train_set_loss", "train_accuracy", "test_accuracy"]
+    by_step = {int(r[0]): r[2:] for r in rows[1:]}
+    assert by_step[100] == ["0.5", "0.4", "0.8", "0.7"] and by_step[200] == ["0.3", "0.2", "0.9", "0.85"]
+    assert by_step[150] == ["", "", "", ""]
 
 
 def test_loss_csv_of_a_long_run_is_the_record(tmp_path):

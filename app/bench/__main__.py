@@ -2,7 +2,8 @@
                       [--no-compile] [--compile-mode auto|default|max-autotune-no-cudagraphs]
 
 Training speed of the app beside the tutorial's atomic design and PyTorch, in one run on one
-device. Where torch imports with CUDA, the PyTorch rows are eager and the strongest: the loss
+device. The `hashgrid` rows fit a photo-like image with a hash-grid encoding and a 64-64 MLP
+(app/bench/hashgrid_task.py), beside the same model in plain PyTorch (torch_hashgrid.py). Where torch imports with CUDA, the PyTorch rows are eager and the strongest: the loss
 compiled with torch.compile and the whole step captured in one CUDA graph, each in fp32 and with
 fp16 autocast. Every app row is reported as a ratio to the best PyTorch row of the same network
 and batch.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..bench import options, torch_reference
+from ..bench import hashgrid_task, options, torch_hashgrid, torch_reference
 from ..bench.runners import AtomicReference, time_app
 from ..bench.startup import cold_and_warm
 from ..config import Config, validate
@@ -29,9 +30,17 @@ NETWORKS = {  # name: (config fields, PyTorch layer sizes)
     "4-16-4": (dict(), [4, 16, 4]),
     "2-64-64-64-4": (dict(encoding="raw", hidden=[64, 64, 64]), [2, 64, 64, 64, 4]),
     "2-128-128-4": (dict(encoding="raw", hidden=[128, 128]), [2, 128, 128, 4]),
+    "hashgrid": (hashgrid_task.app_fields, [32, 64, 64, 3]),  # fields made when the row runs (the photo)
 }
-FULL = {"4-16-4": [1 << 12, 1 << 16, 1 << 20, 1 << 24], "2-64-64-64-4": [1 << 16, 1 << 20], "2-128-128-4": [1 << 20]}
+FULL = {
+    "4-16-4": [1 << 12, 1 << 16, 1 << 20, 1 << 24],
+    "2-64-64-64-4": [1 << 16, 1 << 20],
+    "2-128-128-4": [1 << 20],
+    "hashgrid": [1 << 18],
+}
 QUICK = {"4-16-4": [1 << 10, 1 << 12], "2-64-64-64-4": [1 << 12], "2-128-128-4": [1 << 10]}
+# Only with --only hashgrid: its 2^19-entry tables take a CPU driver about a second a step.
+QUICK_ONLY = {"hashgrid": [1 << 12]}
 SOFTWARE_MAX_BATCH = 1 << 20  # a CPU driver takes over a minute a step beyond
 
 
@@ -55,24 +64,36 @@ def _measure(run, batch: int, budget: float, cap: int) -> dict:
     return {"samples_per_second": batch * steps / seconds, "steps_per_second": steps / seconds}
 
 
+def _app_row(gpu, name: str, batch: int, precision: str, fields: dict, budget: float, cap: int) -> dict:
+    """The app's trainer on one network, batch and precision, with its GPU memory."""
+    config = validate(Config(batch_size=batch, precision=precision, **fields))
+    plan = gpu.plan(config)
+    memory = []
+
+    def run(n: int) -> float:
+        seconds, trainer_bytes = time_app(gpu, config, n)
+        memory.append(trainer_bytes)
+        return seconds
+
+    figures = _measure(run, batch, budget, cap)
+    return dict(
+        trainer="app",
+        network=name,
+        batch=batch,
+        precision=precision,
+        matmul=plan.matmul,
+        gradient_sums="fused" if plan.fused else plan.gradient_path,
+        **figures,
+        gpu_mib=memory[-1] / 2**20,
+    )
+
+
 def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list[dict]:
     fields, sizes = NETWORKS[name]
+    fields = fields() if callable(fields) else fields
+    reference = torch_hashgrid if name == "hashgrid" else torch_reference
     budget, cap = (0.3, 50) if args.quick else (2.0, 4000)
-    rows = []
-    for precision in ("float", "half"):
-        config = validate(Config(batch_size=batch, precision=precision, **fields))
-        plan = gpu.plan(config)
-        rows.append(
-            dict(
-                trainer="app",
-                network=name,
-                batch=batch,
-                precision=precision,
-                matmul=plan.matmul,
-                gradient_sums="fused" if plan.fused else plan.gradient_path,
-                **_measure(lambda n, config=config: time_app(gpu, config, n)[0], batch, budget, cap),
-            )
-        )
+    rows = [_app_row(gpu, name, batch, precision, fields, budget, cap) for precision in ("float", "half")]
     if atomic is not None and name == "4-16-4":
         rows.append(
             dict(
@@ -92,14 +113,12 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list
                     network=name,
                     batch=batch,
                     precision=label,
-                    **_measure(
-                        lambda n, half=half: torch_reference.time_eager(sizes, batch, n, half), batch, budget, cap
-                    ),
+                    **_measure(lambda n, half=half: reference.time_eager(sizes, batch, n, half), batch, budget, cap),
                 )
             )
             if not args.no_compile:
                 mode = _compile_mode(args.compile_mode, sizes, batch, half)
-                graph = torch_reference.CompiledGraph(sizes, batch, half, mode)
+                graph = reference.CompiledGraph(sizes, batch, half, mode)
                 rows.append(
                     dict(
                         trainer=f"torch-compiled-graph-{label}",
@@ -122,6 +141,7 @@ def _print(row: dict) -> None:
     ratio = f"  x{row['vs_best_torch']:.2f} best PyTorch" if "vs_best_torch" in row else ""
     kernel = f" [{row['matmul']}, {row['gradient_sums']}]" if "matmul" in row else ""
     build = f" ({row['compile_mode']}: compile+capture {row['build_seconds']:.0f} s)" if "build_seconds" in row else ""
+    build += f" {row['gpu_mib']:.3g} MiB of GPU memory" if "gpu_mib" in row else ""
     print(
         f"{row['trainer']:>28} {row['network']:>13} {row['precision']:>5} batch {row['batch']:>9}: "
         f"{row['samples_per_second']:10.3g} samples/s {row['steps_per_second']:10.1f} steps/s{ratio}{kernel}{build}",
@@ -131,7 +151,7 @@ def _print(row: dict) -> None:
 
 def run_benchmarks(args) -> dict:
     gpu = create_gpu(args.device)
-    sizes = QUICK if args.quick else FULL
+    sizes = {**QUICK, **QUICK_ONLY} if args.quick and args.only in QUICK_ONLY else QUICK if args.quick else FULL
     use_torch = torch_reference.available()
     atomic = AtomicReference(gpu) if (args.only in (None, "4-16-4")) else None
     results = []

@@ -3,7 +3,11 @@ path as the window (no present, so no vsync wait), beside a headless run of the 
 
     python -m app.bench.frame [--frames N] [--json PATH] [--device auto] [--batch-size B]
                               [--hidden 16] [--precision float|half] [--encoding poly2|raw|fourier]
-                              [--seconds S]
+                              [--seconds S] [--config FILE] [--image PNG]
+
+--config starts from a config file (a summary.json too), --image fits an image (as the window's
+File > Open image does: its aspect ratio kept); --hidden, --precision, --encoding and
+--batch-size apply last.
 
 It prints the frame time paused (the UI unchanged, so not drawn again: app/ui/redraw.py), paused
 with the UI drawn every frame (as while the mouse moves), and training (median and 95th
@@ -18,8 +22,9 @@ from __future__ import annotations
 import statistics
 import time
 
+from .. import image_truth
 from ..bench import options
-from ..config import ENCODINGS, PRECISIONS, Config, validate
+from ..config import ENCODINGS, PRECISIONS, Config, load_file, validate
 from ..device import describe
 from ..gpu import create_gpu
 from ..session import Session
@@ -67,11 +72,19 @@ def _headless_rate(gpu, config: Config, seconds: float) -> float:
     return (session.trainer.samples_seen - samples) / (time.perf_counter() - start)
 
 
+def _config(args) -> Config:
+    config = load_file(args.config) if args.config else Config()
+    if args.image:
+        info, _ = image_truth.load(args.image)
+        config = config.replace(image=info, domain=image_truth.aspect_domain(info["width"], info["height"]))
+    changes = {"hidden": args.hidden, "batch_size": args.batch_size}
+    changes |= {"precision": args.precision, "encoding": args.encoding}
+    return validate(config.replace(**{key: value for key, value in changes.items() if value is not None}))
+
+
 def run(args) -> dict:
     gpu = create_gpu(args.device)
-    config = validate(
-        Config(hidden=args.hidden, precision=args.precision, encoding=args.encoding, batch_size=args.batch_size)
-    )
+    config = _config(args)
     ui = OffscreenApp(Session(gpu, config, grid=HEATMAP_GRID, heatmaps=True), args.width, args.height)
     try:
         ui.app.running = False
@@ -90,6 +103,8 @@ def run(args) -> dict:
         "network": config.hidden,
         "precision": config.precision,
         "encoding": config.encoding,
+        "image": [config.image["width"], config.image["height"]] if config.image else None,
+        "final_psnr": ui.session.image.psnr if ui.session.image is not None else None,
         "batch_size": config.batch_size,
         "paused": paused,
         "paused_drawn": paused_drawn,
@@ -103,6 +118,11 @@ def _print(result: dict) -> None:
     print(
         f"device: {result['device']['adapter']} ({result['device']['type']}), {result['size'][0]}x{result['size'][1]}, "
         f"hidden {result['network']} ({result['encoding']}, {result['precision']}), batch {result['batch_size']}"
+        + (
+            f", image {result['image'][0]}x{result['image'][1]}, final PSNR {result['final_psnr']:.2f} dB"
+            if result["image"]
+            else ""
+        )
     )
     for mode in ("paused", "paused_drawn", "training"):
         r = result[mode]
@@ -125,10 +145,12 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=200, help="frames per mode")
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
-    parser.add_argument("--batch-size", type=int, default=Config().batch_size)
-    parser.add_argument("--hidden", type=lambda text: [int(w) for w in text.split(",")], default=[16])
-    parser.add_argument("--precision", choices=PRECISIONS, default=Config().precision)
-    parser.add_argument("--encoding", choices=ENCODINGS, default=Config().encoding)
+    parser.add_argument("--batch-size", type=int, help="samples a step (default: the config's)")
+    parser.add_argument("--hidden", type=lambda text: [int(w) for w in text.split(",")], help="e.g. 16,16")
+    parser.add_argument("--precision", choices=PRECISIONS, help="default: the config's")
+    parser.add_argument("--encoding", choices=ENCODINGS, help="default: the config's")
+    parser.add_argument("--config", help="a config file or summary.json to start from")
+    parser.add_argument("--image", help="a PNG or JPEG image to fit")
     parser.add_argument("--seconds", type=float, default=2.0, help="length of the headless run")
     args = parser.parse_args()
     result = run(args)

@@ -15,7 +15,7 @@ from ..fast_start import skip_torch
 
 # Options besides the config's own fields that decide the module: where the config comes from,
 # and the device that reads a --target-file's TARGET_COUNT.
-SOURCE_OPTIONS = ("preset", "config", "target_file", "dataset_source", "device", "tensor_cores", "cpu")
+SOURCE_OPTIONS = ("preset", "config", "target_file", "dataset_source", "image_file", "device", "tensor_cores", "cpu")
 
 
 def _accepted() -> set[str]:
@@ -69,6 +69,10 @@ def source_for(argv: Sequence[str] | None = None) -> str:
         from ..slang_target import load
 
         config = config.replace(slang_target=load(create_gpu(args.device), args.target_file))
+    if args.image_file is not None:
+        from ..image_truth import load as load_image
+
+        config = config.replace(image=load_image(args.image_file)[0])
     return network_source(plan_for(config, tensor_cores=args.tensor_cores, cpu=args.cpu))
 
 

@@ -16,7 +16,7 @@ static const uint MMA_SUBGROUP = {MMA_SUBGROUP};
 static const uint TILE_SAMPLES = {plan.tile_samples};
 static const uint TILE_PAD = {plan.tile_pad};
 static const uint TILE_ACT_ROWS = {rows[-1]};
-static const uint TILE_GRAD_ROWS = {max(heights[1:])};
+static const uint TILE_GRAD_ROWS = {max(heights if plan.grid else heights[1:])};
 static const uint INPUT_PAD = {heights[0]};
 static const uint OUTPUT_PAD = {heights[-1]};
 static const uint FIRST_OUT = {plan.sizes[1]};
@@ -60,8 +60,10 @@ def _backward(plan: NetworkPlan) -> list[str]:
             [] if s.last else [f"tileActivationGradient<{fan_out}, HiddenActivation>(tid, {block}, {rows[s.k + 1]});"]
         )
         calls.append(f"simtGradients<{s.sizes}>(tid, {block}, {rows[s.k]}, slot + {offset});")
-        if s.k > 0:  # the first layer's input is the encoded sample: no dH needed
+        if s.k > 0 or plan.grid:  # the first layer's input is the encoded sample: no dH, but for a grid
             calls.append(f"simtBackward<{s.sizes}>(tid, w + {offset}, {block}, {1 - block});")
+        if s.k == 0 and plan.grid:
+            calls.append(f"tileGridBackward(tid, {1 - block});")
         return calls
 
     loss = f"loss += tileLossGradient<OutputActivation>(tid, {rows[len(plan.layers)]}, 0);"
@@ -103,6 +105,12 @@ def _mma_backward(plan: NetworkPlan) -> list[str]:
                 f"mmaBackward<{s.sizes}, {heights[k + 1]}, HiddenActivation>(tid, {_weights(plan, s)}, "
                 f"w + {s.layer.offset}, {block}, {1 - block}, {rows[k]});"
             )
+        elif plan.grid:  # the grid's input gradient, its padded rows included (their weights are 0)
+            calls.append(
+                f"mmaBackward<{heights[0]}, {s.layer.fan_out}, {heights[1]}, Identity>(tid, {_weights(plan, s)}, "
+                f"w + {s.layer.offset}, {block}, {1 - block}, {rows[0]});"
+            )
+            calls.append(f"tileGridBackward(tid, {1 - block});")
         return calls
 
     return layer_lines(plan, layer, backward=True)
@@ -139,6 +147,7 @@ def tiles_kernel(plan: NetworkPlan) -> str:
         declare.insert(0, "// Each warp's weight-gradient tiles and each thread's bias gradient, over all tiles")
         write.insert(0, "// Into this workgroup's gradient slot")
     after_loop = "\n\n" + indent(write, 1) if write else ""
+    grid_forward = "\n        tileGridForward(tid);  // the grid's encoding of the tile's points" if plan.grid else ""
     return f"""// learnGradient for workgroup tiles: a workgroup moves tiles of TILE_SAMPLES samples through
 // every layer in shared memory, forward then backward, its products {"on tensor cores" if mma else "on the shader cores (SIMT)"}.
 [shader("compute")]
@@ -149,12 +158,14 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
     uint tid = localId.x, group = groupId.x + a.groupOffset;
     uint groups = a.threadCount / TILED_THREADS;
     uint tiles = (a.batchSize + TILE_SAMPLES - 1) / TILE_SAMPLES;
+    float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
     NFloat* w = a.weights;
-    float* slot = a.gradientSlots + group * PARAM_COUNT;  // this workgroup's alone
+    float* slot = a.gradientSlots + group * SLOT_PARAMS;  // this workgroup's alone
+    setKernelContext(w, a.gridGradients, domain, a.truthData);
 {indent([*declare, "float loss = 0.0;"], 1)}
     for (uint tile = group; tile < tiles; tile += groups)  // the same count for the whole group
     {{
-        tileLoadSamples(tid, tile, a);
+        tileLoadSamples(tid, tile, a);{grid_forward}
 
         // Forward: each layer's activations into shared memory
 {indent(forward, 2)}

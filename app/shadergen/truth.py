@@ -8,8 +8,9 @@ here; each prints two pieces of the generated module:
   a TrainingSample (shaders/sampling.slang) that learnGradient (every gradient path) trains on.
 
 Sources: "formula" (target expressions or a user's Slang file, sampled afresh at every step, as
-the tutorial does) and "points" (a dataset's finite training points on the GPU). A new kind of
-truth (an image, say) is one more entry in TRUTH_SOURCES."""
+the tutorial does), "image" (an image's pixels, interpolated at points sampled the same way) and
+"points" (a dataset's finite training points on the GPU). A new kind of truth is one more entry
+in TRUTH_SOURCES."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ float[OUTPUT_DIM] groundTruth(float2 p)
 }}"""
 
 
-_FORMULA_SAMPLE = """// Each step samples its points afresh over the domain (sampling.slang) and asks the formula.
+_FORMULA_SAMPLE = """// Each step samples its points afresh over the domain (sampling.slang) and asks the truth.
 TrainingSample drawSample(StepArgs a, uint sampleIndex)
 {
     TrainingSample sample;
@@ -109,6 +110,26 @@ def _points(plan: NetworkPlan) -> TruthSlang:
     return TruthSlang(_truth_function(["0.0"] * plan.output_dim), _POINTS_SAMPLE)
 
 
+def _image(plan: NetworkPlan) -> TruthSlang:
+    # The pixels are read through the kernel context (shaders/kernel_context.slang), which each
+    # kernel sets from its arguments; the bilinear interpolation is shaders/image_truth.slang's.
+    ground_truth = f"""static const int IMAGE_WIDTH = {plan.image.width};
+static const int IMAGE_HEIGHT = {plan.image.height};
+#include "image_truth.slang"
+
+[Differentiable]
+float[OUTPUT_DIM] groundTruth(float2 p)
+{{
+    return imageTruth(p);
+}}"""
+    return TruthSlang(ground_truth, _FORMULA_SAMPLE)
+
+
+def _image_header(plan: NetworkPlan) -> str:
+    channels = f"{plan.image.channels} channel{'s' if plan.image.channels > 1 else ''}"
+    return f"an image of {plan.image.width}x{plan.image.height} pixels, {channels}"
+
+
 def _points_header(plan: NetworkPlan) -> str:
     return "a dataset's points on the GPU (training points drawn per epoch)"
 
@@ -117,6 +138,7 @@ TRUTH_SOURCES: dict[str, TruthSource] = {
     source.kind: source
     for source in (
         TruthSource("formula", _formula_header, _formula),
+        TruthSource("image", _image_header, _image),
         TruthSource("points", _points_header, _points),
     )
 }

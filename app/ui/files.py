@@ -1,10 +1,10 @@
-"""File > Save checkpoint, Load checkpoint, Export Slang and Load CSV: native file dialogs from
+"""File > Open image, Save checkpoint, Load checkpoint, Export Slang and Load CSV: native file dialogs from
 portable_file_dialogs, polled once a frame so that the window keeps drawing while one is open,
-then the core's checkpoint and export code.
+then the core's image, checkpoint and export code.
 
 On Linux the dialogs are zenity or kdialog run as programs. Where neither is installed, saving
 and exporting go to the app's cache folder (as F12 screenshots do) and the notice says where;
-loading then needs --resume (or --dataset for a CSV), and the notice says so."""
+loading then needs --resume (an image, --image; a CSV, --dataset), and the notice says so."""
 
 from __future__ import annotations
 
@@ -15,16 +15,17 @@ from pathlib import Path
 
 from imgui_bundle import portable_file_dialogs as pfd
 
-from .. import checkpoint
+from .. import checkpoint, image_truth
 from ..atomic import write_atomic
 from ..device import cache_dir
 from ..errors import UserError, first_line
-from ..export_slang import trainer_source
+from ..export_slang import export_files
 from ..headless import data_entry
 
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")  # what portable_file_dialogs runs on Linux
 ERROR_SECONDS = 10.0
 CHECKPOINT_FILTER = ["Checkpoints (*.ckpt)", "*.ckpt", "All files", "*"]
+IMAGE_FILTER = ["Images (*.png *.jpg *.jpeg)", "*.png *.jpg *.jpeg", "All files", "*"]
 SLANG_FILTER = ["Slang (*.slang)", "*.slang"]
 CSV_FILTER = ["CSV (*.csv)", "*.csv", "All files", "*"]
 
@@ -61,6 +62,8 @@ class FileActions:
             dialog = pfd.save_file("Export Slang", str(Path.cwd() / "trained_network.slang"), SLANG_FILTER)
         elif action == "csv":
             dialog = pfd.open_file("Load CSV of points", str(Path.cwd()), CSV_FILTER)
+        elif action == "image":
+            dialog = pfd.open_file("Open image", str(Path.cwd()), IMAGE_FILTER)
         else:
             dialog = pfd.open_file("Load checkpoint", str(Path.cwd()), CHECKPOINT_FILTER)
         self.pending = (action, dialog)
@@ -76,12 +79,15 @@ class FileActions:
         answer = dialog.result()
         path = (answer[0] if answer else "") if isinstance(answer, list) else answer
         if path:
-            {"save": self.save, "load": self.load, "export": self.export, "csv": self.app.data.load_csv}[action](path)
+            actions = {"save": self.save, "load": self.load, "export": self.export}
+            actions |= {"csv": self.app.data.load_csv, "image": self.open_image}
+            actions[action](path)
 
     def _without_dialog(self, action: str) -> None:
         missing = "no file dialog program (install zenity or kdialog)"
-        if action == "load":
-            self.app.say(f"{missing}: start the app with --resume FILE to load a checkpoint", ERROR_SECONDS)
+        if action in ("load", "image"):
+            option = "--resume FILE to load a checkpoint" if action == "load" else "--image FILE to open an image"
+            self.app.say(f"{missing}: start the app with {option}", ERROR_SECONDS)
             return
         if action == "csv":
             self.app.say(f"{missing}: start the app with --dataset FILE.csv to load points", ERROR_SECONDS)
@@ -112,11 +118,27 @@ class FileActions:
         target = _with_suffix(path, ".slang")
         try:
             session = self.app.session
-            write_atomic(target, trainer_source(session.trainer, data_entry(session)).encode())
+            for file, data in export_files(session.trainer, target, data_entry(session)):  # a grid's tables beside it
+                write_atomic(file, data)
         except OSError as error:
             self.app.say(f"Slang not exported: {error.strerror or error} ({target})", ERROR_SECONDS)
             return
         self.app.say(f"{note}Slang exported: {target}")
+
+    def open_image(self, path: str) -> None:
+        """An image as the new truth, over the domain that keeps its aspect ratio; built in the
+        background as Apply does. A file that is not a usable image is a message, and the
+        current network trains on."""
+        try:
+            info, _ = image_truth.load(path)
+            config = self.app.config.replace(
+                image=info, slang_target=None, domain=image_truth.aspect_domain(info["width"], info["height"])
+            )
+            self.app.session.start_rebuild(config)
+        except UserError as error:
+            self.app.say(f"image not opened: {first_line(error)}", ERROR_SECONDS)
+            return
+        self.app.say(f"building the network for {Path(path).name} ({info['width']}x{info['height']})...")
 
     def load(self, path: str) -> None:
         """The current network stays unless the file is a valid checkpoint; one of another

@@ -68,7 +68,12 @@ def frame(
     target = None
     with app.gpu.submit(wait=False) as encoder:
         app.frames.record_frame(encoder, work, app.running)
-        if app.redraw.wanted(draw_data, app.texture_state(), size, app.running, app.gpu.software) or force:
+        gpu_draws = list(app.gpu_draws)  # what panels asked to draw on the GPU (an image view)
+        app.gpu_draws.clear()
+        for draw in gpu_draws:
+            draw(encoder)
+        redraw = app.redraw.wanted(draw_data, app.texture_state(), size, app.running, app.gpu.software)
+        if redraw or force or gpu_draws:
             target = acquire()
         if target is not None:
             encoder.clear_texture_float(target, clear_value=BACKGROUND)

@@ -26,6 +26,7 @@ _OVERLAY = (
 
 
 FILE_ITEMS = (
+    ("Open image...", "image"),
     ("Save checkpoint...", "save"),
     ("Load checkpoint...", "load"),
     ("Export Slang...", "export"),

@@ -77,6 +77,7 @@ class AppState:
         self.data_drafts: dict[str, float] = {}  # data sliders' values while dragged
         self.redraw = Redraw()  # whether a frame draws the UI again (app/ui/redraw.py)
         self.restoring: Config | None = None  # the network being built at start (app/ui/opening.py)
+        self.gpu_draws: list = []  # (encoder) -> None: GPU drawing a panel asked for, recorded in the frame
         self.on_new_network()
 
     @property

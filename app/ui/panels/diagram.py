@@ -108,7 +108,7 @@ def _nodes(app, draw_list, plan, sizes, neurons, xs, ys) -> None:
     text, muted = imgui.get_color_u32(imgui.Col_.text), imgui.get_color_u32(MUTED)
     frame = imgui.get_color_u32(imgui.ImVec4(0.55, 0.58, 0.64, 1.0))
     chosen = imgui.get_color_u32(imgui.ImVec4(1.0, 1.0, 1.0, 1.0))
-    names = plan.encoding.names(plan.encoding_setting)
+    names = plan.input_names()
     atlas = app.renderer.texture(app.session.heatmaps.neurons.atlas)
     gap = (xs[1] - xs[0]) if len(xs) > 1 else em(10)
     clicked = imgui.is_window_hovered() and imgui.is_mouse_clicked(0)

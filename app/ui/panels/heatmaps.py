@@ -8,6 +8,7 @@ from imgui_bundle import imgui
 
 from ...grid import cell_centre
 from ...heatmaps import VIEWS
+from ...ui import image_view
 from ...ui.heatmap_view import draw_heatmaps
 from ...ui.panels import data, targets
 from ...ui.style import MUTED, em
@@ -66,7 +67,8 @@ def draw(app) -> None:
         return
     _view_picker(app)
     _output_picker(app)
-    targets.draw_source(app)
+    image = app.session.image is not None
+    (image_view.draw_source if image else targets.draw_source)(app)
     data.draw_source(app)
     imgui.separator()
     evaluator = app.session.evaluator
@@ -76,6 +78,9 @@ def draw(app) -> None:
             f"evaluating the {evaluator.grid}x{evaluator.grid} grid: {100 * evaluator.progress / evaluator.units:.0f}%",
         )
     session = app.session
+    if image and app.view == 0:  # an image's values: at its own resolution
+        image_view.draw(app)
+        return
     spacing = imgui.get_style().item_spacing.x
     row_width = 3 * em(app.layout.image_em) + em(app.layout.bar_em + 3.6) + 2 * spacing
     draw_heatmaps(
@@ -88,9 +93,10 @@ def draw(app) -> None:
         app.layout,
         app.view,
         _lookup(app),
-        targets.row_title(app, imgui.get_cursor_pos_x() + em(2.5) + row_width),
+        None if image else targets.row_title(app, imgui.get_cursor_pos_x() + em(2.5) + row_width),
     )
-    targets.draw_after_rows(app)
+    if not image:
+        targets.draw_after_rows(app)
 
 
 def wanted_width(app) -> float:

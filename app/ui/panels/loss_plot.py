@@ -11,6 +11,7 @@ import numpy as np
 from imgui_bundle import imgui, implot
 
 from ...history import LossRecord
+from ...ui.panels import psnr_plot
 from ...ui.style import MUTED, too_small
 
 # Rows plotted per curve; more are grouped, keeping their min, mean and max. The plot is one
@@ -185,6 +186,7 @@ def draw(app) -> None:
         implot.setup_legend(implot.Location_.north, implot.LegendFlags_.outside | implot.LegendFlags_.horizontal)
     else:
         implot.setup_legend(implot.Location_.north_east)
+    psnr_plot.setup_axis(app)  # an image target's PSNR, on a second axis
     _CACHE.begin()
     for run in history.earlier:
         # one label for them all: implot gives items of one label one legend entry
@@ -198,5 +200,6 @@ def draw(app) -> None:
         _data_lines(evals, metrics)
     else:
         _line(f"eval ({app.session.grid}x{app.session.grid} grid)", evals, EVAL, 1.0, 2.0, band=False, marker=True)
+    psnr_plot.plot(app)
     _hover(train, evals, metrics, points)
     implot.end_plot()

@@ -7,6 +7,7 @@ from imgui_bundle import imgui
 from ...config import MAX_HIDDEN_LAYERS, MAX_WIDTH, fields_of
 from ...config_spec import STRUCTURE
 from ...errors import UserError
+from ...hashgrid import grid_spec
 from ...plan import plan_for
 from ...ui.fields import draw_field, widget_fields
 from ...ui.panels import step_warning
@@ -54,6 +55,21 @@ def draw(app) -> None:
         if value is not None:
             _edit(app, **{name: value})
     imgui.pop_item_width()
+    _grid_line(d)
+
+
+def _grid_line(draft) -> None:
+    """A grid encoding's resolutions (set by --grid-base-resolution and --grid-level-scale) and size."""
+    grid = grid_spec(draft)
+    if grid is None:
+        return
+    imgui.push_text_wrap_pos(0.0)
+    imgui.text_colored(
+        MUTED,
+        f"{grid.levels} levels from {grid.base_resolution} to {grid.finest_resolution:.0f} cells across "
+        f"(x{grid.per_level_scale:g} a level), {grid.param_count:,} table values",
+    )
+    imgui.pop_text_wrap_pos()
 
 
 def _apply_row(app) -> None:

@@ -16,7 +16,7 @@ def neuron_name(plan, neuron: int) -> str:
     column = max(k for k in range(len(plan.sizes)) if plan.neuron_offset(k) <= neuron)
     index = neuron - plan.neuron_offset(column)
     if column == 0:
-        return f"input {plan.encoding.names(plan.encoding_setting)[index]}"
+        return f"input {plan.input_names()[index]}"
     if column == len(plan.sizes) - 1:
         return f"output f{index + 1}"
     return f"hidden {column}, neuron {index + 1}"

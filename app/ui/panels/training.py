@@ -206,6 +206,17 @@ def _rate(samples_per_second: float, batch_size: int) -> str:
     return f"{samples_per_second:,.0f}"
 
 
+def _memory(trainer) -> str:
+    """The trainer's device memory, and a grid's share: its tables' values, with their fp32
+    masters, half copies, optimizer state and fixed-point gradient sums."""
+    text = f"{trainer.gpu_bytes() / 2**20:.1f} MiB"
+    grid = trainer.plan.grid_param_count
+    if grid:
+        per_value = 4 + (2 if trainer.plan.precision == "half" else 0) + 8 + 8
+        text += f", grid {grid * per_value / 2**20:.1f} MiB"
+    return text
+
+
 def _figures(app) -> None:
     s, session = app.shown_stats, app.session
     t = session.trainer
@@ -218,6 +229,9 @@ def _figures(app) -> None:
     else:
         _row("train loss", _figure(session.train_loss, ".4g"))
         _row("eval loss", _figure(session.eval_loss, ".4g") + f"  ({session.grid}x{session.grid} grid)")
+        if session.image is not None:
+            psnr = _figure(session.image.psnr, ".2f")
+            _row("PSNR", f"{psnr} dB  ({session.image.width}x{session.image.height} image)")
         _row("eval ∂ loss", _figure(session.eval_grad_loss, ".4g") + "  (∂/∂x, ∂/∂y)")
         if imgui.is_item_hovered():
             imgui.set_tooltip(
@@ -236,6 +250,7 @@ def _figures(app) -> None:
         f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms > 0 else "-",
     )
     _row("UI drawn", f"{s.ui_per_second:.0f} times / s (when it changed)")
+    _row("GPU memory", _memory(t))
     if s.gpu_ms:  # only what the device's timestamp queries measured
         _row("GPU ms", f"train {s.gpu_ms['training']:.3g}, maps {s.gpu_ms['heatmaps']:.3g}, UI {s.gpu_ms['ui']:.3g}")
     else:

@@ -1,0 +1,57 @@
+"""The hash-grid benchmark's task, shared by the app's row and PyTorch's
+(app/bench/torch_hashgrid.py): the procedural photo of app/bench/photo.py at PHOTO_SIZE x
+PHOTO_SIZE as an image target, a hash grid of 16 levels of 2 features with 2^19-entry tables
+(base resolution 16, per-level scale 1.5: tiny-cuda-nn's image-fitting settings, the finest level
+about 7,000 cells across), and a 64-64 ReLU MLP."""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .. import image_truth
+from ..hashgrid import GridSpec
+from .photo import landscape
+
+PHOTO_SIZE = 1024
+PHOTO_SEED = 1
+HIDDEN = [64, 64]
+GRID_FIELDS = dict(
+    encoding="hashgrid",
+    grid_levels=16,
+    grid_features=2,
+    grid_log2_size=19,
+    grid_base_resolution=16,
+    grid_level_scale=1.5,
+)
+GRID = GridSpec(levels=16, features=2, log2_size=19, base_resolution=16, per_level_scale=1.5, hashed=True)
+
+
+@functools.lru_cache(maxsize=2)
+def photo_path(size: int = PHOTO_SIZE) -> Path:
+    """The photo as a PNG in a temporary folder of this process (written once)."""
+    import slangpy as spy
+
+    path = Path(tempfile.mkdtemp(prefix="visual-trainer-photo-")) / f"landscape-{size}.png"
+    spy.Bitmap(landscape(size, PHOTO_SEED)).write(str(path))
+    return path
+
+
+@functools.lru_cache(maxsize=2)
+def _loaded(size: int) -> tuple[dict, np.ndarray]:
+    return image_truth.load(photo_path(size))
+
+
+def photo_pixels(size: int = PHOTO_SIZE) -> np.ndarray:
+    """(H, W, 3) float32 in [0, 1]."""
+    return _loaded(size)[1]
+
+
+def app_fields(size: int = PHOTO_SIZE) -> dict:
+    """The app's Config fields for the task (the photo as its image target)."""
+    info = _loaded(size)[0]
+    domain = image_truth.aspect_domain(info["width"], info["height"])
+    return dict(GRID_FIELDS, hidden=list(HIDDEN), activation="relu", image=info, domain=domain)

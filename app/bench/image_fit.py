@@ -1,0 +1,90 @@
+"""Time to fit an image: trains the hash-grid task of app/bench/hashgrid_task.py (a procedural
+photo-like landscape of about a megapixel, or your --image) and prints the PSNR of the learned
+image against the training clock, and when it first reached --target dB. Evaluations are
+stopped out of the clock: it counts training only, as the recorded steps ran on the GPU.
+
+    python -m app.bench.image_fit [--seconds 10] [--target 30] [--batch 262144] [--precision half]
+                                  [--image PNG] [--size 1024] [--json PATH] [--device auto]"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from .. import image_truth
+from ..bench import hashgrid_task, options
+from ..config import Config, validate
+from ..device import describe
+from ..gpu import create_gpu
+from ..session import Session
+
+
+def _config(args) -> Config:
+    fields = hashgrid_task.app_fields(args.size)
+    if args.image:
+        info, _ = image_truth.load(args.image)
+        fields |= {"image": info, "domain": image_truth.aspect_domain(info["width"], info["height"])}
+    return validate(Config(**fields, batch_size=args.batch, precision=args.precision, lr=args.lr, seed=args.seed))
+
+
+def run(args) -> dict:
+    gpu = create_gpu(args.device)
+    config = _config(args)
+    session = Session(gpu, config)
+    session.eval_every = 1 << 30
+    image = session.image
+    points, clock, reached = [], 0.0, None
+    next_eval = 0.0
+    while clock < args.seconds:
+        start = time.perf_counter()
+        session.advance(session.chunk_size(1 << 62))
+        clock += time.perf_counter() - start  # advance() waits for its last command buffer
+        if clock >= next_eval or clock >= args.seconds:
+            psnr = image.evaluate()
+            points.append({"seconds": clock, "steps": session.trainer.step, "psnr": psnr})
+            print(f"{clock:7.2f} s  step {session.trainer.step:>7}  PSNR {psnr:6.2f} dB", flush=True)
+            if reached is None and psnr >= args.target:
+                reached = clock
+            next_eval = clock + args.every
+    plan = session.trainer.plan
+    return {
+        "device": describe(gpu.device),
+        "image": [image.width, image.height],
+        "network": plan.title,
+        "matmul": plan.matmul,
+        "gradient_sums": plan.gradient_path,
+        "batch_size": config.batch_size,
+        "precision": config.precision,
+        "samples_per_second": session.trainer.samples_seen / clock if clock else None,
+        "seconds_to_target": reached,
+        "target_db": args.target,
+        "points": points,
+    }
+
+
+def main(argv=None) -> int:
+    parser = options.parser("bench.image_fit", __doc__)
+    parser.add_argument("--seconds", type=float, default=10.0, help="training time (default 10)")
+    parser.add_argument("--target", type=float, default=30.0, help="the PSNR to reach, in dB (default 30)")
+    parser.add_argument("--every", type=float, default=0.5, help="training seconds between PSNR evaluations")
+    parser.add_argument("--batch", type=int, default=1 << 18, help="samples a step (default 262144)")
+    parser.add_argument("--precision", choices=("float", "half"), default="half")
+    parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--size", type=int, default=hashgrid_task.PHOTO_SIZE, help="the procedural photo's side")
+    parser.add_argument("--image", help="fit this PNG or JPEG instead of the procedural photo")
+    args = parser.parse_args(argv)
+    result = run(args)
+    reached = result["seconds_to_target"]
+    print(
+        f"{result['image'][0]}x{result['image'][1]}, {result['network']}, {result['precision']}, batch "
+        f"{result['batch_size']}, {result['samples_per_second']:.3g} samples/s: "
+        + (f"{args.target:g} dB after {reached:.2f} s" if reached is not None else f"{args.target:g} dB not reached")
+        + f"; device {result['device']['adapter']}"
+    )
+    options.write_json(args.json, result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

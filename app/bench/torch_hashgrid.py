@@ -1,0 +1,159 @@
+"""The PyTorch reference for the hash-grid benchmark row: the same model and task as the app's
+`hashgrid` row, written plainly in PyTorch. A multiresolution hash encoding (the app's layout,
+hash and bilinear weights: app/hashgrid.py) of points sampled uniformly over the image, a 64-64
+ReLU MLP, the squared error against the image's bilinear sample summed over channels, Adam
+with the app's settings (lr 0.01, betas 0.9 and 0.999; epsilon 1e-15 for the tables, 1e-7 for
+the MLP). The tables' gradients are PyTorch's own (a dense scatter-add into a zeroed gradient),
+and Adam updates every table value, as torch.optim.Adam does.
+
+Two variants, as app/bench/torch_reference.py: eager, and the loss compiled with
+torch.compile (in the benchmark's --compile-mode) with the whole step captured in one CUDA graph;
+each in fp32, or with fp16 autocast for the MLP (the tables stay fp32, their gathers too)."""
+
+from __future__ import annotations
+
+import time
+
+from ..hashgrid import HASH_PRIME
+from .hashgrid_task import GRID, HIDDEN, photo_pixels
+
+
+def encode(u, tables):
+    """(B, 2) grid coordinates and the (entries, F) tables -> (B, L * F): app/hashgrid.py's encoding."""
+    import torch
+
+    features = []
+    for level in GRID.layout:
+        pos = u * level.scale
+        lower = torch.floor(pos)
+        frac = pos - lower
+        cell = lower.long()
+        value = 0.0
+        for k in range(4):
+            dx, dy = k & 1, k >> 1
+            x, y = (cell[:, 0] + dx) & 0xFFFFFFFF, (cell[:, 1] + dy) & 0xFFFFFFFF
+            if level.hashed:
+                entry = (x ^ ((y * HASH_PRIME) & 0xFFFFFFFF)) & (level.size - 1)
+            else:
+                entry = x % level.resolution + (y % level.resolution) * level.resolution
+            wx = frac[:, 0:1] if dx else 1.0 - frac[:, 0:1]
+            wy = frac[:, 1:2] if dy else 1.0 - frac[:, 1:2]
+            value = value + wx * wy * tables[level.offset + entry]
+        features.append(value)
+    return torch.cat(features, 1)
+
+
+class _Task:
+    """The model, its optimizer and the loss of one batch of points."""
+
+    def __init__(self, half: bool):
+        import torch
+
+        device = torch.device("cuda")
+        pixels = photo_pixels()
+        self.image = torch.tensor(pixels, device=device)  # (H, W, C)
+        height, width, channels = pixels.shape
+        self.tables = torch.nn.Parameter((torch.rand(GRID.entries, GRID.features, device=device) * 2 - 1) * 1e-4)
+        sizes = [GRID.dim, *HIDDEN, channels]
+        layers = []
+        for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+            layers.append(torch.nn.Linear(fan_in, fan_out))
+            if k < len(sizes) - 2:
+                layers.append(torch.nn.ReLU())
+        self.mlp = torch.nn.Sequential(*layers).to(device)
+        self.half = half
+        self.size = (width, height)
+
+    def optimizer(self, **options):
+        import torch
+
+        groups = [
+            {"params": [self.tables], "eps": 1e-15},
+            {"params": list(self.mlp.parameters()), "eps": 1e-7},
+        ]
+        return torch.optim.Adam(groups, lr=0.01, betas=(0.9, 0.999), **options)
+
+    def loss(self, u):
+        import torch
+
+        width, height = self.size
+        px = u[:, 0] * width - 0.5
+        py = (1.0 - u[:, 1]) * height - 0.5
+        c0, r0 = torch.floor(px), torch.floor(py)
+        fx, fy = (px - c0)[:, None], (py - r0)[:, None]
+        c0, r0 = c0.long(), r0.long()
+        c1, r1 = (c0 + 1).clamp(0, width - 1), (r0 + 1).clamp(0, height - 1)
+        c0, r0 = c0.clamp(0, width - 1), r0.clamp(0, height - 1)
+        top = (1 - fx) * self.image[r0, c0] + fx * self.image[r0, c1]
+        truth = (1 - fy) * top + fy * ((1 - fx) * self.image[r1, c0] + fx * self.image[r1, c1])
+        features = encode(u, self.tables)
+        with torch.autocast("cuda", dtype=torch.float16, enabled=self.half):
+            prediction = self.mlp(features)
+        return ((prediction.float() - truth) ** 2).sum(1).mean()
+
+
+def time_eager(sizes, batch: int, steps: int, half: bool = False) -> float:
+    """Seconds for `steps` eager steps (after 3 warm-up steps). `sizes` is the other rows'
+    argument; this model's are fixed (app/bench/hashgrid_task.py)."""
+    import torch
+
+    task = _Task(half)
+    optimizer = task.optimizer()
+
+    def step() -> None:
+        value = task.loss(torch.rand(batch, 2, device="cuda"))
+        optimizer.zero_grad(set_to_none=True)
+        value.backward()
+        optimizer.step()
+
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    torch.cuda.synchronize()
+    return time.perf_counter() - start
+
+
+class CompiledGraph:
+    """One compiled, graph-captured training step (torch_reference.CompiledGraph's recipe)."""
+
+    def __init__(self, sizes, batch: int, half: bool = False, mode: str = "default"):
+        import torch
+
+        task = _Task(half)
+        self.optimizer = task.optimizer(fused=True, capturable=True)
+        loss = torch.compile(task.loss, mode=mode)
+        self.points = torch.empty(batch, 2, device="cuda")
+
+        def step() -> None:
+            self.points.uniform_(0.0, 1.0)
+            value = loss(self.points)
+            self.optimizer.zero_grad(set_to_none=False)
+            value.backward()
+            self.optimizer.step()
+
+        start = time.perf_counter()
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(3):
+                step()
+        torch.cuda.current_stream().wait_stream(stream)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            step()
+        torch.cuda.synchronize()
+        self.build_seconds = time.perf_counter() - start
+
+    def time(self, steps: int) -> float:
+        import torch
+
+        self.graph.replay()
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(steps):
+            self.graph.replay()
+        torch.cuda.synchronize()
+        return time.perf_counter() - start

@@ -1,0 +1,100 @@
+"""File > Open image in the offscreen UI: a bad file is a notice and the running network stays; a
+good one becomes the truth, and the Heatmaps panel shows it at its own resolution, pixel-exact
+when zoomed (each image pixel a uniform block of the view's texture, in the pixel's colour), with
+the PSNR beside the loss."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("imgui_bundle")
+
+import slangpy as spy
+from test_images import BAD, sharp_edges
+from test_ui_files import FakePfd, _choose
+from test_ui_offscreen import _centre
+
+from app.ui import files
+from app.ui.offscreen import OffscreenApp
+
+
+@pytest.fixture
+def dialogs(monkeypatch):
+    fake = FakePfd()
+    monkeypatch.setattr(files, "pfd", fake)
+    monkeypatch.setattr(files, "dialogs_available", lambda: True)
+    return fake
+
+
+@pytest.fixture(scope="module")
+def ui(gpu):
+    from app.config import Config, validate
+    from app.session import Session
+
+    app = OffscreenApp(Session(gpu, validate(Config()), grid=64, heatmaps=True), 1280, 800)
+    app.frame(3)
+    yield app
+    app.close()
+
+
+@pytest.mark.parametrize("kind", ["corrupt", "16384x16384", "text named .png", "a folder"])
+def test_a_bad_image_leaves_the_network_as_it_was(ui, dialogs, tmp_path, kind):
+    path = tmp_path / "bad.png"
+    BAD[kind](path)
+    trainer, config = ui.session.trainer, ui.session.config
+    dialogs.answers.append(str(path))
+    _choose(ui, "image")
+    assert dialogs.opened[-1] == "Open image"
+    assert ui.session.rebuild is None and ui.session.trainer is trainer and ui.session.config == config
+    assert ui.app.notice[0].startswith("image not opened: ") and "\n" not in ui.app.notice[0]
+
+
+def _linear(srgb: np.ndarray) -> np.ndarray:
+    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+
+
+def test_an_image_is_shown_pixel_exact_with_its_psnr(gpu, tmp_path):
+    """The window as File > Open image leaves it (that path's rebuild is the one every network
+    change takes; started here directly, to spare a staged compile)."""
+    from app import image_truth
+    from app.config import Config, validate
+    from app.session import Session
+
+    truth = sharp_edges(32)
+    spy.Bitmap(truth).write(str(tmp_path / "edges.png"))
+    info, _ = image_truth.load(tmp_path / "edges.png")
+    config = validate(Config(image=info, domain=image_truth.aspect_domain(32, 32), encoding="hashgrid", grid_levels=6,
+                             grid_log2_size=12, grid_base_resolution=4, hidden=[6]))  # fmt: skip
+    ui = OffscreenApp(Session(gpu, config, grid=64, heatmaps=True), 1280, 800)
+    try:
+        _show_pixel_exact(ui, truth)
+    finally:
+        ui.close()
+
+
+def _show_pixel_exact(ui, truth: np.ndarray) -> None:
+    for _ in range(100):
+        ui.frame()
+        if ui.session.image.passes > 1:
+            break
+    image = ui.session.image
+    assert ui.session.config.image["width"] == 32 and np.isfinite(image.psnr) and image.history.steps
+    assert "image view" in ui.app.rects and "image to expressions" in ui.app.rects
+    state = ui.app.image_view
+    state.zoom, state.centre = 4.0, (16.0, 16.0)  # 4x4 screen pixels an image pixel, centred
+    ui.app.running = False
+    ui.frame(2)
+    side = state.drawn[-1]
+    view = state.texture.to_numpy()[: side[1], : side[0], :3].astype(np.float64)  # the truth panel
+    origin = (16.0 - side[0] / 8, 16.0 - side[1] / 8)
+    rows, columns = np.mgrid[0 : side[1], 0 : side[0]]
+    at_x = np.floor(origin[0] + (columns + 0.5) / 4).astype(int)
+    at_y = np.floor(origin[1] + (rows + 0.5) / 4).astype(int)
+    inside = (at_x >= 0) & (at_x < 32) & (at_y >= 0) & (at_y < 32)
+    assert inside.sum() >= 0.9 * min(side[0], 128) * min(side[1], 128)
+    expected = _linear(truth[at_y[inside], at_x[inside]] / 255.0)
+    np.testing.assert_allclose(view[inside][:, 0], expected, atol=2e-3)  # rgba16f rounding
+    np.testing.assert_allclose(view[inside][:, 1], expected, atol=2e-3)
+    ui.move(*_centre(ui, "image view"))  # the hover tooltip reads the learned values back
+    assert state.learned[1] is not None and state.learned[1].shape == (32, 32, 1)
