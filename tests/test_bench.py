@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.bench import options
@@ -46,3 +47,24 @@ def test_benchmark_options_parse_the_shared_flags():
     assert (args.json, args.device) == ("x.json", "vulkan") and parser.description == "Soak benchmark: leaks."
     with pytest.raises(SystemExit):
         parser.parse_args(["--device", "tpu"])
+
+
+def test_the_tutorials_atomic_kernels_take_the_apps_first_step(gpu, make_trainer):
+    """The benchmark's reference (shaders/atomic_reference.slang: per-sample float atomics, the
+    tutorial's design) trains the default network like the app: after one Adam step from the
+    same weights on the same batch, both moved every parameter the same way. Adam's first step
+    is lr * g / (|g| + eps), so a sign flip or a zero gradient would show as a 2 lr difference."""
+    from app.bench.runners import AtomicReference
+
+    atomic = AtomicReference(gpu)
+    batch = 1024
+    trainer = make_trainer(batch_size=batch)
+    start = trainer.parameters()
+    assert np.array_equal(start, gpu.read(atomic.params, atomic.count, np.float32))
+    with gpu.submit() as encoder:
+        atomic.record(encoder, batch, 0)
+    trainer.train(1)
+    moved_atomic = gpu.read(atomic.params, atomic.count, np.float32) - start
+    moved_app = trainer.parameters() - start
+    assert np.count_nonzero(moved_app) > 0.9 * moved_app.size
+    assert np.mean(np.abs(moved_atomic - moved_app) < 1e-3 * 0.01) > 0.95

@@ -85,7 +85,7 @@ def test_samples_per_second_counts_completed_steps_of_a_step_spanning_frames(ui,
     completed steps, not over the last second (which held none, and read 0)."""
     driver, clock = ui.app.frames, [100.0]
     monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
-    piece = FrameWork(TrainingWork("learn", 1, 64), range(0), 0, False, 0.0)
+    piece = FrameWork(0, 0.0, training=TrainingWork("learn", 1, 64))
     samples = 0
     for frame in range(600):  # 30 frames a second, one step of 4096 samples every 2 s
         clock[0] += 1 / 30
@@ -93,7 +93,7 @@ def test_samples_per_second_counts_completed_steps_of_a_step_spanning_frames(ui,
             samples += 4096
         driver._note_throughput(piece, samples)
     assert driver.samples_per_second() == pytest.approx(4096 / 2.0)
-    driver._note_throughput(FrameWork(TrainingWork("", 0, 0), range(0), 0, False, 0.0), samples)
+    driver._note_throughput(FrameWork(0, 0.0), samples)
     assert driver.samples_per_second() == 0.0, "a pause ends the series"
 
 
@@ -144,7 +144,8 @@ def test_compile_progress_reads_the_stages_the_child_announces():
 
 def test_a_wide_network_at_start_opens_on_a_placeholder_then_swaps_in(gpu):
     config = validate(Config(hidden=[64, 64], seed=3))
-    assert gpu.software, "a CPU driver's behaviour (tests run on lavapipe)"
+    if not gpu.software:
+        pytest.skip("a CPU driver's behaviour: a GPU builds the network before the window opens")
     session, placeholder = open_session(gpu, Start(config), HEATMAP_GRID)
     assert placeholder and session.trainer.plan.gradient_path == "thread"
     ui = OffscreenApp(session, 1280, 800)
