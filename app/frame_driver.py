@@ -31,7 +31,7 @@ from .timing import GpuTimer
 from .trainer import Trainer
 
 EVAL_INTERVAL_S = 0.5  # the window plots an eval point at most this often
-FRAME_SUBMIT_STEPS = 32  # whole steps per command buffer: the GPU starts on one while the CPU records more
+FRAME_SUBMIT_STEPS = 64  # whole steps per command buffer (the most a buffer takes: app/trainer.py SUBMIT_STEPS): the GPU starts on one while the CPU records more
 THROUGHPUT_WINDOW_S = 1.0  # samples/s shown: over the last second
 SOFTWARE_FRAME_SECONDS = 1 / 36  # with the frames that draw the UI (~12 a second), ~30 on average
 
