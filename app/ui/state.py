@@ -23,6 +23,7 @@ from ..ui.files import FileActions
 from ..ui.heatmap_view import HeatmapLayout
 from ..ui.layout import Layout
 from ..ui.renderer import UiRenderer
+from ..ui.sliders import Typing
 from ..ui.target_edits import TargetEdits
 
 DIAGRAM_INTERVAL_S = 0.25  # weights read back for the diagram at most 4 times a second
@@ -44,6 +45,8 @@ class AppState:
         self.vsync = True
         self.layout = HeatmapLayout(image_em=7.5)
         self.field_errors: dict[str, str] = {}  # a rejected value's message, by the field it came from
+        self._error_values: dict[str, dict] = {}  # the config values a hot field's message was about
+        self.typing: Typing | None = None  # the slider whose value is being typed (app/ui/sliders.py)
         self.stats = Stats()
         self.frames = FrameDriver(session)  # the frame budget and each frame's training work
         self.screenshot_path: str | None = None
@@ -117,9 +120,18 @@ class AppState:
             self.session.apply(self.config.replace(**changes))
         except UserError as error:
             self.field_errors[field] = str(error)
+            self._error_values[field] = {name: getattr(self.config, name) for name in changes}
             return False
         self.field_errors.pop(field, None)
         return True
+
+    def _drop_stale_errors(self) -> None:
+        """A hot field's message goes once the value it was about has changed, from whatever
+        field or button (the lr slider after a bad exact lr, a resume with another rate)."""
+        for name, values in list(self._error_values.items()):
+            if name not in self.field_errors or any(getattr(self.config, k) != v for k, v in values.items()):
+                self.field_errors.pop(name, None)
+                del self._error_values[name]
 
     def start_rebuild(self) -> None:
         try:
@@ -176,6 +188,7 @@ class AppState:
     def after_frame(self, work: FrameWork, frame_seconds: float, work_seconds: float, gpu_seconds: dict) -> None:
         if self.session.divergence is not None:
             self.running = False  # the panel says why and offers to resume
+        self._drop_stale_errors()
         alpha = 0.1 if self.stats.frame_ms else 1.0
         self.stats.frame_ms += alpha * (frame_seconds * 1000 - self.stats.frame_ms)
         self.stats.work_ms += alpha * (work_seconds * 1000 - self.stats.work_ms)

@@ -4,52 +4,58 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...config import MAX_HIDDEN_LAYERS, MAX_WIDTH
+from ...config import FIELDS, MAX_HIDDEN_LAYERS, MAX_WIDTH
 from ...config_spec import STRUCTURE
 from ...errors import UserError
 from ...plan import plan_for
 from ...ui.fields import draw_field, widget_fields
+from ...ui.sliders import typed_slider, whole
 from ...ui.style import BAD, MUTED, WARN, em, field_error
 
 
-def _edit(app, **changes) -> None:
+def _edit(app, field: str, **changes) -> None:
+    """A change to the draft; a refused one is reported under `field`'s widget."""
     try:
         app.draft = app.draft.replace(**changes)
     except UserError as error:
-        app.field_errors["network"] = str(error)
+        app.field_errors[field] = str(error)
         return
-    app.field_errors.pop("network", None)
+    app.field_errors.pop(field, None)
 
 
 def draw(app) -> None:
     d = app.draft
     imgui.push_item_width(-em(8.6))
     hidden = list(d.hidden)
-    for k, width in enumerate(hidden):
-        imgui.push_id(k)
-        changed, width = imgui.slider_int(f"layer {k + 1} width", width, 1, MAX_WIDTH)
-        if changed:
-            hidden[k] = width
-            _edit(app, hidden=hidden)
-        app.remember(f"layer {k + 1} width", f"layer {k + 1} width")
-        imgui.pop_id()
+    for k in range(len(hidden)):
+        _width_slider(app, hidden, k)
     half = (imgui.get_content_region_avail().x - imgui.get_style().item_spacing.x) / 2
     imgui.begin_disabled(len(hidden) >= MAX_HIDDEN_LAYERS)
     if imgui.button("+ layer", imgui.ImVec2(half, 0)):
-        _edit(app, hidden=hidden + [hidden[-1]])
+        _edit(app, "network", hidden=hidden + [hidden[-1]])
     app.remember("add layer")
     imgui.end_disabled()
     imgui.same_line()
     imgui.begin_disabled(len(hidden) <= 1)
     if imgui.button("- layer", imgui.ImVec2(half, 0)):
-        _edit(app, hidden=hidden[:-1])
+        _edit(app, "network", hidden=hidden[:-1])
     imgui.end_disabled()
     for name in widget_fields(STRUCTURE, d):  # activations, encoding and frequencies, precision
-        value = draw_field(name, d)
-        if value is not None:
-            _edit(app, **{name: value})
+        draw_field(app, name, d, lambda value, name=name: _edit(app, FIELDS[name].label, **{name: value}))
     imgui.pop_item_width()
     _apply_row(app)
+
+
+def _width_slider(app, hidden: list[int], k: int) -> None:
+    name = f"layer {k + 1} width"
+
+    def set_width(width: int) -> None:
+        _edit(app, name, hidden=hidden[:k] + [width] + hidden[k + 1 :])
+
+    imgui.push_id(k)
+    slider = lambda flags: imgui.slider_int(name, hidden[k], 1, MAX_WIDTH, "%d", flags)  # noqa: E731
+    typed_slider(app, name, name, slider, str(hidden[k]), whole(name), set_width)
+    imgui.pop_id()
 
 
 def _apply_row(app) -> None:

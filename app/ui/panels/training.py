@@ -10,6 +10,7 @@ from imgui_bundle import imgui
 from ...optimizers import OPTIMIZERS
 from ...ui.fields import draw_field, draw_hyper
 from ...ui.panels import divergence
+from ...ui.sliders import real, typed_slider, whole
 from ...ui.style import BAD, GOOD, MUTED, em, field_error
 
 BATCH_SIZES = [2**k for k in range(4, 21)]
@@ -19,6 +20,29 @@ LOG_LR_RANGE = (-5.0, 0.0)  # the slider's range, in log10 of the learning rate
 def round_significant(value: float, digits: int = 3) -> float:
     """What a slider sets: 0.01, not 0.009999999776 (the float32 a slider works in)."""
     return float(f"{value:.{digits - 1}e}")
+
+
+def _batch_slider(batch_size: int):
+    """The batch-size slider runs over the powers of two of BATCH_SIZES and gives the size."""
+    index = min(range(len(BATCH_SIZES)), key=lambda k: abs(math.log2(BATCH_SIZES[k] / batch_size)))
+
+    def draw(flags: int) -> tuple[bool, int]:
+        changed, k = imgui.slider_int("batch size", index, 0, len(BATCH_SIZES) - 1, f"{batch_size:,}", flags)
+        return changed, BATCH_SIZES[k]
+
+    return draw
+
+
+def _lr_slider(lr: float):
+    """A slider over log10(lr) that shows and gives the rate itself: ImGui's own logarithmic
+    flag misreads a %e format (it set lr = 10 wherever it was clicked)."""
+
+    def draw(flags: int) -> tuple[bool, float]:
+        flags |= imgui.SliderFlags_.always_clamp
+        changed, log_lr = imgui.slider_float("learning rate", math.log10(lr), *LOG_LR_RANGE, f"{lr:.3g}", flags)
+        return changed, round_significant(10.0**log_lr)
+
+    return draw
 
 
 def shortcuts(app) -> None:
@@ -105,27 +129,31 @@ def _controls(app) -> None:
 def _hyperparameters(app) -> None:
     c = app.config
     imgui.push_item_width(-em(7))
-    index = min(range(len(BATCH_SIZES)), key=lambda k: abs(math.log2(BATCH_SIZES[k] / c.batch_size)))
-    changed, index = imgui.slider_int("batch size", index, 0, len(BATCH_SIZES) - 1, f"{c.batch_size:,}")
-    app.remember("batch size", "batch size")
-    if changed:
-        app.apply_hot("batch size", batch_size=BATCH_SIZES[index])
-    # A slider over log10(lr) that shows the rate itself: ImGui's own logarithmic flag misreads
-    # a %e format (it set lr = 10 wherever it was clicked).
-    changed, log_lr = imgui.slider_float(
-        "learning rate", math.log10(c.lr), *LOG_LR_RANGE, f"{c.lr:.3g}", imgui.SliderFlags_.always_clamp
+    # Ctrl+click types the size or the rate itself (app/ui/sliders.py)
+    typed_slider(
+        app,
+        "batch size",
+        "batch size",
+        _batch_slider(c.batch_size),
+        f"{c.batch_size}",
+        whole("batch size"),
+        lambda size: app.apply_hot("batch size", batch_size=size),
     )
-    app.remember("learning rate", "learning rate")
-    if changed:
-        app.apply_hot("learning rate", lr=round_significant(10.0**log_lr))
+    typed_slider(
+        app,
+        "learning rate",
+        "learning rate",
+        _lr_slider(c.lr),
+        f"{c.lr:.6g}",
+        real("learning rate"),
+        lambda lr: app.apply_hot("learning rate", lr=lr),
+    )
     changed, lr = imgui.input_double("exact lr", c.lr, 0.0, 0.0, "%.6g", imgui.InputTextFlags_.enter_returns_true)
     app.remember("exact lr", "exact lr")
     if changed:
         app.apply_hot("exact lr", lr=lr)
     field_error(app, "exact lr")
-    optimizer = draw_field("optimizer", c)
-    if optimizer is not None:
-        app.apply_hot("optimizer", optimizer=optimizer)
+    draw_field(app, "optimizer", c, lambda optimizer: app.apply_hot("optimizer", optimizer=optimizer))
     for hyper in OPTIMIZERS[app.config.optimizer].hypers:
         draw_hyper(app, hyper)
     imgui.pop_item_width()
