@@ -19,6 +19,7 @@ from ..evaluation import Evaluation
 from ..frame_driver import FrameDriver, FrameWork
 from ..grad_check import GradCheck
 from ..session import Session
+from ..ui.failures import Failures
 from ..ui.files import FileActions
 from ..ui.heatmap_view import HeatmapLayout
 from ..ui.layout import Layout
@@ -47,6 +48,7 @@ class AppState:
         self.field_errors: dict[str, str] = {}  # a rejected value's message, by the field it came from
         self._error_values: dict[str, dict] = {}  # the config values a hot field's message was about
         self.typing: Typing | None = None  # the slider whose value is being typed (app/ui/sliders.py)
+        self.failures = Failures()  # what raised inside a frame, caught there (app/ui/failures.py)
         self.stats = Stats()
         self.frames = FrameDriver(session)  # the frame budget and each frame's training work
         self.screenshot_path: str | None = None
