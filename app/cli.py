@@ -145,12 +145,16 @@ def _render_screenshot(session, args: argparse.Namespace) -> Path:
 
 
 def _window(args: argparse.Namespace) -> int:
-    from . import saved
+    from . import autosave, saved
     from .gpu import create_gpu
     from .ui.window import WindowOptions, run_window
 
     check_window(args)
     settings = {} if args.fresh else saved.load()
+    chosen_start = args.fresh or args.resume is not None or args.load_network is not None
+    offer = None if chosen_start else autosave.find()
+    if offer is not None:
+        print(f"the last session was autosaved ({offer.describe()}): the window offers to restore it", file=sys.stderr)
     start = resolve_start(args, (None if args.fresh else saved.saved_config(settings)) or cfg.Config())
     options = WindowOptions(
         width=args.width,
@@ -158,6 +162,7 @@ def _window(args: argparse.Namespace) -> int:
         vsync=False if args.no_vsync else None,
         screenshot=args.screenshot,
         screenshot_after=args.screenshot_after,
+        restore=offer,
     )
     gpu = create_gpu(args.device)
     start.config = _with_target_file(start.config, args, gpu)

@@ -57,9 +57,9 @@ class Trainer:
         self.gradient_slots = self.gpu.buffer(self.launch.gradient_slot_count * self.plan.param_count * 4)
         self.loss_slots = self.gpu.buffer(self.launch.loss_slot_count * 4)
         self.units = StepUnits(self.plan, self.launch, self.config.batch_size)
-        self._abandon_step()
+        self.abandon_step()
 
-    def _abandon_step(self) -> None:
+    def abandon_step(self) -> None:
         """Drops a step recorded only in part: its gradient and loss sums are cleared."""
         with self.gpu.submit(wait=False) as encoder:
             encoder.clear_buffer(self.gradient_slots)
@@ -74,7 +74,7 @@ class Trainer:
         self.step = self.samples_seen = 0
         self.reset_optimizer()
         if self.progress.started:
-            self._abandon_step()
+            self.abandon_step()
 
     def reset_optimizer(self) -> None:
         """Zero optimizer state and a fresh bias correction; the parameters stay."""
@@ -108,7 +108,7 @@ class Trainer:
         self.gpu.write(self.optimizer_state, state)
         self.step, self.optimizer_steps, self.samples_seen = step, optimizer_steps, samples_seen
         if self.progress.started:
-            self._abandon_step()
+            self.abandon_step()
 
     def parameters(self) -> np.ndarray:
         """The fp32 master parameters, flat in the plan's layout."""

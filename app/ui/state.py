@@ -12,6 +12,7 @@ import numpy as np
 from imgui_bundle import imgui
 
 from .. import grad_check
+from ..autosave import Offer
 from ..config import STRUCTURAL_FIELDS, Config
 from ..device import cache_dir
 from ..errors import UserError, first_line
@@ -49,6 +50,7 @@ class AppState:
         self._error_values: dict[str, dict] = {}  # the config values a hot field's message was about
         self.typing: Typing | None = None  # the slider whose value is being typed (app/ui/sliders.py)
         self.failures = Failures()  # what raised inside a frame, caught there (app/ui/failures.py)
+        self.restore_offer: Offer | None = None  # the last session's autosave, offered at launch
         self.stats = Stats()
         self.frames = FrameDriver(session)  # the frame budget and each frame's training work
         self.screenshot_path: str | None = None

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import slangpy as spy
 from slangpy.ui import imgui_bundle as spy_imgui
 
+from ..autosave import Offer
 from ..errors import first_line
 from ..gpu import Gpu
 from ..session import Session
@@ -19,10 +20,12 @@ from ..start import Start
 from ..ui import settings
 from ..ui.frame import frame
 from ..ui.renderer import UiRenderer, create_target, save_png
+from ..ui.restore import save_on_exit
 from ..ui.state import AppState
 
 MINIMISED_SLEEP_S = 0.05
 LOST_AFTER_FAILURES = 5
+EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # Ctrl+C, kill: end the loop, autosave, exit 0
 HEATMAP_GRID = 64  # the window's evaluation grid: keeps the frame rate on a CPU driver
 
 
@@ -33,6 +36,7 @@ class WindowOptions:
     vsync: bool | None = None  # None: as saved (on by default)
     screenshot: str | None = None  # where --screenshot-after saves (else the F12 folder)
     screenshot_after: int | None = None  # for tests and scripted screenshots of the real window
+    restore: Offer | None = None  # the last session's autosave, offered in the window
 
 
 class _Window:
@@ -118,15 +122,19 @@ def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> i
     settings.restore_view(app, saved)
     if options.vsync is not None:
         app.vsync = options.vsync
+    app.restore_offer = options.restore
+    app.running = options.restore is None  # an offer to restore is answered before training
     win = _Window(options, app, renderer)
     interrupted = []
-    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
+    previous = {sig: signal.signal(sig, lambda *_: interrupted.append(True)) for sig in EXIT_SIGNALS}
     try:
         _loop(win, app, interrupted)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         session.cancel_rebuild()
         gpu.device.wait()
+        print(save_on_exit(app), file=sys.stderr, flush=True)  # closed, interrupted or crashed
         settings.save(app)
         # Tear down in dependency order: left to interpreter shutdown, the swapchain, window
         # and device can be freed in any order, which crashed now and then at exit.
