@@ -1,24 +1,21 @@
 """Headless runs: the app without a window. Drives a Session for exactly N steps with a progress
-bar, then writes summary.json, loss.csv and network.json (the CLI adds heatmaps.png), all at
-once: into a staging folder first, moved into place only when every file is written."""
+bar (Ctrl+C stops it after the current chunk), and builds summary.json and loss.csv;
+app/run_output.py writes them with network.json and the rest."""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import math
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from tqdm import tqdm
 
-from .atomic import staged_folder, write_synced
 from .device import describe
-from .network_io import export_network
 from .session import Session
 
 EXIT_DIVERGED = 3
@@ -34,6 +31,30 @@ class HeadlessResult:
     diverged_at: int | None  # 1-based step whose loss was not finite
     samples: int = 0  # samples this run trained (a resumed run started with some)
     grad_check: dict | None = None  # --grad-check's figures (app.grad_check)
+    interrupted_at: int | None = None  # the step Ctrl+C stopped it at, before the iterations asked
+
+
+class Interrupt:
+    """Ctrl+C (SIGINT) during training: the chunk being trained finishes, then the run stops
+    and its files are written. A second Ctrl+C stops at once, writing nothing (KeyboardInterrupt)."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous = None
+
+    def _handler(self, signum, frame) -> None:
+        self.requested = True
+        print("\ninterrupted: finishing this chunk, then writing the files (Ctrl+C again: stop now)", file=sys.stderr)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def __enter__(self) -> Interrupt:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
 
 
 def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessResult:
@@ -48,16 +69,18 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
     )
     start, samples = time.perf_counter(), session.trainer.samples_seen
     evals = session.history.current.eval
-    while session.trainer.step < iterations and session.divergence is None:
-        before = evals.count
-        bar.update(len(session.advance(session.chunk_size(iterations))))
-        if evals.count > before and not quiet:
-            bar.write(
-                f"step {session.trainer.step:>7}  train loss {session.train_loss:.6g}  "
-                f"eval loss {session.eval_loss:.6g}",
-                file=sys.stderr,
-            )
+    with Interrupt() as interrupt:
+        while session.trainer.step < iterations and session.divergence is None and not interrupt.requested:
+            before = evals.count
+            bar.update(len(session.advance(session.chunk_size(iterations))))
+            if evals.count > before and not quiet:
+                bar.write(
+                    f"step {session.trainer.step:>7}  train loss {session.train_loss:.6g}  "
+                    f"eval loss {session.eval_loss:.6g}",
+                    file=sys.stderr,
+                )
     bar.close()
+    interrupted = session.trainer.step if interrupt.requested and session.trainer.step < iterations else None
     wall = time.perf_counter() - start
     if evals.count == 0 or evals.x[-1] != session.trainer.step:
         session.evaluate()
@@ -70,10 +93,11 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
         wall,
         divergence.step if divergence else None,
         session.trainer.samples_seen - samples,
+        interrupted_at=interrupted,
     )
 
 
-def _summary(session: Session, result: HeadlessResult) -> dict:
+def summary(session: Session, result: HeadlessResult) -> dict:
     config = session.config
     return {
         "steps": result.steps,
@@ -87,12 +111,13 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "matmul": session.trainer.plan.matmul,  # "tensor-core" or "simt"
         "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group" or "tiles"
         "diverged_at_step": result.diverged_at,
+        "interrupted_at_step": result.interrupted_at,
         "config": config.to_dict(),
         **({"grad_check": result.grad_check} if result.grad_check is not None else {}),
     }
 
 
-def _loss_csv(session: Session) -> bytes:
+def loss_csv(session: Session) -> bytes:
     run = session.history.current
     evals = dict(zip(run.eval.x.astype(int).tolist(), run.eval.y.tolist()))
     text = io.StringIO(newline="")
@@ -101,17 +126,3 @@ def _loss_csv(session: Session) -> bytes:
     for step, loss in zip(run.train.x.astype(int).tolist(), run.train.y.tolist()):
         writer.writerow([step, repr(loss), repr(evals[step]) if step in evals else ""])
     return text.getvalue().encode()
-
-
-def write_outputs(
-    session: Session, result: HeadlessResult, out_dir: Path, extra: Callable[[Path], None] | None = None
-) -> None:
-    """Writes the run's files, plus what `extra(folder)` writes, into `out_dir`; on any error
-    nothing is left behind (an OSError propagates)."""
-    network = export_network(session.trainer.plan, session.config, session.trainer.parameters())
-    with staged_folder(out_dir) as staging:
-        write_synced(staging / "summary.json", (json.dumps(_summary(session, result), indent=2) + "\n").encode())
-        write_synced(staging / "loss.csv", _loss_csv(session))
-        write_synced(staging / "network.json", (json.dumps(network) + "\n").encode())
-        if extra is not None:
-            extra(staging)

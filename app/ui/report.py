@@ -64,8 +64,8 @@ def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: s
         renderer.destroy()
 
 
-def write_run_heatmaps(session, folder) -> None:
-    """heatmaps.png of a headless run into `folder`, titled with what was trained."""
+def write_run_heatmaps(session, path) -> None:
+    """heatmaps.png of a headless run, to `path`, titled with what was trained."""
     plan, config = session.trainer.plan, session.config
     title = (
         f"Slang Visual Trainer - {session.trainer.step} steps, {plan.title}, {config.activation}, {config.precision}"
@@ -76,4 +76,4 @@ def write_run_heatmaps(session, folder) -> None:
         f"left to right, y in [{y0:g}, {y1:g}] bottom to top\n"
         f"truth and learned share each row's value scale; |error| has its own"
     )
-    write_heatmaps_png(session.heatmaps, title, subtitle, str(folder / "heatmaps.png"))
+    write_heatmaps_png(session.heatmaps, title, subtitle, str(path))
