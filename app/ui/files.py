@@ -2,15 +2,16 @@
 portable_file_dialogs, polled once a frame so that the window keeps drawing while one is open,
 then the core's checkpoint and export code.
 
-On Linux the dialogs are zenity or kdialog run as programs. Where neither is installed, saving
-and exporting go to the app's cache folder (as F12 screenshots do) and the notice says where;
-loading then needs --resume, and the notice says so."""
+On Linux the dialogs are zenity or kdialog run as programs. Where neither is installed, the
+window asks for the path itself (app/ui/path_prompt.py): a text field, filled in with a file in
+the app's cache folder (the newest checkpoint there, to load)."""
 
 from __future__ import annotations
 
 import datetime
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from imgui_bundle import portable_file_dialogs as pfd
@@ -37,15 +38,29 @@ def _with_suffix(path: str, suffix: str) -> Path:
     return chosen if chosen.suffix else chosen.with_suffix(suffix)
 
 
+TITLES = {"save": "Save checkpoint", "load": "Load checkpoint", "export": "Export Slang"}
+
+
+@dataclass
+class PathPrompt:
+    """The in-app path field shown instead of a dialog program."""
+
+    action: str  # "save", "load" or "export"
+    text: str
+    error: str = ""  # why the last path typed was not taken
+    focus: bool = True
+
+
 class FileActions:
     def __init__(self, app):
         self.app = app
         self.pending: tuple[str, object] | None = None  # (action, open dialog)
+        self.prompt: PathPrompt | None = None  # without a dialog program
 
     # ---- requests from the menu ------------------------------------------------------------
     def request(self, action: str) -> None:
         """`action` is "save", "load" or "export"; one dialog at a time."""
-        if self.pending is not None:
+        if self.pending is not None or self.prompt is not None:
             return
         if not dialogs_available():
             self._without_dialog(action)
@@ -75,56 +90,59 @@ class FileActions:
             {"save": self.save, "load": self.load, "export": self.export}[action](path)
 
     def _without_dialog(self, action: str) -> None:
-        missing = "no file dialog program (install zenity or kdialog)"
-        if action == "load":
-            self.app.say(f"{missing}: start the app with --resume FILE to load a checkpoint", ERROR_SECONDS)
+        self.prompt = PathPrompt(action, str(_default_path(action)))
+
+    def submit_prompt(self) -> None:
+        """The path field's Enter: the action on its path; a failure keeps the field open."""
+        prompt = self.prompt
+        path = prompt.text.strip()
+        if not path:
+            prompt.error = "type a path"
             return
-        folder = cache_dir() / ("checkpoints" if action == "save" else "exports")
-        stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}"
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            self.app.say(f"{missing}, and {folder} cannot be made: {error.strerror or error}", ERROR_SECONDS)
-            return
-        if action == "save":
-            self.save(str(folder / f"visual-trainer-{stamp}.ckpt"), f"{missing}; ")
+        problem = {"save": self.save, "load": self.load, "export": self.export}[prompt.action](path)
+        if problem is None:
+            self.prompt = None
         else:
-            self.export(str(folder / f"trained_network_{stamp}.slang"), f"{missing}; ")
+            prompt.error = problem
 
     # ---- the actions -----------------------------------------------------------------------
-    def save(self, path: str, note: str = "") -> None:
+    # Each returns None when done, or why not (also shown as the notice).
+    def _failed(self, message: str) -> str:
+        self.app.say(message, ERROR_SECONDS)
+        return message
+
+    def save(self, path: str) -> str | None:
         target = _with_suffix(path, ".ckpt")
         try:
             checkpoint.save(target, checkpoint.capture(self.app.session))
         except OSError as error:
-            self.app.say(f"checkpoint not saved: {error.strerror or error} ({target})", ERROR_SECONDS)
-            return
-        self.app.say(f"{note}checkpoint saved: {target}")
+            return self._failed(f"checkpoint not saved: {error.strerror or error} ({target})")
+        self.app.say(f"checkpoint saved: {target}")
+        return None
 
-    def export(self, path: str, note: str = "") -> None:
+    def export(self, path: str) -> str | None:
         target = _with_suffix(path, ".slang")
         try:
             write_atomic(target, trainer_source(self.app.session.trainer).encode())
         except OSError as error:
-            self.app.say(f"Slang not exported: {error.strerror or error} ({target})", ERROR_SECONDS)
-            return
-        self.app.say(f"{note}Slang exported: {target}")
+            return self._failed(f"Slang not exported: {error.strerror or error} ({target})")
+        self.app.say(f"Slang exported: {target}")
+        return None
 
-    def load(self, path: str) -> None:
+    def load(self, path: str) -> str | None:
         """The current network stays unless the file is a valid checkpoint; one of another
         architecture is built in the background first, as Apply does, then put in."""
         try:
             saved = checkpoint.load(path)
         except UserError as error:
-            self.app.say(f"not loaded: {error}", ERROR_SECONDS)
-            return
+            return self._failed(f"not loaded: {error}")
         session = self.app.session
         if saved.config.structure() == session.config.structure():
             session.cancel_rebuild()
             checkpoint.restore(session, saved)
             self.app.on_new_network()
             self.app.say(f"checkpoint loaded: step {saved.step:,}")
-            return
+            return None
 
         def put_in(rebuilt) -> None:
             checkpoint.restore(rebuilt, saved)
@@ -133,6 +151,22 @@ class FileActions:
         try:
             session.start_rebuild(saved.config, then=put_in)
         except UserError as error:
-            self.app.say(f"not loaded: {first_line(error)}", ERROR_SECONDS)
-            return
+            return self._failed(f"not loaded: {first_line(error)}")
         self.app.say("building the checkpoint's network...")
+        return None
+
+
+def _default_path(action: str) -> Path:
+    """What the path field starts with: a new file in the cache folder to save or export to (the
+    folder made where it can be), the newest checkpoint there to load."""
+    stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}"
+    folder = cache_dir() / ("exports" if action == "export" else "checkpoints")
+    if action == "load":
+        found = [p for p in (*folder.glob("*.ckpt"), cache_dir() / "autosave.ckpt") if p.is_file()]
+        return max(found, key=lambda p: p.stat().st_mtime) if found else Path.cwd() / "run.ckpt"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        folder = Path.cwd()
+    name = f"trained_network_{stamp}.slang" if action == "export" else f"visual-trainer-{stamp}.ckpt"
+    return folder / name

@@ -14,7 +14,7 @@ from imgui_bundle import imgui
 
 from ..budget import TrainingWork
 from ..frame_driver import FrameWork
-from ..ui import layout, menu, restore
+from ..ui import layout, menu, path_prompt, restore
 from ..ui.failures import guarded, guarded_ui
 from ..ui.panels import neuron_view, training
 from ..ui.panels.table import LOSS, PANELS
@@ -39,6 +39,7 @@ def draw_ui(app: AppState) -> None:
     if app.selected_neuron is not None and LOSS in app.windows:  # drawn over the Loss panel
         guarded_ui(app, "the neuron view", lambda: neuron_view.draw(app, app.windows[LOSS]))
     guarded_ui(app, "the restore prompt", lambda: restore.draw_offer(app))
+    guarded_ui(app, "the path field", lambda: path_prompt.draw(app))
     training.shortcuts(app)
     menu.notice(app)
 
