@@ -21,6 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .budget import Rate
+from .carry import carry_weights, default_rows
 from .config import Config, fields_of
 from .config_spec import STRUCTURE
 from .errors import first_line
@@ -49,6 +50,7 @@ class Session:
         self.history = RunHistory()
         self.rebuild: Rebuild | None = None
         self._after_rebuild: Callable[[Session], None] | None = None
+        self._kept_rows: list[int | None] | None = None  # a rebuild's outputs from the old ones
         self.rebuild_error: str | None = None
         self.divergence: Divergence | None = None
         self._step_rate = Rate()  # headless chunk sizing
@@ -147,19 +149,22 @@ class Session:
         return self.divergence is None and config is self.config and self.trainer.step - since >= STABLE_STEPS
 
     # ---- rebuilds -----------------------------------------------------------------------
-    def start_rebuild(self, config: Config, then: Callable[[Session], None] | None = None) -> None:
+    def start_rebuild(
+        self, config: Config, then: Callable[[Session], None] | None = None, rows: list[int | None] | None = None
+    ) -> None:
         """Starts building `config`'s network; a target that is not finite on the grid is a
-        UserError, and the current network goes on. When only the targets change (same
-        outputs), the new network starts from the current weights. `then(session)` runs once
-        the new network is in (a checkpoint of another architecture puts its state in)."""
+        UserError, and the current network goes on. When only the targets change, the new
+        network goes on from the current weights and step: output j continues old output
+        rows[j] (by default the one of the same index), and an output with none starts fresh
+        (app/carry.py). `then(session)` runs once the new network is in (a checkpoint of another
+        architecture puts its state in)."""
         check_finite(config.targets, config.domain, self.grid)
         self.cancel_rebuild()
         self.rebuild_error = None
-        keep = (
-            all(getattr(config, f) == getattr(self.config, f) for f in fields_of(STRUCTURE))
-            and config.output_dim == self.config.output_dim
-        )
-        self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps, keep_weights=keep and then is None)
+        keep = then is None and all(getattr(config, f) == getattr(self.config, f) for f in fields_of(STRUCTURE))
+        self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps, keep_weights=keep)
+        rows = rows or default_rows(self.config.output_dim, config.output_dim)
+        self._kept_rows = [r if r is not None and r < self.config.output_dim else None for r in rows]
         self._after_rebuild = then
 
     def poll_rebuild(self) -> bool:
@@ -169,10 +174,13 @@ class Session:
             return False
         self.rebuild = None
         try:
-            self._install(*job.finish(self.trainer.parameters() if job.keep_weights else None))
+            trainer, evaluator, heatmaps = job.finish()
+            if job.keep_weights:
+                _carry(self.trainer, trainer, self._kept_rows)
         except Exception as error:  # a compile failure: keep training the old network
             self.rebuild_error = f"rebuild failed: {first_line(error)}"
             return False
+        self._install(trainer, evaluator, heatmaps)
         then, self._after_rebuild = self._after_rebuild, None
         if then is not None:
             then(self)
@@ -257,3 +265,10 @@ class Session:
             return False
         run.eval.extend(step, summary.loss)
         return True
+
+
+def _carry(old: Trainer, new: Trainer, rows: list[int | None]) -> None:
+    """A rebuilt network goes on from `old`'s weights (app/carry.py), step and samples seen, with
+    a fresh optimizer."""
+    params = carry_weights(old.plan, old.parameters(), new.plan, new.parameters(), rows)
+    new.load(params, None, np.zeros(0, np.float32), old.step, 0, old.samples_seen)

@@ -6,7 +6,8 @@ A rejected expression or file changes nothing: the network trains on with its ta
 message stays by the field it came from (with the column of an expression's problem, or the
 compiler's lines of a file). An accepted change rebuilds the network (the output layer follows
 the number of targets); when only the expressions change, the rebuilt network starts from the
-current weights, so the other outputs keep what they learned."""
+current weights, so the other outputs keep what they learned; so do they when an output is
+added (it starts fresh) or removed."""
 
 from __future__ import annotations
 
@@ -62,9 +63,10 @@ class TargetEdits:
     def using_file(self) -> bool:
         return bool(self._base().slang_target)
 
-    def _rebuild(self, **changes) -> UserError | None:
+    def _rebuild(self, rows: list[int | None] | None = None, **changes) -> UserError | None:
+        """Rebuilds for `changes`; output j goes on from old output rows[j] (default: the same)."""
         try:
-            self.session.start_rebuild(self._base().replace(**changes))
+            self.session.start_rebuild(self._base().replace(**changes), rows=rows)
         except UserError as error:
             return error
         return None
@@ -112,7 +114,8 @@ class TargetEdits:
             del targets[output]
             self.texts = targets
             self.errors = {}
-            self._rebuild(targets=targets, slang_target=None)
+            kept = [j for j in range(len(targets) + 1) if j != output]  # the others keep their weights
+            self._rebuild(kept, targets=targets, slang_target=None)
 
     def _remember(self, text: str) -> None:
         if any(text in expressions for _, expressions in self.presets):
