@@ -28,6 +28,10 @@ class Series:
         self._y[self.count : need] = ys
         self.count = need
 
+    def drop_after(self, x: float) -> None:
+        """Forgets the points past `x` (a network put back to an earlier step)."""
+        self.count = int(np.searchsorted(self._x[: self.count], x, side="right"))
+
     @property
     def x(self) -> np.ndarray:
         return self._x[: self.count]

@@ -34,7 +34,7 @@ from .loss_ring import LOSS_HISTORY
 from .rebuild import Rebuild
 from .slang_target import check_truth_finite
 from .targets import check_finite
-from .trainer import Trainer
+from .trainer import Snapshot, Trainer
 
 CHUNK_SECONDS = 0.25  # headless: whole steps between loss reads, enough to hide launch cost
 SUBMIT_STEPS = 64  # headless: whole steps per command buffer
@@ -117,12 +117,13 @@ class Session:
         self._stable.config = None
         self._start_run()
 
-    def resume(self, lr_factor: float = 1.0) -> None:
-        """Trains again after a divergence, with the learning rate scaled by `lr_factor`. With a
-        new rate the optimizer's moments start afresh: what they gathered on the way to the
-        divergence (a huge SGD velocity, say) would throw the network out again."""
-        if lr_factor != 1.0:
-            self.apply(self.config.replace(lr=self.config.lr * lr_factor))
+    def resume(self, lr_factor: float = 1.0, lr: float | None = None) -> None:
+        """Trains again after a divergence, with the learning rate scaled by `lr_factor`, or at
+        `lr`. With a new rate the optimizer's moments start afresh: what they gathered on the
+        way to the divergence (a huge SGD velocity, say) would throw the network out again."""
+        lr = self.config.lr * lr_factor if lr is None else lr
+        if lr != self.config.lr:
+            self.apply(self.config.replace(lr=lr))
             self.trainer.reset_optimizer()
         self.divergence = None
 
@@ -132,12 +133,20 @@ class Session:
         settings before they were changed, if one was kept."""
         return self._stable.step if self._stable.config is not None else None
 
+    def stable_snapshot(self) -> Snapshot | None:
+        """The last stable network (see stable_step), with the settings it trained with."""
+        return self._stable if self._stable.config is not None else None
+
     def go_back_to_stable(self) -> None:
         """After a divergence: back to the last stable network, with the settings it had."""
         self.trainer.apply(self._stable.config)
         self.trainer.restore(self._stable)
         self._config_since = (self.config, self.trainer.step)
         self.divergence = None
+        run = self.history.current  # the curve goes back with the network
+        run.train.drop_after(self.trainer.step)
+        run.eval.drop_after(self.trainer.step)
+        self.evaluator.progress = 0  # a pass under way evaluates a network that is gone
 
     def restorable_config(self) -> Config | None:
         """The config worth starting the next session with: never one that just diverged (then

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from imgui_bundle import imgui
 
-from .. import grad_check
+from .. import grad_check, rate_probe
 from ..autosave import Offer
 from ..config import STRUCTURAL_FIELDS, Config
 from ..device import cache_dir
@@ -19,6 +19,7 @@ from ..errors import UserError, first_line
 from ..evaluation import Evaluation
 from ..frame_driver import FrameDriver, FrameWork
 from ..grad_check import GradCheck
+from ..rate_probe import RateAdvice
 from ..session import Session
 from ..ui.failures import Failures
 from ..ui.files import FileActions
@@ -51,6 +52,7 @@ class AppState:
         self.typing: Typing | None = None  # the slider whose value is being typed (app/ui/sliders.py)
         self.failures = Failures()  # what raised inside a frame, caught there (app/ui/failures.py)
         self.restore_offer: Offer | None = None  # the last session's autosave, offered at launch
+        self._advice: tuple[object, RateAdvice] | None = None  # (the divergence, its rate advice)
         self.stats = Stats()
         self.frames = FrameDriver(session)  # the frame budget and each frame's training work
         self.screenshot_path: str | None = None
@@ -179,9 +181,19 @@ class AppState:
         if not self.running:
             self.frames.step_once()
 
-    def resume(self, lr_factor: float = 1.0) -> None:
-        """After a divergence: train again, with the learning rate scaled by `lr_factor`."""
-        self.session.resume(lr_factor)
+    def rate_advice(self) -> RateAdvice:
+        """After a divergence: a learning rate that trains on, found once per divergence by
+        replaying (app/rate_probe.py)."""
+        divergence = self.session.divergence
+        if self._advice is None or self._advice[0] is not divergence:
+            self._advice = (divergence, rate_probe.advise(self.session, self.frames.seconds_per_step()))
+        return self._advice[1]
+
+    def resume(self, advice: RateAdvice) -> None:
+        """After a divergence: train again at the rate advised, from the network it was found on."""
+        if advice.from_stable:
+            self.session.go_back_to_stable()
+        self.session.resume(lr=advice.lr)
         self.running = True
 
     def go_back_to_stable(self) -> None:

@@ -1,4 +1,7 @@
-"""Loss plot: train and eval loss against step on a log scale; earlier runs stay faded."""
+"""Loss plot: train and eval loss against step on a log scale; earlier runs stay, in colours of
+their own. The axes fit the current run: its steps, and the losses plotted over them (an earlier,
+longer run would squeeze it to the left edge, and a curve cut back to a stable step must not
+keep the divergence's 1e30 on the axis)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from ...ui.style import MUTED, too_small
 MAX_POINTS = 4000  # plotted per curve; long runs are strided so a frame stays cheap
 TRAIN = imgui.ImVec4(0.30, 0.65, 1.00, 1.0)
 EVAL = imgui.ImVec4(1.00, 0.60, 0.20, 1.0)
+EARLIER = (imgui.ImVec4(0.80, 0.50, 0.90, 1.0), imgui.ImVec4(0.55, 0.80, 0.45, 1.0))  # violet, green: not blue
 
 
 def _thin(x: np.ndarray, y: np.ndarray):
@@ -31,6 +35,26 @@ def _line(label: str, series, colour: imgui.ImVec4, alpha: float, weight: float,
     implot.plot_line(label, x, y, spec)
 
 
+def axis_limits(current, earlier) -> tuple[float, float, float, float]:
+    """(x0, x1, y0, y1): the current run's steps, and the positive finite losses plotted over
+    them (the earlier runs' too), with a margin; the y range is for a log axis."""
+    x = current.train.x
+    x0, x1 = float(x[0]), float(x[-1])
+    if x1 - x0 < 1:
+        x0, x1 = x0 - 1, x1 + 1
+    values = []
+    for run in (current, *earlier):
+        for series in (run.train, run.eval):
+            inside = (series.x >= x0) & (series.x <= x1)
+            values.append(series.y[inside])
+    y = np.concatenate(values)
+    y = y[np.isfinite(y) & (y > 0)]
+    if y.size == 0:
+        return x0, x1, 1e-3, 1.0
+    y0, y1 = float(y.min()), float(y.max())
+    return x0, x1, y0 / 1.5, y1 * 1.5
+
+
 def _hover(run) -> None:
     if not implot.is_plot_hovered() or run.train.count == 0:
         return
@@ -45,7 +69,7 @@ def _hover(run) -> None:
 
 def draw(app) -> None:
     history = app.session.history
-    imgui.text_colored(MUTED, f"{history.current.label}" + ("; earlier runs faded" if history.earlier else ""))
+    imgui.text_colored(MUTED, f"{history.current.label}" + ("; earlier runs in the legend" if history.earlier else ""))
     if history.current.train.count == 0:
         imgui.text_colored(MUTED, "no steps yet")
         return
@@ -54,13 +78,14 @@ def draw(app) -> None:
     size = imgui.get_content_region_avail()
     if not implot.begin_plot("##loss", imgui.ImVec2(size.x, size.y)):
         return
-    fit = implot.AxisFlags_.auto_fit
-    implot.setup_axes("step", "loss: squared error summed over outputs", fit, fit)
+    implot.setup_axes("step", "loss: squared error summed over outputs")
     implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
+    x0, x1, y0, y1 = axis_limits(history.current, history.earlier)
+    implot.setup_axes_limits(x0, x1, y0, y1, implot.Cond_.always)
     implot.setup_legend(implot.Location_.north_east)
-    for run in history.earlier:
-        # one label for them all: implot gives items of one label one legend entry
-        _line("earlier runs", run.train, TRAIN, 0.25, 1.0)
+    for k, run in enumerate(history.earlier):
+        colour = EARLIER[(len(history.earlier) - 1 - k) % len(EARLIER)]  # the latest earlier run: violet
+        _line(f"earlier: {run.label}##{k}", run.train, colour, 0.7, 1.0)
     current = history.current
     _line("train (batch)", current.train, TRAIN, 1.0, 1.5)
     _line(f"eval ({app.session.grid}x{app.session.grid} grid)", current.eval, EVAL, 1.0, 2.0, marker=True)
