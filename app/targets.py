@@ -35,6 +35,7 @@ _NUMPY = {
     "max": np.maximum,
 }
 _BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+CONSTANTS = {"pi": math.pi, "e": math.e}  # names a target may use besides x and y
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 MAX_TARGET_LENGTH = 500  # characters: far more than any formula a user types...
@@ -74,9 +75,13 @@ def _check(node: ast.AST, text: str, lead: int) -> None:
             raise _fail(text, column, "the number is too large for a 32-bit float")
         return
     if isinstance(node, ast.Name):
-        if node.id not in ("x", "y"):
-            raise _fail(text, column, f"unknown name {node.id!r} (use x and y)")
+        if node.id not in ("x", "y", *CONSTANTS):
+            raise _fail(text, column, f"unknown name {node.id!r} (use x, y, pi and e)")
         return
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitXor):
+        # `^` is exclusive or in Python's grammar, which targets follow: say what it means here
+        caret = text.find("^", node.left.end_col_offset + lead, node.right.col_offset + lead)
+        raise _fail(text, caret + 1 if caret >= 0 else column, "use ** for powers (x**2), not ^")
     if isinstance(node, ast.BinOp) and (type(node.op) in _BINARY or isinstance(node.op, ast.Pow)):
         _check(node.left, text, lead)
         return _check(node.right, text, lead)
@@ -210,7 +215,7 @@ def _to_slang(node: ast.AST) -> str:
     if isinstance(node, ast.Constant):
         return repr(float(node.value))
     if isinstance(node, ast.Name):
-        return f"p.{node.id}"
+        return repr(CONSTANTS[node.id]) if node.id in CONSTANTS else f"p.{node.id}"
     if isinstance(node, ast.BinOp):
         if isinstance(node.op, ast.Pow):
             return _power_to_slang(node.left, node.right)
@@ -233,7 +238,7 @@ def _to_numpy(node: ast.AST, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if isinstance(node, ast.Constant):
         return np.full_like(x, float(node.value))
     if isinstance(node, ast.Name):
-        return x if node.id == "x" else y
+        return np.full_like(x, CONSTANTS[node.id]) if node.id in CONSTANTS else x if node.id == "x" else y
     if isinstance(node, ast.BinOp):
         a, b = _to_numpy(node.left, x, y), _to_numpy(node.right, x, y)
         if isinstance(node.op, ast.Pow):
@@ -258,14 +263,32 @@ def target_to_numpy(text: str, dtype=np.float64) -> Callable[[np.ndarray, np.nda
     return evaluate
 
 
+def check_points(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where a target must be finite: the grid's cell centres, the domain's corners and edges,
+    and the lines x = 0 and y = 0 where they cross it. The last catch 1/x and log(abs(y)) over a
+    domain around 0, which no cell centre hits, but whose truth near 0 is as large as the grid
+    is fine (1/x: 64 at the centres of a 64 grid, a loss of ~2,600 to start from)."""
+    x0, x1, y0, y1 = domain
+    cx, cy = (a.ravel() for a in grid_centres(domain, grid))
+    along = np.linspace(0.0, 1.0, 4 * grid + 1)
+    xs, ys = x0 + (x1 - x0) * along, y0 + (y1 - y0) * along
+    lines_x = [np.concatenate([xs, xs, np.full_like(ys, x0), np.full_like(ys, x1)])]
+    lines_y = [np.concatenate([np.full_like(xs, y0), np.full_like(xs, y1), ys, ys])]
+    if x0 < 0 < x1:
+        lines_x.append(np.zeros_like(ys))
+        lines_y.append(ys)
+    if y0 < 0 < y1:
+        lines_x.append(xs)
+        lines_y.append(np.zeros_like(xs))
+    return np.concatenate([cx, *lines_x]), np.concatenate([cy, *lines_y])
+
+
 def check_finite(targets, domain, grid: int) -> None:
-    """Raises UserError naming the first target that is NaN or infinite somewhere on the grid's
-    cell centres or the domain's corners, evaluated in float32 as the GPU does (so that a domain
-    wide enough to overflow is caught too): such a truth can't be learned, and training on it
-    would only report a non-finite loss."""
-    x, y = grid_centres(domain, grid)
-    x = np.concatenate([x.ravel(), [domain[0], domain[1], domain[0], domain[1]]])
-    y = np.concatenate([y.ravel(), [domain[2], domain[2], domain[3], domain[3]]])
+    """Raises UserError naming the first target that is NaN or infinite at one of check_points,
+    evaluated in float32 as the GPU does (so that a domain wide enough to overflow is caught
+    too): such a truth can't be learned, and training on it would only report a non-finite or
+    a huge loss."""
+    x, y = check_points(domain, grid)
     for k, text in enumerate(targets):
         values = np.broadcast_to(target_to_numpy(text, np.float32)(x, y), x.shape)
         bad = np.flatnonzero(~np.isfinite(values))

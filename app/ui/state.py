@@ -4,6 +4,7 @@ through it; frame.py turns it into GPU work."""
 
 from __future__ import annotations
 
+import collections
 import datetime
 import time
 from dataclasses import dataclass, field
@@ -29,15 +30,29 @@ from ..ui.renderer import UiRenderer
 from ..ui.sliders import Typing
 from ..ui.target_edits import TargetEdits
 
+FIGURE_FRAMES = 30  # the frame figures are means over this many frames
 DIAGRAM_INTERVAL_S = 0.25  # weights read back for the diagram at most 4 times a second
 
 
 @dataclass
 class Stats:
-    frame_ms: float = 0.0  # time between frames (includes waiting for vsync)
-    work_ms: float = 0.0  # time this frame took to build, record, run and read back
+    frame_ms: float = 0.0  # time from one frame to the next (includes waiting for vsync, events)
+    work_ms: float = 0.0  # of that, the frame's build, record, run and read back
     gpu_ms: dict = field(default_factory=dict)  # "training"/"heatmaps"/"ui" -> ms, when measured
     training: str = ""  # what the budget gave training in the last frame that trained
+    # Means over the same last FIGURE_FRAMES frames: a frame's time is known only when the next
+    # begins, so each is paired with that frame's own work, which it contains. (Separate running
+    # averages, one started on a first frame that compiled for seconds, showed work > frame.)
+    _pairs: collections.deque = field(default_factory=lambda: collections.deque(maxlen=FIGURE_FRAMES))
+    _last_work: float | None = None
+
+    def add_frame(self, since_last: float, work: float) -> None:
+        """`since_last`: seconds since the previous frame began; `work`: this frame's work."""
+        if self._last_work is not None:
+            self._pairs.append((since_last, self._last_work))
+            self.frame_ms = 1000 * sum(p[0] for p in self._pairs) / len(self._pairs)
+            self.work_ms = 1000 * sum(p[1] for p in self._pairs) / len(self._pairs)
+        self._last_work = work
 
 
 class AppState:
@@ -205,9 +220,7 @@ class AppState:
         if self.session.divergence is not None:
             self.running = False  # the panel says why and offers to resume
         self._drop_stale_errors()
-        alpha = 0.1 if self.stats.frame_ms else 1.0
-        self.stats.frame_ms += alpha * (frame_seconds * 1000 - self.stats.frame_ms)
-        self.stats.work_ms += alpha * (work_seconds * 1000 - self.stats.work_ms)
+        self.stats.add_frame(frame_seconds, work_seconds)
         self.stats.gpu_ms = {part: seconds * 1000 for part, seconds in gpu_seconds.items()}
         if work.training.kind == "steps":
             self.stats.training = f"{work.training.units:,} steps / frame"

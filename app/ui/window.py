@@ -95,15 +95,16 @@ class _Window:
             print(f"screenshot: {path}", flush=True)
             return
         try:
-            image = self.surface.acquire_next_image()
+            image = quietly(self.surface.acquire_next_image)
             if image is None:
                 return
             frame(self.app, image, delta_time)
-            self.surface.present()
+            quietly(self.surface.present)
             self.failures = 0
         except RuntimeError:
-            # A resize between configure() and present() leaves the swapchain out of date: make
-            # it again and skip the frame. A window destroyed from outside fails every time.
+            # A resize between configure() and present() leaves the swapchain out of date
+            # (VK_ERROR_OUT_OF_DATE_KHR, logged by sgl in red unless quietly): make it again and
+            # skip the frame. A window destroyed from outside fails every time.
             self.failures += 1
             self.size = (0, 0)
             try:
@@ -111,6 +112,17 @@ class _Window:
             except RuntimeError:
                 self.failures = LOST_AFTER_FAILURES
             self.lost = self.failures >= LOST_AFTER_FAILURES
+
+
+def quietly(call):
+    """`call()` with sgl's log silenced: a swapchain out of date after a resize is expected, and
+    handled here (the swapchain is made again), not an error to print."""
+    logger = spy.Logger.get()
+    level, logger.level = logger.level, spy.LogLevel.fatal
+    try:
+        return call()
+    finally:
+        logger.level = level
 
 
 def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...config import FIELDS, MAX_HIDDEN_LAYERS, MAX_WIDTH
+from ...config import FIELDS, MAX_HIDDEN_LAYERS, MAX_WIDTH, fields_of
 from ...config_spec import STRUCTURE
 from ...errors import UserError
 from ...plan import plan_for
@@ -64,7 +64,9 @@ def _apply_row(app) -> None:
     if job is not None:
         imgui.progress_bar(job.fraction, imgui.ImVec2(-1, 0), f"{job.label}... {job.seconds:.1f} s")
         imgui.push_text_wrap_pos(0.0)
-        imgui.text_colored(MUTED, f"{plan_for(job.config).title}: the current network trains on until it is ready")
+        imgui.text_colored(
+            MUTED, f"{network_title(plan_for(job.config).sizes)}: the current network trains on until it is ready"
+        )
         imgui.pop_text_wrap_pos()
         return
     imgui.begin_disabled(not pending)
@@ -76,7 +78,10 @@ def _apply_row(app) -> None:
     if pending:
         if imgui.button("Revert", imgui.ImVec2(em(5), 0)):
             app.draft = app.config
-        imgui.text_colored(WARN, f"pending: {plan_for(app.draft).title}")
+        imgui.push_text_wrap_pos(0.0)
+        imgui.text_colored(WARN, pending_text(app.config, app.draft))
+        imgui.pop_text_wrap_pos()
+        app.remember("pending")
     else:
         imgui.text_colored(MUTED, f"{app.session.trainer.plan.param_count:,} parameters")
     field_error(app, "network")
@@ -84,3 +89,24 @@ def _apply_row(app) -> None:
         imgui.push_text_wrap_pos(0.0)
         imgui.text_colored(BAD, app.session.rebuild_error)
         imgui.pop_text_wrap_pos()
+
+
+def network_title(sizes) -> str:
+    """ "4 -> 256 x 8 -> 4": the layer sizes, a run of equal hidden widths counted once."""
+    parts, hidden = [str(sizes[0])], list(sizes[1:-1])
+    while hidden:
+        run = next((k for k, width in enumerate(hidden) if width != hidden[0]), len(hidden))
+        parts.append(f"{hidden[0]} x {run}" if run > 1 else str(hidden[0]))
+        hidden = hidden[run:]
+    return " -> ".join([*parts, str(sizes[-1])])
+
+
+def pending_text(config, draft) -> str:
+    """What Apply would change: the new layer sizes, and each other structural field changed."""
+    old, new = plan_for(config).sizes, plan_for(draft).sizes
+    changes = [f"{network_title(new)} (was {network_title(old)})"] if new != old else []
+    for name in fields_of(STRUCTURE):
+        before, after = getattr(config, name), getattr(draft, name)
+        if name != "hidden" and before != after:
+            changes.append(f"{FIELDS[name].label} {after} (was {before})")
+    return "pending: " + "; ".join(changes)

@@ -71,8 +71,10 @@ def row_title(app, width: float):
         entered, text = imgui.input_text("##expression", text, imgui.InputTextFlags_.enter_returns_true)
         app.remember(f"target f{output + 1}")
         field_min, field_max = imgui.get_item_rect_min(), imgui.get_item_rect_max()
-        if entered or imgui.is_item_deactivated_after_edit():
+        if entered:  # Enter applies; a click elsewhere leaves the target as it was (README)
             edits.submit(output, text[: MAX_TARGET_LENGTH + 1])
+        elif imgui.is_item_hovered():
+            imgui.set_tooltip("Enter applies the expression (Escape or a click elsewhere: keep the current one)")
         imgui.same_line()
         if imgui.arrow_button("presets", imgui.Dir.down):
             imgui.open_popup(f"target menu {output}")

@@ -160,11 +160,14 @@ def _hyperparameters(app) -> None:
 
 
 def _row(label: str, value: str, colour=None) -> None:
+    """A label and its value; a long value wraps in its column instead of running off the panel."""
     imgui.table_next_row()
     imgui.table_next_column()
     imgui.text_colored(MUTED, label)
     imgui.table_next_column()
+    imgui.push_text_wrap_pos(0.0)
     imgui.text_colored(colour, value) if colour is not None else imgui.text(value)
+    imgui.pop_text_wrap_pos()
 
 
 def _figure(value: float, fmt: str) -> str:
@@ -176,6 +179,8 @@ def _figures(app) -> None:
     t = session.trainer
     if not imgui.begin_table("figures", 2, imgui.TableFlags_.sizing_fixed_fit):
         return
+    imgui.table_setup_column("figure", imgui.TableColumnFlags_.width_fixed)
+    imgui.table_setup_column("value", imgui.TableColumnFlags_.width_stretch)
     _row("step", f"{t.step:,}")
     _row("samples seen", f"{t.samples_seen:,}")
     _row("train loss", _figure(session.train_loss, ".4g"))
@@ -197,10 +202,13 @@ def _figures(app) -> None:
         )
     else:
         _row("samples / s", "paused")
-    _row(
-        "frame",
-        f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms > 0 else "-",
-    )
+    _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms else "-")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(
+            "frame: from one frame to the next, as you see it (waiting for vsync and events included)\n"
+            "work: the part of it this app spends on a frame: the UI, then recording, running and\n"
+            "reading back the frame's training, evaluation and drawing (means over 30 frames)"
+        )
     if s.gpu_ms:  # only what the device's timestamp queries measured
         _row("GPU ms", f"train {s.gpu_ms['training']:.3g}, maps {s.gpu_ms['heatmaps']:.3g}, UI {s.gpu_ms['ui']:.3g}")
     else:
