@@ -112,3 +112,6 @@ def test_a_stale_learning_rate_message_goes_when_the_rate_changes(ui):
     ui.frame()
     assert ui.session.config.lr == pytest.approx(0.002)
     assert ui.app.field_errors == {}, "the message about the old value is gone"
+    ui.frame()
+    panel, button = ui.app.windows["Training"], ui.app.rects["gradient check"]
+    assert button[3] <= panel[3], "and Gradient check is back in view"
