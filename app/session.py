@@ -26,6 +26,7 @@ from .config import Config, fields_of
 from .config_spec import STRUCTURE
 from .errors import first_line
 from .evaluation import VIEWS, GridEvaluator, Summary
+from .finite_truth import check_finite
 from .gpu import Gpu
 from .guard import Divergence, DivergenceGuard
 from .heatmaps import HeatmapImages
@@ -33,7 +34,6 @@ from .history import Run, RunHistory
 from .loss_ring import LOSS_HISTORY
 from .rebuild import Rebuild
 from .slang_target import check_truth_finite
-from .targets import check_finite
 from .trainer import Snapshot, Trainer
 
 CHUNK_SECONDS = 0.25  # headless: whole steps between loss reads, enough to hide launch cost

@@ -20,7 +20,8 @@ from reference import grid_centres  # noqa: E402
 from test_ui_offscreen import _centre, _type  # noqa: E402
 
 from app.errors import UserError  # noqa: E402
-from app.targets import TargetError, check_finite, parse_target, target_to_numpy  # noqa: E402
+from app.finite_truth import check_finite  # noqa: E402
+from app.targets import TargetError, parse_target, target_to_numpy  # noqa: E402
 from app.ui.offscreen import OffscreenApp  # noqa: E402
 from app.ui.panels import network, training  # noqa: E402
 from app.ui.state import Stats  # noqa: E402
