@@ -22,6 +22,7 @@ from ..errors import first_line
 
 LOG_NAME = "errors.log"
 MAX_LOGGED = 50  # distinct failures written per session: one failing every frame writes once
+MAX_LOG_BYTES = 1 << 20  # then the log starts again, the one before kept as errors.log.1
 
 
 def log_path() -> Path:
@@ -61,6 +62,8 @@ class Failures:
         text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            if path.is_file() and path.stat().st_size > MAX_LOG_BYTES:  # one earlier log is kept
+                os.replace(path, path.with_name(LOG_NAME + ".1"))
             with open(path, "a", encoding="utf-8") as log:
                 log.write(f"---- {datetime.datetime.now():%Y-%m-%d %H:%M:%S} pid {os.getpid()}: {part}\n{text}\n")
         except OSError as problem:
