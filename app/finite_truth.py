@@ -10,6 +10,15 @@ from .errors import UserError
 from .grid import grid_centres
 from .targets import target_to_numpy
 
+# The largest truth a target may reach at a check point. Past it, a truth is a pole the points
+# came close to (1/(x + 1e-9) is 1e9 at x = 0) or an overflow in the making (exp(30*x)), not a
+# shape to fit: the network starts near 0 with weights of order 1, so the first loss would be
+# ~1e12 and more, the error's gradients ~1e6 on float32 weights, and no learning rate that
+# fits the rest of the domain would get there. Any target a user fits by eye (the presets
+# reach 3) stays far below it, with room for a scale such as 1000*sin(x). The limit is on the
+# truth, whatever the domain: over [-100, 100], x^4 is refused too, for the same reason.
+TRUTH_LIMIT = 1e6
+
 
 def check_points(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
     """Where a target must be finite: the grid's cell centres, the domain's corners and edges,
@@ -32,17 +41,18 @@ def check_points(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_finite(targets, domain, grid: int) -> None:
-    """Raises UserError naming the first target that is NaN or infinite at one of check_points,
-    evaluated in float32 as the GPU does (so that a domain wide enough to overflow is caught
-    too): such a truth can't be learned, and training on it would only report a non-finite or
-    a huge loss."""
+    """Raises UserError naming a target that is NaN or infinite at one of check_points (the
+    first such target), or else one beyond ±TRUTH_LIMIT there, evaluated in float32 as the GPU
+    does (so that a domain wide enough to overflow is caught too): such a truth can't be
+    learned, and training on it would only report a non-finite or a huge loss."""
     x, y = check_points(domain, grid)
-    for k, text in enumerate(targets):
-        values = np.broadcast_to(target_to_numpy(text, np.float32)(x, y), x.shape)
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            i = bad[0]
-            raise UserError(
-                f"target f{k + 1} = {text!r} is {values[i]} at x = {x[i]:.4g}, y = {y[i]:.4g}: "
-                f"a target must be finite over the whole domain"
-            )
+    values = [np.broadcast_to(target_to_numpy(text, np.float32)(x, y), x.shape) for text in targets]
+    for fails in (lambda v: ~np.isfinite(v), lambda v: np.abs(v) > TRUTH_LIMIT):
+        for k, (text, truth) in enumerate(zip(targets, values)):
+            bad = np.flatnonzero(fails(truth))
+            if bad.size:
+                i = bad[np.argmax(np.abs(truth[bad]))]  # the worst point: a pole's, not its edge's
+                raise UserError(
+                    f"target f{k + 1} = {text!r} is {truth[i]:.4g} at x = {x[i]:.4g}, y = {y[i]:.4g}: "
+                    f"a target must be finite over the whole domain, within ±{TRUTH_LIMIT:.0e}"
+                )
