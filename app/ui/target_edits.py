@@ -1,5 +1,6 @@
 """The targets as the window edits them (no drawing here; app/ui/panels/targets.py draws them):
-one text per output, checked by app.targets when the user presses Enter; presets from
+one text per output, checked by app.targets when the user presses Enter (text typed but not
+entered stays in its field, unapplied, until Enter or Escape); presets from
 assets/targets.json and the user's own expressions; a Slang target file, watched for changes.
 
 A rejected expression or file changes nothing: the network trains on with its targets, and the
@@ -29,6 +30,7 @@ class TargetEdits:
         self.session = session
         self.texts: list[str] = []
         self.errors: dict[int, UserError] = {}  # by output: the last rejected expression's error
+        self.unapplied: set[int] = set()  # outputs whose field holds text typed, not entered
         self.mine: list[str] = []
         self.presets = target_presets()
         self.file_path = ""  # the Slang file field
@@ -44,13 +46,14 @@ class TargetEdits:
 
     def sync(self) -> None:
         """After start-up or a rebuild: the fields follow the network's targets, except fields
-        that hold a rejected expression the user is still fixing."""
+        that hold a rejected expression the user is still fixing, or one not entered yet."""
         config = self.session.config
         texts = list(config.targets)
-        for k in self.errors:
+        for k in {*self.errors, *self.unapplied}:
             if k < len(texts) and k < len(self.texts):
                 texts[k] = self.texts[k]
         self.errors = {k: e for k, e in self.errors.items() if k < len(texts)}
+        self.unapplied = {k for k in self.unapplied if k < len(texts) and texts[k] != config.targets[k]}
         self.texts = texts
         if config.slang_target:
             self.file_path = self.file_path or config.slang_target["file"]
@@ -72,9 +75,25 @@ class TargetEdits:
         return None
 
     # ---- expressions ---------------------------------------------------------------------
+    def edit(self, output: int, text: str) -> None:
+        """The field of `output` holds `text`, typed and not entered: it stays there (a click
+        elsewhere loses nothing), marked unapplied while it differs from the target."""
+        self.texts[output] = text
+        if text != self._base().targets[output]:
+            self.unapplied.add(output)
+        else:
+            self.unapplied.discard(output)
+
+    def revert(self, output: int) -> None:
+        """Escape: the field goes back to the target it applies, its message with it."""
+        self.texts[output] = self._base().targets[output]
+        self.unapplied.discard(output)
+        self.errors.pop(output, None)
+
     def submit(self, output: int, text: str) -> None:
         """The field of `output` was entered: a valid expression replaces that target."""
         self.texts[output] = text
+        self.unapplied.discard(output)
         try:
             parse_target(text)
         except TargetError as error:
@@ -97,6 +116,7 @@ class TargetEdits:
             return
         self.texts = list(expressions)
         self.errors = {}
+        self.unapplied = set()
         error = self._rebuild(targets=list(expressions), slang_target=None)
         if error is not None:
             self.errors[output] = error
@@ -106,6 +126,7 @@ class TargetEdits:
         if len(targets) < MAX_TARGETS:
             self.texts = targets + [NEW_TARGET]
             self.errors = {}
+            self.unapplied = set()
             self._rebuild(targets=self.texts, slang_target=None)
 
     def remove(self, output: int) -> None:
@@ -114,6 +135,7 @@ class TargetEdits:
             del targets[output]
             self.texts = targets
             self.errors = {}
+            self.unapplied = set()
             kept = [j for j in range(len(targets) + 1) if j != output]  # the others keep their weights
             self._rebuild(kept, targets=targets, slang_target=None)
 
