@@ -50,32 +50,6 @@ def write_atomic(path: str | Path, data: bytes) -> None:
         raise
 
 
-class Staging:
-    """Several files written under temporary names, then all renamed into place together: the
-    files of a headless run besides --out appear only once every one of them is written."""
-
-    def __init__(self) -> None:
-        self._files: list[tuple[Path, Path]] = []
-
-    def add(self, path: str | Path, data: bytes) -> None:
-        path = Path(path)
-        self._files.append((write_staged(path, data), path))
-
-    def add_written(self, temporary: Path, path: str | Path) -> None:
-        """A file already written under `temporary` (a screenshot saved by the renderer)."""
-        self._files.append((Path(temporary), Path(path)))
-
-    def commit(self) -> None:
-        for temporary, path in self._files:
-            os.replace(temporary, path)
-        self._files.clear()
-
-    def discard(self) -> None:
-        for temporary, _ in self._files:
-            temporary.unlink(missing_ok=True)
-        self._files.clear()
-
-
 @contextlib.contextmanager
 def staged_folder(folder: Path) -> Iterator[Path]:
     """A temporary folder for `folder`'s files: when the block ends without an error they are

@@ -11,13 +11,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import config as cfg
-from .atomic import Staging, temporary_beside
 from .cli_args import build_parser, check_headless, check_window, iterations_for, resolve_start
-from .errors import UserError, first_line
+from .errors import UserError
 
 EXIT_USAGE = 2
 EXIT_GRAD_CHECK = 4  # the gradient check found the training kernels' gradients wrong
 MAX_EXPORT_PIXELS = 1 << 26  # --export-image: 64 megapixels
+EXIT_INTERRUPTED = 130  # Ctrl+C: a headless run writes what it trained first
+OUTPUT_OPTIONS = {
+    "--save-checkpoint": "checkpoint",
+    "--export-slang": "slang",
+    "--screenshot": "screenshot",
+    "--export-image": "image",
+}
 
 
 def _with_target_file(config: cfg.Config, args: argparse.Namespace, gpu) -> cfg.Config:
@@ -65,7 +71,7 @@ def _grad_check(args: argparse.Namespace) -> int:
 
 
 def _headless(args: argparse.Namespace) -> int:
-    from . import headless
+    from . import headless, run_output
     from .gpu import create_gpu
     from .session import Session
 
@@ -90,12 +96,34 @@ def _headless(args: argparse.Namespace) -> int:
     session.eval_every = args.eval_every
     result = headless.train(session, iterations, args.quiet)
     check = None
-    if args.grad_check:
+    if args.grad_check and result.interrupted_at is None:
         from . import grad_check
 
         check = grad_check.run(session.trainer)
         result.grad_check = check.to_dict()
-    _write_headless(session, result, args, out)
+    written = run_output.write_run(
+        session,
+        result,
+        out,
+        {option: getattr(args, option[2:].replace("-", "_")) for option in OUTPUT_OPTIONS},
+        (args.width, args.height),
+        args.export_scale,
+    )
+    return _report_headless(session, result, written, out, check)
+
+
+def _report_headless(session, result, written, out: Path, check) -> int:
+    """The run's last lines and its exit code: a failed write (2) before a divergence (3), an
+    interruption (130) or a failed gradient check (4)."""
+    from . import headless
+
+    for what, where in written.files:
+        if what in OUTPUT_OPTIONS:
+            print(f"{OUTPUT_OPTIONS[what]}: {where}")
+    failure = written.error_line()
+    if failure is not None:
+        print(f"error: {failure}", file=sys.stderr)
+        return EXIT_USAGE
     if result.diverged_at is not None:
         print(
             f"error: loss became non-finite at step {result.diverged_at}; "
@@ -103,6 +131,9 @@ def _headless(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return headless.EXIT_DIVERGED
+    if result.interrupted_at is not None:
+        print(f"interrupted at step {result.interrupted_at:,}: the run so far is in {out}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if session.metrics is None:
         figures = f"eval loss {result.eval_loss:.6g}, eval grad loss {result.eval_grad_loss:.6g}"
     else:
@@ -115,87 +146,17 @@ def _headless(args: argparse.Namespace) -> int:
     return _report_grad_check(check) if check is not None else 0
 
 
-def _write_headless(session, result, args: argparse.Namespace, out: Path) -> None:
-    """--out, and beside it the checkpoint, Slang export and screenshot asked for: each written
-    under a temporary name first and renamed into place only once all are written."""
-    from . import checkpoint, headless
-    from .export_slang import export_files
-    from .headless import data_entry
-
-    def heatmaps_png(folder: Path) -> None:
-        from .ui.report import write_run_heatmaps  # imgui only when a picture is wanted
-
-        write_run_heatmaps(session, folder)
-
-    staging = Staging()
-    files = [("--save-checkpoint", args.save_checkpoint, lambda: checkpoint.encode(checkpoint.capture(session)))]
-    if args.export_slang:  # the .slang file, and a grid's tables beside it
-        files += [
-            ("--export-slang", path, lambda data=data: data)
-            for path, data in export_files(session.trainer, args.export_slang, data_entry(session))
-        ]
-    option, path = "--out", out
-    try:
-        if args.screenshot:
-            staging.add_written(_render_screenshot(session, args), args.screenshot)
-        if args.export_image:
-            option, path = "--export-image", args.export_image
-            staging.add_written(_render_image(session, args), args.export_image)
-        for option, path, contents in files:  # noqa: B007 (option names the file in the error below)
-            if path:
-                staging.add(path, contents())
-        option, path = "--out", out
-        headless.write_outputs(session, result, out, heatmaps_png)
-        staging.commit()
-    except OSError as error:
-        staging.discard()
-        raise UserError(
-            f"cannot write {option} {str(path)!r}: {error.strerror or error}; nothing was written"
-        ) from None
-    except BaseException:
-        staging.discard()
-        raise
-    for label, path in (
-        ("screenshot", args.screenshot),
-        ("checkpoint", args.save_checkpoint),
-        ("slang", args.export_slang),
-    ):
-        if path:
-            print(f"{label}: {path}")
-
-
-def _render_image(session, args: argparse.Namespace) -> Path:
-    """--export-image: the learned image at --export-scale times the image's resolution, into a
-    temporary file beside the path given."""
-    from .image_eval import write_png
-
-    temporary = temporary_beside(Path(args.export_image))
-    write_png(temporary, session.image.render(args.export_scale))
-    return temporary
-
-
-def _render_screenshot(session, args: argparse.Namespace) -> Path:
-    """The window after training, rendered into a temporary file beside --screenshot."""
-    from .ui.offscreen import render_screenshot
-
-    temporary = temporary_beside(Path(args.screenshot))
-    try:
-        render_screenshot(session, str(temporary), args.width, args.height)
-    except Exception as error:  # sgl reports a failed write as a plain RuntimeError
-        temporary.unlink(missing_ok=True)
-        raise UserError(
-            f"cannot write --screenshot {args.screenshot!r}: {first_line(error)}; nothing was written"
-        ) from None
-    return temporary
-
-
 def _window(args: argparse.Namespace) -> int:
-    from . import saved
+    from . import autosave, saved
     from .gpu import create_gpu
     from .ui.window import WindowOptions, run_window
 
     check_window(args)
     settings = {} if args.fresh else saved.load()
+    chosen_start = args.fresh or args.resume is not None or args.load_network is not None
+    offer = None if chosen_start else autosave.find()
+    if offer is not None:
+        print(f"the last session was autosaved ({offer.describe()}): the window offers to restore it", file=sys.stderr)
     start = resolve_start(args, (None if args.fresh else saved.saved_config(settings)) or cfg.Config())
     options = WindowOptions(
         width=args.width,
@@ -203,6 +164,7 @@ def _window(args: argparse.Namespace) -> int:
         vsync=False if args.no_vsync else None,
         screenshot=args.screenshot,
         screenshot_after=args.screenshot_after,
+        restore=offer,
     )
     start.config = _with_image(start.config, args)
     gpu = create_gpu(args.device)
@@ -221,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

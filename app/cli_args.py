@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     win.add_argument("--width", type=int, default=1280, help="window width in pixels (default 1280)")
     win.add_argument("--height", type=int, default=800, help="window height in pixels (default 800)")
     win.add_argument("--no-vsync", action="store_true", help="don't wait for the display's refresh")
-    win.add_argument("--fresh", action="store_true", help="ignore the config and layout saved by the last session")
+    win.add_argument("--fresh", action="store_true", help="ignore the config, layout and autosave of the last session")
     # For tests and scripted screenshots of the real window: after N frames, save the window's
     # frame to --screenshot (or the F12 folder) and keep running.
     win.add_argument("--screenshot-after", type=int, metavar="N", help=argparse.SUPPRESS)

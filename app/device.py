@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import slangpy as spy
@@ -52,15 +58,72 @@ def create_device(kind: str = "auto") -> spy.Device:
             path.mkdir(parents=True, exist_ok=True)
     except OSError:
         caches = {}  # a read-only home only costs compile time
+    with native_output_held() as held:
+        try:
+            device = spy.Device(
+                type=DEVICE_TYPES[kind],
+                compiler_options=options,
+                enable_hot_reload=False,
+                **{name: str(path) for name, path in caches.items()},
+            )
+        except Exception as error:  # sgl raises plain RuntimeError with a multi-line report
+            raise UserError(f"no usable {kind} device: {_reason(error, held.text())}") from None
+    if held.text():
+        sys.stderr.write(held.text())  # a device that works: what its driver said is worth seeing
+    return device
+
+
+def _reason(error: Exception, driver_lines: str) -> str:
+    """The one line a failed device is reported with: sgl's own line is only "Failed to create
+    device!"; the driver's last error line, held back, says why (no CUDA driver, say)."""
+    said = [line for line in driver_lines.splitlines() if "error" in line.lower() or "failed" in line.lower()]
+    cause = re.sub(r"\x1b\[[0-9;]*m", "", said[-1]).strip() if said else ""
+    cause = re.sub(r"^\[ERROR\]\s*(\(\w+\)\s*)?(layer:\s*)?", "", cause)
+    return f"{first_line(error)} ({cause})" if cause else first_line(error)
+
+
+class _Held:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def text(self) -> str:
+        try:
+            return self.path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+
+@contextlib.contextmanager
+def native_output_held() -> Iterator[_Held]:
+    """While creating a device, what native code writes to stdout and stderr (sgl's log, the
+    drivers' own prints) goes to a file instead of the terminal, so that a device that cannot
+    be made is one line, not three driver lines before it. The caller decides what to show."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "native-output.txt"
+        saved = [os.dup(1), os.dup(2)]
+        try:
+            with open(path, "wb") as sink:
+                os.dup2(sink.fileno(), 1)
+                os.dup2(sink.fileno(), 2)
+                try:
+                    yield _Held(path)
+                finally:
+                    _flush_c_stdio()
+                    os.dup2(saved[0], 1)
+                    os.dup2(saved[1], 2)
+        finally:
+            for fd in saved:
+                os.close(fd)
+
+
+def _flush_c_stdio() -> None:
+    """Native prints sit in C's stdio buffers until flushed: out before the descriptors return."""
     try:
-        return spy.Device(
-            type=DEVICE_TYPES[kind],
-            compiler_options=options,
-            enable_hot_reload=False,
-            **{name: str(path) for name, path in caches.items()},
-        )
-    except Exception as error:  # sgl raises plain RuntimeError with a multi-line report
-        raise UserError(f"no usable {kind} device: {first_line(error)}") from None
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):
+        pass
 
 
 def describe(device: spy.Device) -> dict[str, str]:

@@ -1,27 +1,23 @@
 """Headless runs: the app without a window. Drives a Session for exactly N steps with a progress
-bar, then writes summary.json, loss.csv and network.json (the CLI adds heatmaps.png), and for a
-dataset split.csv, all at once: into a staging folder first, moved into place only when every
-file is written."""
+bar (Ctrl+C stops it after the current chunk), and builds summary.json and loss.csv;
+app/run_output.py writes them with network.json, and for a dataset split.csv, a grid's tables,
+an image's learned.png and the rest."""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import math
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
-from .atomic import staged_folder, write_synced
 from .device import describe
-from .image_eval import write_png
-from .network_io import TABLES_FILE, export_network, tables_npy
 from .point_metrics import finite_or_none
 from .session import Session
 
@@ -38,6 +34,30 @@ class HeadlessResult:
     diverged_at: int | None  # 1-based step whose loss was not finite
     samples: int = 0  # samples this run trained (a resumed run started with some)
     grad_check: dict | None = None  # --grad-check's figures (app.grad_check)
+    interrupted_at: int | None = None  # the step Ctrl+C stopped it at, before the iterations asked
+
+
+class Interrupt:
+    """Ctrl+C (SIGINT) during training: the chunk being trained finishes, then the run stops
+    and its files are written. A second Ctrl+C stops at once, writing nothing (KeyboardInterrupt)."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous = None
+
+    def _handler(self, signum, frame) -> None:
+        self.requested = True
+        print("\ninterrupted: finishing this chunk, then writing the files (Ctrl+C again: stop now)", file=sys.stderr)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def __enter__(self) -> Interrupt:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
 
 
 def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessResult:
@@ -52,12 +72,14 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
     )
     start, samples = time.perf_counter(), session.trainer.samples_seen
     evals = session.history.current.eval
-    while session.trainer.step < iterations and session.divergence is None:
-        before = evals.count
-        bar.update(len(session.advance(session.chunk_size(iterations))))
-        if evals.count > before and not quiet:
-            bar.write(_progress_line(session), file=sys.stderr)
+    with Interrupt() as interrupt:
+        while session.trainer.step < iterations and session.divergence is None and not interrupt.requested:
+            before = evals.count
+            bar.update(len(session.advance(session.chunk_size(iterations))))
+            if evals.count > before and not quiet:
+                bar.write(_progress_line(session), file=sys.stderr)
     bar.close()
+    interrupted = session.trainer.step if interrupt.requested and session.trainer.step < iterations else None
     wall = time.perf_counter() - start
     if evals.count == 0 or evals.last_x != session.trainer.step:
         session.evaluate()
@@ -70,6 +92,7 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
         wall,
         divergence.step if divergence else None,
         session.trainer.samples_seen - samples,
+        interrupted_at=interrupted,
     )
 
 
@@ -99,7 +122,7 @@ def data_entry(session: Session) -> dict | None:
     return entry
 
 
-def _summary(session: Session, result: HeadlessResult) -> dict:
+def summary(session: Session, result: HeadlessResult) -> dict:
     config = session.config
     data = data_entry(session)
     return {
@@ -117,6 +140,7 @@ def _summary(session: Session, result: HeadlessResult) -> dict:
         "diverged_at_step": result.diverged_at,
         **({"data": data} if data is not None else {}),
         **({"psnr": finite_or_none(session.image.psnr)} if session.image is not None else {}),
+        "interrupted_at_step": result.interrupted_at,
         "config": config.to_dict(),
         **({"grad_check": result.grad_check} if result.grad_check is not None else {}),
     }
@@ -142,7 +166,7 @@ def _eval_means(evals, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray,
     return n, means
 
 
-def _loss_csv(session: Session) -> bytes:
+def loss_csv(session: Session) -> bytes:
     """One row per step while the run's loss record holds every step (RECENT + BUCKETS of
     app/history.py): step, train_loss, then the evaluations' columns: eval_loss, or for a
     dataset test_loss, train_set_loss and both sets' accuracy. Beyond that, one row per row of
@@ -169,24 +193,3 @@ def _loss_csv(session: Session) -> bytes:
             row += [int(count[i]), repr(float(low[i])), repr(float(high[i]))]
         writer.writerow(row)
     return text.getvalue().encode()
-
-
-def write_outputs(
-    session: Session, result: HeadlessResult, out_dir: Path, extra: Callable[[Path], None] | None = None
-) -> None:
-    """Writes the run's files, plus what `extra(folder)` writes, into `out_dir`; on any error
-    nothing is left behind (an OSError propagates)."""
-    plan, params = session.trainer.plan, session.trainer.parameters()
-    network = export_network(plan, session.config, params, data_entry(session))
-    with staged_folder(out_dir) as staging:
-        write_synced(staging / "summary.json", (json.dumps(_summary(session, result), indent=2) + "\n").encode())
-        write_synced(staging / "loss.csv", _loss_csv(session))
-        write_synced(staging / "network.json", (json.dumps(network) + "\n").encode())
-        if session.trainer.data is not None:
-            write_synced(staging / "split.csv", session.trainer.data.dataset.split_csv())
-        if plan.grid is not None:
-            write_synced(staging / TABLES_FILE, tables_npy(plan, params))
-        if session.image is not None:  # the learned image at the input's resolution (summary.json's psnr)
-            write_png(staging / "learned.png", session.image.learned())
-        if extra is not None:
-            extra(staging)

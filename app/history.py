@@ -42,6 +42,22 @@ class LossRecord:
         self._closed = 0  # full buckets, rows [0, closed); row `closed` is the open one
         self._open = 0  # points in the open bucket
 
+    def drop_after(self, x: float) -> None:
+        """Forgets the points past step `x` (a network put back to an earlier step). Recent
+        points go one by one; buckets go whole: those that start after `x` (one that straddles
+        `x` stays, standing for its steps up to its last)."""
+        keep = int(np.searchsorted(self._x[: self._held], x, side="right"))
+        self.count -= self._held - keep
+        self._held = keep
+        if keep:
+            return
+        if self._open and self._rows[self._closed, FIRST] > x:
+            self.count -= self._open
+            self._open = 0
+        while self._closed and not self._open and self._rows[self._closed - 1, FIRST] > x:
+            self.count -= self.span
+            self._closed -= 1
+
     # ---- what is held -----------------------------------------------------------------------
     @property
     def x(self) -> np.ndarray:

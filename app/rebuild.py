@@ -17,8 +17,6 @@ import sys
 import time
 from collections.abc import Callable
 
-import numpy as np
-
 from .compile_progress import CompileProgress, announce
 from .config import Config
 from .evaluation import GridEvaluator
@@ -37,7 +35,7 @@ MIN_EVAL_PIECE = 32  # cells: a submit's own cost would otherwise shrink the pie
 class Rebuild:
     def __init__(self, gpu: Gpu, config: Config, grid: int, heatmaps: bool, keep_weights: bool = False):
         self.gpu, self.config, self.grid = gpu, config, grid
-        self.keep_weights = keep_weights  # finish() takes the old network's weights
+        self.keep_weights = keep_weights  # the session carries the old network's weights over
         self.started = time.perf_counter()
         self.trainer: Trainer | None = None
         self.evaluator: GridEvaluator | None = None
@@ -132,13 +130,11 @@ class Rebuild:
                 self.error = error
         return self.error is not None or self._done == len(self._stages)
 
-    def finish(self, weights: np.ndarray | None = None) -> tuple[Trainer, GridEvaluator, HeatmapImages | None]:
-        """The new network at step 0, with fresh weights or `weights`."""
+    def finish(self) -> tuple[Trainer, GridEvaluator, HeatmapImages | None]:
+        """The new network at step 0 with fresh weights (the warm-up step is undone)."""
         if self.error is not None:
             raise self.error
         self.trainer.reset()
-        if weights is not None:
-            self.trainer.set_parameters(weights)
         return self.trainer, self.evaluator, self.heatmaps
 
     def cancel(self) -> None:

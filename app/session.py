@@ -21,10 +21,12 @@ from collections.abc import Callable
 import numpy as np
 
 from .budget import Rate
+from .carry import carry_weights, default_rows
 from .config import Config, fields_of
 from .config_spec import STRUCTURE
 from .errors import first_line
 from .evaluation import VIEWS, GridEvaluator, Summary
+from .finite_truth import check_finite
 from .gpu import Gpu
 from .guard import Divergence, DivergenceGuard
 from .heatmaps import HeatmapImages
@@ -33,8 +35,7 @@ from .image_eval import ImageEvaluator
 from .loss_ring import LOSS_HISTORY
 from .rebuild import Rebuild
 from .slang_target import check_truth_finite
-from .targets import check_finite
-from .trainer import SUBMIT_STEPS, Trainer
+from .trainer import SUBMIT_STEPS, Snapshot, Trainer
 
 CHUNK_SECONDS = 0.25  # headless: whole steps between loss reads, enough to hide launch cost
 STABLE_STEPS = 50  # finite steps with unchanged settings: a network worth going back to
@@ -49,6 +50,7 @@ class Session:
         self.history = RunHistory()
         self.rebuild: Rebuild | None = None
         self._after_rebuild: Callable[[Session], None] | None = None
+        self._kept_rows: list[int | None] | None = None  # a rebuild's outputs from the old ones
         self.rebuild_error: str | None = None
         self.divergence: Divergence | None = None
         self._step_rate = Rate()  # headless chunk sizing
@@ -119,12 +121,13 @@ class Session:
         self._stable.config = None
         self._start_run()
 
-    def resume(self, lr_factor: float = 1.0) -> None:
-        """Trains again after a divergence, with the learning rate scaled by `lr_factor`. With a
-        new rate the optimizer's moments start afresh: what they gathered on the way to the
-        divergence (a huge SGD velocity, say) would throw the network out again."""
-        if lr_factor != 1.0:
-            self.apply(self.config.replace(lr=self.config.lr * lr_factor))
+    def resume(self, lr_factor: float = 1.0, lr: float | None = None) -> None:
+        """Trains again after a divergence, with the learning rate scaled by `lr_factor`, or at
+        `lr`. With a new rate the optimizer's moments start afresh: what they gathered on the
+        way to the divergence (a huge SGD velocity, say) would throw the network out again."""
+        lr = self.config.lr * lr_factor if lr is None else lr
+        if lr != self.config.lr:
+            self.apply(self.config.replace(lr=lr))
             self.trainer.reset_optimizer()
         self.divergence = None
 
@@ -134,12 +137,20 @@ class Session:
         settings before they were changed, if one was kept."""
         return self._stable.step if self._stable.config is not None else None
 
+    def stable_snapshot(self) -> Snapshot | None:
+        """The last stable network (see stable_step), with the settings it trained with."""
+        return self._stable if self._stable.config is not None else None
+
     def go_back_to_stable(self) -> None:
         """After a divergence: back to the last stable network, with the settings it had."""
         self.trainer.apply(self._stable.config)
         self.trainer.restore(self._stable)
         self._config_since = (self.config, self.trainer.step)
         self.divergence = None
+        run = self.history.current  # the curve goes back with the network
+        run.train.drop_after(self.trainer.step)
+        run.eval.drop_after(self.trainer.step)
+        self.evaluator.progress = 0  # a pass under way evaluates a network that is gone
 
     def restorable_config(self) -> Config | None:
         """The config worth starting the next session with: never one that just diverged (then
@@ -159,19 +170,22 @@ class Session:
             self.start_rebuild(config)
 
     # ---- rebuilds -----------------------------------------------------------------------
-    def start_rebuild(self, config: Config, then: Callable[[Session], None] | None = None) -> None:
+    def start_rebuild(
+        self, config: Config, then: Callable[[Session], None] | None = None, rows: list[int | None] | None = None
+    ) -> None:
         """Starts building `config`'s network; a target that is not finite on the grid is a
-        UserError, and the current network goes on. When only the targets change (same
-        outputs), the new network starts from the current weights. `then(session)` runs once
-        the new network is in (a checkpoint of another architecture puts its state in)."""
+        UserError, and the current network goes on. When only the targets change, the new
+        network goes on from the current weights and step: output j continues old output
+        rows[j] (by default the one of the same index), and an output with none starts fresh
+        (app/carry.py). `then(session)` runs once the new network is in (a checkpoint of another
+        architecture puts its state in)."""
         check_finite(config.targets, config.domain, self.grid)
         self.cancel_rebuild()
         self.rebuild_error = None
-        keep = (
-            all(getattr(config, f) == getattr(self.config, f) for f in fields_of(STRUCTURE))
-            and config.output_dim == self.config.output_dim
-        )
-        self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps, keep_weights=keep and then is None)
+        keep = then is None and all(getattr(config, f) == getattr(self.config, f) for f in fields_of(STRUCTURE))
+        self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps, keep_weights=keep)
+        rows = rows or default_rows(self.config.output_dim, config.output_dim)
+        self._kept_rows = [r if r is not None and r < self.config.output_dim else None for r in rows]
         self._after_rebuild = then
 
     def poll_rebuild(self) -> bool:
@@ -181,10 +195,13 @@ class Session:
             return False
         self.rebuild = None
         try:
-            self._install(*job.finish(self.trainer.parameters() if job.keep_weights else None))
+            trainer, evaluator, heatmaps = job.finish()
+            if job.keep_weights:
+                _carry(self.trainer, trainer, self._kept_rows)
         except Exception as error:  # a compile failure: keep training the old network
             self.rebuild_error = f"rebuild failed: {first_line(error)}"
             return False
+        self._install(trainer, evaluator, heatmaps)
         then, self._after_rebuild = self._after_rebuild, None
         if then is not None:
             then(self)
@@ -277,3 +294,10 @@ class Session:
             if name != "test_loss" and value is not None:
                 run.metrics.setdefault(name, LossRecord()).extend(step, value)
         return True
+
+
+def _carry(old: Trainer, new: Trainer, rows: list[int | None]) -> None:
+    """A rebuilt network goes on from `old`'s weights (app/carry.py), step and samples seen, with
+    a fresh optimizer."""
+    params = carry_weights(old.plan, old.parameters(), new.plan, new.parameters(), rows)
+    new.load(params, None, np.zeros(0, np.float32), old.step, 0, old.samples_seen)

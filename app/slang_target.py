@@ -115,7 +115,7 @@ def load(gpu: Gpu, path: str | Path) -> dict:
 
 def check_truth_finite(evaluation: Evaluation, slang_target: dict, domain) -> None:
     """Raises UserError if the GPU-evaluated truth of a Slang target is NaN or infinite at some
-    cell centre (expressions are checked in numpy before compiling, app.targets.check_finite)."""
+    cell centre (expressions are checked in numpy before compiling, app.finite_truth.check_finite)."""
     truths = evaluation.truths
     bad = np.argwhere(~np.isfinite(truths))
     if bad.size:

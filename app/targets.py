@@ -15,7 +15,6 @@ from collections.abc import Callable
 import numpy as np
 
 from .errors import UserError
-from .grid import grid_centres
 from .resources import asset
 
 TUTORIAL_TARGETS = ["(x + y) / (1 + y*y)", "2*x + y", "0.5*x*x + 1.2*y", "x + 0.5*y*y"]
@@ -35,6 +34,7 @@ _NUMPY = {
     "max": np.maximum,
 }
 _BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+CONSTANTS = {"pi": math.pi, "e": math.e}  # names a target may use besides x and y
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 MAX_TARGET_LENGTH = 500  # characters: far more than any formula a user types...
@@ -58,13 +58,22 @@ def _fail(text: str, column: int | None, problem: str) -> TargetError:
     return TargetError(f"target {_shown(text)!r}{where}: {problem}", column)
 
 
-def _check(node: ast.AST, text: str, lead: int) -> None:
-    """Accepts numbers, x, y, + - * /, ** (as pow), unary +/-, parentheses and the listed
-    functions; anything else (names, attributes, subscripts, strings, calls of other names,
-    comparisons, lambdas...) is an error at its column."""
-    column = getattr(node, "col_offset", -1) + 1 + lead
+def _carets_as_powers(text: str) -> tuple[str, list[int]]:
+    """`text` with each ^ spelled ** (a power, as most people and calculators write it; `^` has
+    no other meaning here, Python's exclusive or being no operator of targets), and for each
+    character of the result, plus one past its end, the 0-based index in `text` it came from:
+    columns name what the user typed. ** keeps Python's rules: x^2^3 is x^(2^3), -x^2 is -(x^2)."""
+    origin = [i for i, char in enumerate(text) for _ in range(2 if char == "^" else 1)]
+    return text.replace("^", "**"), origin + [len(text)]
+
+
+def _check(node: ast.AST, text: str, origin: list[int]) -> None:
+    """Accepts numbers, x, y, pi, e, + - * /, ** and ^ (as pow), unary +/-, parentheses and the
+    listed functions; anything else (names, attributes, subscripts, strings, calls of other
+    names, comparisons, lambdas...) is an error at its column (origin: parse_target's map)."""
+    column = origin[max(getattr(node, "col_offset", 0), 0)] + 1
     if isinstance(node, ast.Expression):
-        return _check(node.body, text, lead)
+        return _check(node.body, text, origin)
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         try:
             value = float(node.value)
@@ -74,18 +83,18 @@ def _check(node: ast.AST, text: str, lead: int) -> None:
             raise _fail(text, column, "the number is too large for a 32-bit float")
         return
     if isinstance(node, ast.Name):
-        if node.id not in ("x", "y"):
-            raise _fail(text, column, f"unknown name {node.id!r} (use x and y)")
+        if node.id not in ("x", "y", *CONSTANTS):
+            raise _fail(text, column, f"unknown name {node.id!r} (use x, y, pi and e)")
         return
     if isinstance(node, ast.BinOp) and (type(node.op) in _BINARY or isinstance(node.op, ast.Pow)):
-        _check(node.left, text, lead)
-        return _check(node.right, text, lead)
+        _check(node.left, text, origin)
+        return _check(node.right, text, origin)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return _check(node.operand, text, lead)
+        return _check(node.operand, text, origin)
     if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name):
         raise _fail(
             text,
-            node.func.col_offset + 1 + lead,
+            origin[node.func.col_offset] + 1,
             f"{_describe(node.func)} is not allowed (only the listed functions can be called)",
         )
     if isinstance(node, ast.Call) and not node.keywords:
@@ -96,12 +105,12 @@ def _check(node: ast.AST, text: str, lead: int) -> None:
         if len(node.args) != arity or any(isinstance(a, ast.Starred) for a in node.args):
             raise _fail(text, column, f"{name} takes {arity} argument{'s' if arity > 1 else ''}")
         for arg in node.args:
-            _check(arg, text, lead)
+            _check(arg, text, origin)
         return
     raise _fail(
         text,
         column,
-        f"{_describe(node)} is not allowed (numbers, x, y, + - * / **, parentheses "
+        f"{_describe(node)} is not allowed (numbers, x, y, pi, e, + - * / ** ^, parentheses "
         f"and {', '.join(sorted(_FUNCTIONS_1 | _FUNCTIONS_2))})",
     )
 
@@ -164,20 +173,25 @@ def parse_target(text: str) -> ast.Expression:
     deep = _bracket_depth_column(text)
     if deep is not None:
         raise _fail(text, deep, f"parentheses are nested more than {MAX_TARGET_DEPTH} levels deep")
-    lead = len(text) - len(text.lstrip())
+    spelled, origin = _carets_as_powers(text)
+    lead = len(spelled) - len(spelled.lstrip())
+    origin = origin[lead:]  # by offset in the stripped text that Python parses
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = ast.parse(spelled.strip(), mode="eval")
     except SyntaxError as error:
         if "null bytes" in (error.msg or ""):
             raise _fail(text, None, "it contains a NUL character") from None
-        raise _fail(text, _syntax_column(text.strip(), error) + lead, error.msg or "invalid syntax") from None
+        offset = min(_syntax_column(spelled.strip(), error) - 1, len(origin) - 1)
+        raise _fail(text, origin[offset] + 1, error.msg or "invalid syntax") from None
     except ValueError:  # a NUL character, on some Python versions
         raise _fail(text, None, "it contains a NUL character") from None
     except (RecursionError, MemoryError):
         raise _fail(text, None, "it is nested too deeply") from None
     if _depth(tree) > MAX_TARGET_DEPTH:
         raise _fail(text, None, f"it is nested more than {MAX_TARGET_DEPTH} levels deep")
-    _check(tree, text, lead)
+    # ast's columns count UTF-8 bytes: the map is spread over each character's bytes for _check
+    in_bytes = [origin[i] for i, char in enumerate(spelled.strip()) for _ in char.encode("utf-8", "surrogatepass")]
+    _check(tree, text, in_bytes + [origin[-1]])
     return tree
 
 
@@ -210,7 +224,7 @@ def _to_slang(node: ast.AST) -> str:
     if isinstance(node, ast.Constant):
         return repr(float(node.value))
     if isinstance(node, ast.Name):
-        return f"p.{node.id}"
+        return repr(CONSTANTS[node.id]) if node.id in CONSTANTS else f"p.{node.id}"
     if isinstance(node, ast.BinOp):
         if isinstance(node.op, ast.Pow):
             return _power_to_slang(node.left, node.right)
@@ -233,7 +247,7 @@ def _to_numpy(node: ast.AST, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if isinstance(node, ast.Constant):
         return np.full_like(x, float(node.value))
     if isinstance(node, ast.Name):
-        return x if node.id == "x" else y
+        return np.full_like(x, CONSTANTS[node.id]) if node.id in CONSTANTS else x if node.id == "x" else y
     if isinstance(node, ast.BinOp):
         a, b = _to_numpy(node.left, x, y), _to_numpy(node.right, x, y)
         if isinstance(node.op, ast.Pow):
@@ -256,25 +270,6 @@ def target_to_numpy(text: str, dtype=np.float64) -> Callable[[np.ndarray, np.nda
             return _to_numpy(tree, x, y)
 
     return evaluate
-
-
-def check_finite(targets, domain, grid: int) -> None:
-    """Raises UserError naming the first target that is NaN or infinite somewhere on the grid's
-    cell centres or the domain's corners, evaluated in float32 as the GPU does (so that a domain
-    wide enough to overflow is caught too): such a truth can't be learned, and training on it
-    would only report a non-finite loss."""
-    x, y = grid_centres(domain, grid)
-    x = np.concatenate([x.ravel(), [domain[0], domain[1], domain[0], domain[1]]])
-    y = np.concatenate([y.ravel(), [domain[2], domain[2], domain[3], domain[3]]])
-    for k, text in enumerate(targets):
-        values = np.broadcast_to(target_to_numpy(text, np.float32)(x, y), x.shape)
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            i = bad[0]
-            raise UserError(
-                f"target f{k + 1} = {text!r} is {values[i]} at x = {x[i]:.4g}, y = {y[i]:.4g}: "
-                f"a target must be finite over the whole domain"
-            )
 
 
 PRESET_FILE = asset("targets.json")

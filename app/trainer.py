@@ -86,7 +86,7 @@ class Trainer:
         self.gradient_slots = self.gpu.buffer(slots * 4)
         self.loss_slots = self.gpu.buffer(self.launch.loss_slot_count * 4)
         self.units = StepUnits(self.plan, self.launch, self.batch_size)
-        self._abandon_step()
+        self.abandon_step()
 
     def set_data(self, data: PointData) -> None:
         """New points from the next step on, their epochs from the start; a step recorded in part
@@ -97,9 +97,9 @@ class Trainer:
         if self.batch_size != batch:
             self._size_slots()
         elif self.progress.started:
-            self._abandon_step()
+            self.abandon_step()
 
-    def _abandon_step(self) -> None:
+    def abandon_step(self) -> None:
         """Drops a step recorded only in part: its gradient and loss sums are cleared."""
         with self.gpu.submit(wait=False) as encoder:
             self._clear_sums(encoder)
@@ -118,7 +118,7 @@ class Trainer:
         self.step = self.samples_seen = self.data_position = 0
         self.reset_optimizer()
         if self.progress.started:
-            self._abandon_step()
+            self.abandon_step()
 
     def reset_optimizer(self) -> None:
         """Zero optimizer state and a fresh bias correction; the parameters stay."""
@@ -154,7 +154,7 @@ class Trainer:
         self.step, self.optimizer_steps, self.samples_seen = step, optimizer_steps, samples_seen
         self.data_position = data_position
         if self.progress.started:
-            self._abandon_step()
+            self.abandon_step()
 
     def parameters(self) -> np.ndarray:
         """The fp32 master parameters, flat in the plan's layout."""

@@ -15,7 +15,7 @@ from old_checkpoints import full_series_bytes
 
 from app import checkpoint as ckpt
 from app.config import Config
-from app.headless import _loss_csv
+from app.headless import loss_csv as _loss_csv
 from app.history import BUCKETS, COLUMNS, RECENT, LossRecord, Run, RunHistory
 from app.plan import plan_for
 from app.ui.panels.loss_plot import MAX_POINTS, curve
@@ -269,3 +269,21 @@ def test_plot_curve_groups_rows_keeping_min_mean_max():
         chunk = losses[int(first[i]) - 1 : int(last[i])]
         assert count[i] == len(chunk) and low[i] == chunk.min() and high[i] == chunk.max()
         assert mean[i] == pytest.approx(chunk.mean(), rel=1e-12)
+
+
+def test_drop_after_forgets_recent_points_then_whole_buckets():
+    """Back to step N after a divergence: the record forgets what came after N, recent points
+    one by one and older buckets whole, and goes on appending from there."""
+    record = LossRecord()
+    record.extend(np.arange(1, 101, dtype=np.float64), np.arange(100, dtype=np.float64))
+    record.drop_after(60)
+    assert record.count == 60 and record.last_x == 60
+    record.extend([61.0], [5.0])
+    assert record.count == 61 and record.last == 5.0
+    n = RECENT + 3 * BUCKETS  # bucketed: span 1 then merged, buckets hold older steps
+    long = LossRecord()
+    long.extend(np.arange(1, n + 1, dtype=np.float64), np.ones(n))
+    first_recent = long.recent_x[0]
+    long.drop_after(first_recent - 1000)
+    assert long.recent_x.size == 0 and long.buckets[-1, 0] <= first_recent - 1000
+    assert long.count == long.buckets[:, 2].sum()

@@ -7,9 +7,12 @@ import re
 
 import numpy as np
 import pytest
+from reference import grid_centres
 
 from app.config import Config, validate
 from app.errors import UserError
+from app.evaluation import GridEvaluator
+from app.finite_truth import TRUTH_LIMIT, check_finite
 from app.plan import plan_for
 from app.shadergen import network_source
 from app.targets import (
@@ -32,6 +35,9 @@ VALID = {
     "sqrt(x*x + y*y) + log(3 + x) + tan(0.5*y)": lambda x, y: np.hypot(x, y) + np.log(3 + x) + np.tan(0.5 * y),
     "pow(2 + x, 1.5) + 1e-3 + 0x10 * 1_000 * y": lambda x, y: (2 + x) ** 1.5 + 1e-3 + 16000 * y,
     "-(-x) + +y # a comment: } void f() {": lambda x, y: x + y,
+    # ^ is a power, as ** (right-associative, above unary minus); pi and e are constants
+    "-x^2 + (x + y)^3 - 2^y^2 + x^-1": lambda x, y: -(x**2) + (x + y) ** 3 - 2 ** (y**2) + 1 / x,
+    "e^x * pi + 2e-1*e - pi^2": lambda x, y: np.e**x * np.pi + 0.2 * np.e - np.pi**2,
 }
 
 # (text, the column the error names or None, a word of the message)
@@ -57,6 +63,12 @@ INVALID = [
     ("(x, y)", 1, "a tuple"),
     ("1e39 * x", 1, "too large for a 32-bit float"),
     ("1" + "0" * 400 + " + x", 1, "too large"),
+    # columns name the typed text, where each ^ is one character (Python parses it as **)
+    ("x^2 + t", 7, "unknown name 't'"),
+    ("  x^2^3 + sin(y)^2 @ x", 11, "this operator"),
+    ("x^", 3, "invalid syntax"),
+    ("x ^ ^ 2", 5, "invalid syntax"),
+    ("x^2 < y", 1, "a comparison"),
 ]
 
 HOSTILE = [
@@ -141,3 +153,57 @@ def test_presets_are_the_issues_list_and_all_pass_the_grammar():
     for expressions in presets.values():
         for text in expressions:
             assert np.all(np.isfinite(target_to_numpy(text)(np.linspace(-1, 1, 9), np.linspace(-1, 1, 9))))
+
+
+def test_a_caret_is_the_power_that_two_stars_are():
+    for caret, stars in [("x^2", "x**2"), ("-x^2", "-(x**2)"), ("x^2^3", "x**(2**3)"), ("2^-y", "2**(-y)")]:
+        assert target_to_slang(caret) == target_to_slang(stars), caret
+    x = np.array([-1.5, 0.5, 2.0])
+    np.testing.assert_array_equal(target_to_numpy("-x^2")(x, x), -(x**2))  # not (-x)**2
+    assert target_to_numpy("2^3^2")(1.0, 1.0) == 512.0  # 2^(3^2), not (2^3)^2 = 64
+
+
+def test_pi_and_e_do_not_clash_with_numbers():
+    assert target_to_numpy("1e-1*e + 2E1 + e")(0.0, 0.0) == pytest.approx(0.1 * np.e + 20 + np.e)
+    assert target_to_slang("e") == repr(np.e) and target_to_slang("pi") == repr(np.pi)
+    with pytest.raises(TargetError, match="unknown name 'ex'"):
+        parse_target("ex + 1")
+
+
+def test_a_caret_target_on_the_gpu_matches_numpy_and_its_derivatives(make_trainer):
+    """The Slang printed for ^ (truth and Slang's forward derivative) against the numpy twin and
+    the closed-form derivatives."""
+    text = "-x^2 + (x + y)^3 - 2^y^2 + e^x*pi"
+    evaluation = GridEvaluator(make_trainer(targets=[text, "x"]), 20).evaluate()
+    x, y = (a.astype(np.float64) for a in grid_centres([-1, 1, -1, 1], 20))
+    np.testing.assert_allclose(evaluation.truths[..., 0], target_to_numpy(text)(x, y), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        evaluation.truths[..., 0], -(x**2) + (x + y) ** 3 - 2 ** (y**2) + np.exp(x) * np.pi, rtol=1e-5, atol=1e-5
+    )
+    d = evaluation.derivatives[..., 0, :].astype(np.float64)
+    np.testing.assert_allclose(d[..., 2], -2 * x + 3 * (x + y) ** 2 + np.exp(x) * np.pi, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(d[..., 3], 3 * (x + y) ** 2 - 2 ** (y**2) * np.log(2) * 2 * y, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("1/x", "is inf at x = 0"),  # no cell centre is on x = 0; the line x = 0 is checked
+        ("x/(x*y)", "is nan at x = 0"),
+        ("1/(x + 1e-9)", "is 1e+09 at x = 0"),  # finite, but a pole the points come close to
+        ("exp(30*x)", "is 1.069e+13 at x = 1"),
+    ],
+)
+def test_a_truth_infinite_or_beyond_the_limit_on_the_domain_is_refused(text, words):
+    with pytest.raises(UserError) as error:
+        check_finite([text], [-1, 1, -1, 1], 64)
+    message = str(error.value)
+    assert words in message and "must be finite over the whole domain, within ±1e+06" in message, message
+    assert "\n" not in message
+
+
+def test_a_large_truth_within_the_limit_is_accepted():
+    check_finite(["1000*sin(x) + x^2", "1/x"], [0.5, 1, -1, 1], 64)  # 1/x: 0 is off the domain
+    check_finite([f"{TRUTH_LIMIT} * x"], [-1, 1, -1, 1], 64)
+    with pytest.raises(UserError):
+        check_finite([f"{TRUTH_LIMIT * 1.01} * x"], [-1, 1, -1, 1], 64)

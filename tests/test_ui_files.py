@@ -144,12 +144,40 @@ def test_bad_file_changes_nothing_and_says_why(ui, dialogs, tmp_path):
     assert "not loaded" in ui.app.notice[0] and "checksum" in ui.app.notice[0]
 
 
-def test_without_a_dialog_program(ui, monkeypatch, tmp_path):
+def test_without_a_dialog_program_the_window_asks_for_the_path(ui, monkeypatch, tmp_path):
+    """Issue 16, Found 5: without zenity or kdialog, Save, Export and Load each open a path field
+    in the window, filled in with a file in the cache folder (the newest checkpoint, to load)."""
+    from test_ui_offscreen import _type
+
     monkeypatch.setattr(files, "dialogs_available", lambda: False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    _choose(ui, "load")
-    assert "--resume" in ui.app.notice[0] and "zenity" in ui.app.notice[0]
     _choose(ui, "save")
-    saved = list((tmp_path / "slang-visual-trainer" / "checkpoints").glob("*.ckpt"))
-    assert len(saved) == 1 and ckpt.load(saved[0]).step > 0
+    assert ui.app.files.prompt.action == "save"
+    folder = tmp_path / "slang-visual-trainer" / "checkpoints"
+    assert ui.app.files.prompt.text.startswith(str(folder / "visual-trainer-"))
+    ui.click(*_centre(ui, "path ok"))
+    saved = list(folder.glob("*.ckpt"))
+    assert len(saved) == 1 and ckpt.load(saved[0]).step > 0 and ui.app.files.prompt is None
     assert str(saved[0]) in ui.app.notice[0]
+    kept = ckpt.load(saved[0])
+
+    ui.frame(4)  # it trains on past the checkpoint
+    _choose(ui, "load")
+    assert ui.app.files.prompt.text == str(saved[0]), "the newest checkpoint is offered"
+    ui.click(*_centre(ui, "path field"))
+    _type(ui, str(tmp_path / "missing.ckpt"))
+    assert ui.app.files.prompt is not None and "cannot read" in ui.app.files.prompt.error, "kept open, with why"
+    assert ui.session.trainer.step > kept.step
+    ui.app.running = False  # to compare with what was saved
+    ui.click(*_centre(ui, "path field"))
+    _type(ui, str(saved[0]))
+    ui.frame()
+    assert ui.app.files.prompt is None
+    after = _state(ui.session)
+    assert np.array_equal(after[0], kept.master) and after[2] == kept.step, "loaded from the typed path"
+
+    _choose(ui, "export")
+    assert "exports" in ui.app.files.prompt.text
+    ui.click(*_centre(ui, "path cancel"))
+    assert ui.app.files.prompt is None
+    assert list((tmp_path / "slang-visual-trainer" / "exports").glob("*.slang")) == [], "cancelled: nothing written"

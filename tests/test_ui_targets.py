@@ -110,3 +110,69 @@ def test_views_neurons_and_gradient_check(ui):
     check = ui.app.grad_check
     assert check is not None and check.passed and check.parameters == 148
     assert "gradient check result" in ui.app.rects
+
+
+def _key(ui, key) -> None:
+    """One key pressed and released, a frame each."""
+    for down in (True, False):
+        ui.renderer.make_current()
+        imgui.get_io().add_key_event(key, down)
+        ui.frame()
+
+
+def _shown(ui, name: str) -> bool:
+    """Whether the last frame drew the widget remembered as `name` (rects outlive their frames)."""
+    ui.app.rects.pop(name, None)
+    ui.frame()
+    return name in ui.app.rects
+
+
+def test_text_not_entered_stays_unapplied_and_enter_escape_caret_and_poles(ui):
+    """Issue 16, Found 11: a click away neither applies a field nor loses what was typed in it
+    (the field keeps it, marked "not applied"; Enter applies the text the widget kept, Escape
+    goes back); x^2 is a power on the GPU as in numpy; 1/x is refused under its field."""
+    ui.click(*_centre(ui, "pause"))
+    edits = ui.app.targets
+    ui.click(*_centre(ui, "target f2"))
+    ui.renderer.make_current()
+    imgui.get_io().add_input_characters_utf8(" + 3*x")
+    ui.frame()
+    ui.click(*_centre(ui, "pause"))  # away from the field, without Enter
+    ui.click(*_centre(ui, "pause"))
+    assert ui.session.rebuild is None and ui.session.config.targets[1] == "2*x + y", "not applied"
+    assert edits.texts[1] == "2*x + y + 3*x" and edits.unapplied == {1}, "what was typed is kept"
+    assert _shown(ui, "target f2 unapplied")
+    field, hint = ui.app.rects["target f2"], ui.app.rects["target f2 unapplied"]
+    assert 0 <= hint[1] - field[3] < 25, "the hint is right under the field"
+    # Another field applied by Enter (with ^ as the power): the unapplied text survives its rebuild.
+    ui.click(*_centre(ui, "target f3"))
+    _type(ui, "x^2 - y")
+    assert ui.session.rebuild is not None and ui.session.rebuild.config.targets[2] == "x^2 - y"
+    _rebuilt(ui)
+    assert ui.session.config.targets[1:3] == ["2*x + y", "x^2 - y"] and edits.texts[1] == "2*x + y + 3*x"
+    truth = ui.session.evaluator.evaluate().truths[..., 2]
+    x, y = grid_centres([-1, 1, -1, 1], 64)
+    np.testing.assert_allclose(truth, x**2 - y, atol=1e-6)
+    # Enter in f2, nothing typed: the text the field kept is what applies.
+    ui.click(*_centre(ui, "target f2"))
+    _key(ui, imgui.Key.enter)
+    assert ui.session.rebuild is not None and ui.session.rebuild.config.targets[1] == "2*x + y + 3*x"
+    assert not edits.unapplied and not _shown(ui, "target f2 unapplied")
+    _rebuilt(ui)
+    # Escape after typing: the field shows the applied target again, nothing is rebuilt.
+    ui.click(*_centre(ui, "target f2"))
+    ui.renderer.make_current()
+    imgui.get_io().add_input_characters_utf8(" - 7")
+    ui.frame()
+    assert edits.unapplied == {1}
+    _key(ui, imgui.Key.escape)
+    assert edits.texts[1] == "2*x + y + 3*x" and not edits.unapplied and ui.session.rebuild is None
+    # A pole on the domain: one line under the field, the network and its targets kept.
+    before = ui.session.trainer.parameters()
+    ui.click(*_centre(ui, "target f2"))
+    _type(ui, "1/x")
+    error = str(edits.errors[1])
+    assert "'1/x' is inf at x = 0" in error and "must be finite over the whole domain" in error, error
+    assert "\n" not in error and ui.session.rebuild is None and ui.session.config.targets[1] == "2*x + y + 3*x"
+    assert np.array_equal(ui.session.trainer.parameters(), before)
+    assert _shown(ui, "target f2 error")

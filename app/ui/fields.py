@@ -3,6 +3,7 @@ optimizer's hyper-parameters by their Hyper (app/optimizers.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from imgui_bundle import imgui
@@ -10,6 +11,7 @@ from imgui_bundle import imgui
 from ..components import FEATURES
 from ..config import FIELDS, Config
 from ..optimizers import Hyper
+from ..ui.sliders import real, typed_slider, whole
 from ..ui.style import field_error
 
 FEATURE_LABELS = {name: feature.label for name, feature in FEATURES.items()}
@@ -24,19 +26,35 @@ def widget_fields(kind: str, config: Config) -> list[str]:
     ]
 
 
-def draw_field(name: str, config: Config, label: str | None = None) -> Any | None:
-    """The field's widget (labelled `label`, its label by default); returns the value the user
-    chose, or None where nothing changed."""
+def draw_field(app, name: str, config: Config, apply: Callable[[Any], None], label: str | None = None) -> None:
+    """The field's widget (labelled `label`, its label by default); the value the user chose
+    goes to `apply`, which reports a refused one in app.field_errors under the field's label. A
+    slider's Ctrl+click types the value (app/ui/sliders.py)."""
     spec, value = FIELDS[name], getattr(config, name)
     if spec.widget == "combo":
         options = spec.check.options
         changed, index = imgui.combo(label or spec.label, options.index(value), list(options))
-        return options[index] if changed else None
+        if changed:
+            apply(options[index])
+        field_error(app, spec.label)
+        return
     if spec.widget == "slider":
-        changed, value = imgui.slider_int(spec.label, value, spec.check.low, spec.check.high)
-        return value if changed else None
+        typed_slider(
+            app,
+            spec.label,
+            spec.label,
+            lambda flags: imgui.slider_int(spec.label, value, spec.check.low, spec.check.high, "%d", flags),
+            str(value),
+            whole(spec.label),
+            apply,
+        )
+        return
     if spec.widget == "checks":  # a Subset: one checkbox an option, at least one kept
-        return _checks(spec.label, spec.check.options, value)
+        chosen = _checks(spec.label, spec.check.options, value)
+        if chosen is not None:
+            apply(chosen)
+        field_error(app, spec.label)
+        return
     raise ValueError(f"{name} has no widget this module draws ({spec.widget!r})")
 
 
@@ -68,16 +86,25 @@ def draw_hyper(app, hyper: Hyper) -> None:
     """One hyper-parameter of the current optimizer, applied to the session as it changes."""
     value = getattr(app.config, hyper.field)
     if hyper.slider is not None:
-        changed, value = imgui.slider_float(
-            hyper.name, value, *hyper.slider, hyper.format, imgui.SliderFlags_.always_clamp
+
+        def slider(flags: int) -> tuple[bool, float]:
+            flags |= imgui.SliderFlags_.always_clamp
+            changed, moved = imgui.slider_float(hyper.name, value, *hyper.slider, hyper.format, flags)
+            return changed, round(moved, hyper.digits)
+
+        typed_slider(
+            app,
+            hyper.name,
+            hyper.name,
+            slider,
+            hyper.format % value,
+            real(hyper.name),
+            lambda typed: app.apply_hot(hyper.name, **{hyper.field: typed}),
         )
-        app.remember(hyper.name, hyper.name)
-        if changed:
-            app.apply_hot(hyper.name, **{hyper.field: round(value, hyper.digits)})
-    else:
-        flags = imgui.InputTextFlags_.enter_returns_true
-        changed, value = imgui.input_double(hyper.name, value, 0.0, 0.0, hyper.format, flags)
-        app.remember(hyper.name)
-        if changed:
-            app.apply_hot(hyper.name, **{hyper.field: value})
+        return
+    flags = imgui.InputTextFlags_.enter_returns_true
+    changed, value = imgui.input_double(hyper.name, value, 0.0, 0.0, hyper.format, flags)
+    app.remember(hyper.name)
+    if changed:
+        app.apply_hot(hyper.name, **{hyper.field: value})
     field_error(app, hyper.name)

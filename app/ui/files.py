@@ -2,15 +2,17 @@
 portable_file_dialogs, polled once a frame so that the window keeps drawing while one is open,
 then the core's image, checkpoint and export code.
 
-On Linux the dialogs are zenity or kdialog run as programs. Where neither is installed, saving
-and exporting go to the app's cache folder (as F12 screenshots do) and the notice says where;
-loading then needs --resume (an image, --image; a CSV, --dataset), and the notice says so."""
+On Linux the dialogs are zenity or kdialog run as programs. Where neither is installed, the
+window asks for the path itself (app/ui/path_prompt.py): a text field, filled in with a file in
+the app's cache folder (the newest checkpoint there, to load), or the working folder (an image or
+a CSV to open)."""
 
 from __future__ import annotations
 
 import datetime
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from imgui_bundle import portable_file_dialogs as pfd
@@ -40,15 +42,29 @@ def _with_suffix(path: str, suffix: str) -> Path:
     return chosen if chosen.suffix else chosen.with_suffix(suffix)
 
 
+TITLES = {"save": "Save checkpoint", "load": "Load checkpoint", "export": "Export Slang"}
+
+
+@dataclass
+class PathPrompt:
+    """The in-app path field shown instead of a dialog program."""
+
+    action: str  # "save", "load" or "export"
+    text: str
+    error: str = ""  # why the last path typed was not taken
+    focus: bool = True
+
+
 class FileActions:
     def __init__(self, app):
         self.app = app
         self.pending: tuple[str, object] | None = None  # (action, open dialog)
+        self.prompt: PathPrompt | None = None  # without a dialog program
 
     # ---- requests from the menu ------------------------------------------------------------
     def request(self, action: str) -> None:
-        """`action` is "save", "load", "export" or "csv"; one dialog at a time."""
-        if self.pending is not None:
+        """`action` is "save", "load", "export", "image" or "csv"; one dialog at a time."""
+        if self.pending is not None or self.prompt is not None:
             return
         if not dialogs_available():
             self._without_dialog(action)
@@ -80,52 +96,54 @@ class FileActions:
         path = (answer[0] if answer else "") if isinstance(answer, list) else answer
         if path:
             actions = {"save": self.save, "load": self.load, "export": self.export}
-            actions |= {"csv": self.app.data.load_csv, "image": self.open_image}
+            actions |= {"csv": self.load_csv, "image": self.open_image}
             actions[action](path)
 
     def _without_dialog(self, action: str) -> None:
-        missing = "no file dialog program (install zenity or kdialog)"
-        if action in ("load", "image"):
-            option = "--resume FILE to load a checkpoint" if action == "load" else "--image FILE to open an image"
-            self.app.say(f"{missing}: start the app with {option}", ERROR_SECONDS)
+        self.prompt = PathPrompt(action, str(_default_path(action)))
+
+    def submit_prompt(self) -> None:
+        """The path field's Enter: the action on its path; a failure keeps the field open."""
+        prompt = self.prompt
+        path = prompt.text.strip()
+        if not path:
+            prompt.error = "type a path"
             return
-        if action == "csv":
-            self.app.say(f"{missing}: start the app with --dataset FILE.csv to load points", ERROR_SECONDS)
-            return
-        folder = cache_dir() / ("checkpoints" if action == "save" else "exports")
-        stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}"
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            self.app.say(f"{missing}, and {folder} cannot be made: {error.strerror or error}", ERROR_SECONDS)
-            return
-        if action == "save":
-            self.save(str(folder / f"visual-trainer-{stamp}.ckpt"), f"{missing}; ")
+        actions = {"save": self.save, "load": self.load, "export": self.export}
+        actions |= {"image": self.open_image, "csv": self.load_csv}
+        problem = actions[prompt.action](path)
+        if problem is None:
+            self.prompt = None
         else:
-            self.export(str(folder / f"trained_network_{stamp}.slang"), f"{missing}; ")
+            prompt.error = problem
 
     # ---- the actions -----------------------------------------------------------------------
-    def save(self, path: str, note: str = "") -> None:
+    # Each returns None when done, or why not (also shown as the notice).
+    def _failed(self, message: str) -> str:
+        self.app.say(message, ERROR_SECONDS)
+        return message
+
+    def save(self, path: str) -> str | None:
         target = _with_suffix(path, ".ckpt")
         try:
             checkpoint.save(target, checkpoint.capture(self.app.session))
         except OSError as error:
-            self.app.say(f"checkpoint not saved: {error.strerror or error} ({target})", ERROR_SECONDS)
-            return
-        self.app.say(f"{note}checkpoint saved: {target}")
+            return self._failed(f"checkpoint not saved: {error.strerror or error} ({target})")
+        self.app.say(f"checkpoint saved: {target}")
+        return None
 
-    def export(self, path: str, note: str = "") -> None:
+    def export(self, path: str) -> str | None:
         target = _with_suffix(path, ".slang")
         try:
             session = self.app.session
             for file, data in export_files(session.trainer, target, data_entry(session)):  # a grid's tables beside it
                 write_atomic(file, data)
         except OSError as error:
-            self.app.say(f"Slang not exported: {error.strerror or error} ({target})", ERROR_SECONDS)
-            return
-        self.app.say(f"{note}Slang exported: {target}")
+            return self._failed(f"Slang not exported: {error.strerror or error} ({target})")
+        self.app.say(f"Slang exported: {target}")
+        return None
 
-    def open_image(self, path: str) -> None:
+    def open_image(self, path: str) -> str | None:
         """An image as the new truth, over the domain that keeps its aspect ratio; built in the
         background as Apply does. A file that is not a usable image is a message, and the
         current network trains on."""
@@ -136,25 +154,28 @@ class FileActions:
             )
             self.app.session.start_rebuild(config)
         except UserError as error:
-            self.app.say(f"image not opened: {first_line(error)}", ERROR_SECONDS)
-            return
+            return self._failed(f"image not opened: {first_line(error)}")
         self.app.say(f"building the network for {Path(path).name} ({info['width']}x{info['height']})...")
+        return None
 
-    def load(self, path: str) -> None:
+    def load_csv(self, path: str) -> None:
+        """A CSV of points, read in the background (app/ui/data_edits.py reports a bad one)."""
+        self.app.data.load_csv(path)
+
+    def load(self, path: str) -> str | None:
         """The current network stays unless the file is a valid checkpoint; one of another
         architecture is built in the background first, as Apply does, then put in."""
         try:
             saved = checkpoint.load(path)
         except UserError as error:
-            self.app.say(f"not loaded: {error}", ERROR_SECONDS)
-            return
+            return self._failed(f"not loaded: {error}")
         session = self.app.session
         if saved.config.structure() == session.config.structure():
             session.cancel_rebuild()
             checkpoint.restore(session, saved)
             self.app.on_new_network()
             self.app.say(f"checkpoint loaded: step {saved.step:,}")
-            return
+            return None
 
         def put_in(rebuilt) -> None:
             checkpoint.restore(rebuilt, saved)
@@ -163,6 +184,24 @@ class FileActions:
         try:
             session.start_rebuild(saved.config, then=put_in)
         except UserError as error:
-            self.app.say(f"not loaded: {first_line(error)}", ERROR_SECONDS)
-            return
+            return self._failed(f"not loaded: {first_line(error)}")
         self.app.say("building the checkpoint's network...")
+        return None
+
+
+def _default_path(action: str) -> Path:
+    """What the path field starts with: a new file in the cache folder to save or export to (the
+    folder made where it can be), the newest checkpoint there to load."""
+    if action in ("image", "csv"):  # something of the user's to open: from the working folder
+        return Path.cwd() / ("image.png" if action == "image" else "points.csv")
+    stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}"
+    folder = cache_dir() / ("exports" if action == "export" else "checkpoints")
+    if action == "load":
+        found = [p for p in (*folder.glob("*.ckpt"), cache_dir() / "autosave.ckpt") if p.is_file()]
+        return max(found, key=lambda p: p.stat().st_mtime) if found else Path.cwd() / "run.ckpt"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        folder = Path.cwd()
+    name = f"trained_network_{stamp}.slang" if action == "export" else f"visual-trainer-{stamp}.ckpt"
+    return folder / name

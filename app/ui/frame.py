@@ -1,5 +1,10 @@
 """The one frame function shared by the window loop, the offscreen renderer and the benchmark:
-UI -> the session's training and evaluation work -> UI drawing, all in one command encoder."""
+the session's training submitted -> UI built while the GPU trains -> evaluation and UI drawing
+in one command encoder.
+
+No exception leaves a frame (app/ui/failures.py): each panel, the UI around them, the frame's
+updates, its training work and what it reads back are caught apart, logged and shown in one
+line, and the frame goes on without the part that failed."""
 
 from __future__ import annotations
 
@@ -9,11 +14,13 @@ from collections.abc import Callable
 import slangpy as spy
 from imgui_bundle import imgui
 
-from ..ui import layout, menu
+from ..frame_driver import FrameWork
+from ..ui import layout, menu, path_prompt, restore
+from ..ui.failures import guarded, guarded_ui
 from ..ui.panels import neuron_view, training
 from ..ui.panels.table import LOSS, PANELS
 from ..ui.state import AppState
-from ..ui.style import TRANSPARENT, WINDOW_BG
+from ..ui.style import BAD, MUTED, TRANSPARENT, WINDOW_BG
 
 BACKGROUND = list(WINDOW_BG)  # the frame is cleared to the panels' background
 
@@ -33,13 +40,34 @@ def draw_ui(app: AppState) -> None:
         expanded = imgui.begin(panel.title, None, panel.flags)[0]
         imgui.pop_style_color()
         if expanded:
-            panel.draw(app)
+            part = f"the {panel.title} panel"
+            if not guarded_ui(app, part, lambda panel=panel: panel.draw(app)):
+                _failed(app, part)
         app.remember_window(panel.title)
         imgui.end()
     if app.selected_neuron is not None and LOSS in app.windows:  # drawn over the Loss panel
-        neuron_view.draw(app, app.windows[LOSS])
+        guarded_ui(app, "the neuron view", lambda: neuron_view.draw(app, app.windows[LOSS]))
+    guarded_ui(app, "the restore prompt", lambda: restore.draw_offer(app))
+    guarded_ui(app, "the path field", lambda: path_prompt.draw(app))
     training.shortcuts(app)
     menu.notice(app)
+
+
+def _failed(app: AppState, part: str) -> None:
+    """What a panel that raised shows instead of what it could not draw."""
+    imgui.push_text_wrap_pos(0.0)
+    imgui.text_colored(BAD, app.failures.by_part[part])
+    imgui.text_colored(MUTED, "Training goes on; the rest of the window works. Details: see the menu bar.")
+    imgui.pop_text_wrap_pos()
+
+
+def _updates(app: AppState) -> None:
+    app.files.poll()
+    if app.session.poll_rebuild():
+        app.on_new_network()
+    app.targets.poll()
+    app.data.poll()
+    app.run_grad_check_if_wanted()
 
 
 def frame(
@@ -55,30 +83,23 @@ def frame(
     through the frame driver. Returns the target drawn into, or None where the frame kept what
     the target shows."""
     start = time.perf_counter()
-    app.files.poll()
-    if app.session.poll_rebuild():
-        app.on_new_network()
-    app.targets.poll()
-    app.data.poll()
-    app.run_grad_check_if_wanted()
-    work = app.frames.submit_training(app.running)
+    guarded(app, "the frame's updates", lambda: _updates(app))
+    ok, work = _recorded(app, "submitting the frame's training", lambda: app.frames.submit_training(app.running))
+    if not ok:
+        work = FrameWork(0, 0.0)
     app.renderer.begin_frame(size[0], size[1], delta_time)
-    draw_ui(app)
+    guarded_ui(app, "the window's UI", lambda: draw_ui(app))
     draw_data = app.renderer.finish()
-    target = None
-    with app.gpu.submit(wait=False) as encoder:
-        app.frames.record_frame(encoder, work, app.running)
-        gpu_draws = list(app.gpu_draws)  # what panels asked to draw on the GPU (an image view)
-        app.gpu_draws.clear()
-        for draw in gpu_draws:
-            draw(encoder)
-        redraw = app.redraw.wanted(draw_data, app.texture_state(), size, app.running, app.gpu.software)
-        if redraw or force or gpu_draws:
-            target = acquire()
-        if target is not None:
-            encoder.clear_texture_float(target, clear_value=BACKGROUND)
-            app.renderer.draw(draw_data, target, encoder)
-        app.frames.timer.mark(encoder, 4)
+    encoder = app.gpu.device.create_command_encoder()
+    ok, _ = _recorded(app, "recording the frame's work", lambda: app.frames.record_frame(encoder, work, app.running))
+    if not ok:  # dropped: a fresh encoder, every timestamp the frame reads written
+        encoder = app.gpu.device.create_command_encoder()
+        for mark in range(4):
+            app.frames.timer.mark(encoder, mark)
+        work = FrameWork(0, 0.0)
+    target = _draw(app, encoder, draw_data, size, acquire, force)
+    app.frames.timer.mark(encoder, 4)
+    app.gpu.submit_buffer(encoder.finish())
     waited = time.perf_counter()
     app.gpu.device.wait()
     waited = time.perf_counter() - waited
@@ -87,6 +108,45 @@ def frame(
         app.redraw.drawn()
     gpu_seconds = app.frames.timer.read()
     work_seconds = time.perf_counter() - start
-    app.frames.finish_frame(work, gpu_seconds, waited, work_seconds)
-    app.after_frame(work, delta_time, work_seconds, gpu_seconds)
+    guarded(
+        app, "reading the frame's results", lambda: app.frames.finish_frame(work, gpu_seconds, waited, work_seconds)
+    )
+    guarded(app, "the frame's figures", lambda: app.after_frame(work, delta_time, work_seconds, gpu_seconds))
     return target
+
+
+def _draw(app: AppState, encoder: spy.CommandEncoder, draw_data, size, acquire, force: bool) -> spy.Texture | None:
+    """The GPU drawing panels asked for (an image view) and, where wanted, the UI into the
+    target `acquire` gives; returns that target, or None where the frame kept what it shows."""
+    gpu_draws = list(app.gpu_draws)
+    app.gpu_draws.clear()
+    for draw in gpu_draws:
+        draw(encoder)
+    redraw = app.redraw.wanted(draw_data, app.texture_state(), size, app.running, app.gpu.software)
+    target = acquire() if redraw or force or gpu_draws else None
+    if target is not None:
+        encoder.clear_texture_float(target, clear_value=BACKGROUND)
+        app.renderer.draw(draw_data, target, encoder)
+    return target
+
+
+def _recorded(app: AppState, part: str, record: Callable[[], FrameWork | None]) -> tuple[bool, FrameWork | None]:
+    """(True, `record()`'s result); if it raises, the counters it advanced are put back (the
+    trainer's step, a step in pieces, the evaluation pass, the guard's snapshots), so the state
+    is the one the GPU holds, the failure is shown, and (False, None) comes back. Command
+    buffers that were already submitted when it raised still run: their steps are lost to the
+    counters, the weights keep them."""
+    session = app.session
+    parts = [session.trainer, session.evaluator, session.guard, app.frames]
+    if session.heatmaps is not None:
+        parts.append(session.heatmaps)
+    saved = [(part_, dict(vars(part_))) for part_ in parts]
+    try:
+        result = record()
+    except Exception as error:
+        for part_, attributes in saved:
+            vars(part_).clear()
+            vars(part_).update(attributes)
+        app.failures.record(part, error)
+        return False, None
+    return True, result

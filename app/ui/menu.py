@@ -6,7 +6,7 @@ import time
 
 from imgui_bundle import imgui
 
-from ..ui.style import MUTED, em
+from ..ui.style import BAD, MUTED, em
 
 KEYS = (
     ("Space", "play / pause"),
@@ -61,7 +61,22 @@ def draw(app) -> None:
             imgui.same_line(em(4))
             imgui.text_colored(MUTED, action)
         imgui.end_menu()
+    _failure(app)
     imgui.end_main_menu_bar()
+
+
+def _failure(app) -> None:
+    """The latest failure caught in a frame (app/ui/failures.py), until dismissed."""
+    line = app.failures.line
+    if not line:
+        return
+    if imgui.small_button("dismiss"):  # first: a long line may run past the window's edge
+        app.failures.dismiss()
+    app.remember("dismiss failure")
+    imgui.text_colored(BAD, line)
+    app.remember("failure")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(f"{line}\ncaught: the app and its training go on; the traceback is in the file named")
 
 
 def notice(app) -> None:

@@ -90,8 +90,8 @@ def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: s
         renderer.destroy()
 
 
-def write_run_heatmaps(session, folder) -> None:
-    """heatmaps.png of a headless run into `folder`, titled with what was trained."""
+def write_run_heatmaps(session, path) -> None:
+    """heatmaps.png of a headless run, to `path`, titled with what was trained."""
     plan, config = session.trainer.plan, session.config
     title = (
         f"Slang Visual Trainer - {session.trainer.step} steps, {plan.title}, {config.activation}, {config.precision}"
@@ -108,4 +108,4 @@ def write_run_heatmaps(session, folder) -> None:
             f"{metrics_text(session.metrics)}\n{dataset.count:,} points of {datasets.describe(dataset.source)}, "
             f"{dataset.train_count:,} to train; x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}]"
         )
-    write_heatmaps_png(session.heatmaps, title, subtitle, str(folder / "heatmaps.png"))
+    write_heatmaps_png(session.heatmaps, title, subtitle, str(path))

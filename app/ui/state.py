@@ -4,6 +4,7 @@ through it; frame.py turns it into GPU work."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import datetime
 import time
@@ -12,7 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from imgui_bundle import imgui
 
-from .. import grad_check
+from .. import grad_check, rate_probe
+from ..autosave import Offer
 from ..config import Config, fields_of
 from ..config_spec import STRUCTURE
 from ..device import cache_dir
@@ -20,15 +22,19 @@ from ..errors import UserError, first_line
 from ..evaluation import Evaluation
 from ..frame_driver import FrameDriver, FrameWork
 from ..grad_check import GradCheck
+from ..rate_probe import RateAdvice
 from ..session import Session
 from ..ui.data_edits import DataEdits
+from ..ui.failures import Failures
 from ..ui.files import FileActions
 from ..ui.heatmap_view import HeatmapLayout
 from ..ui.layout import Layout
 from ..ui.redraw import Redraw
 from ..ui.renderer import UiRenderer
+from ..ui.sliders import Typing
 from ..ui.target_edits import TargetEdits
 
+FIGURE_FRAMES = 30  # the frame figures are means over this many frames
 DIAGRAM_INTERVAL_S = 0.25  # weights read back for the diagram at most 4 times a second
 STATS_INTERVAL_S = 0.5  # the frame figures shown change at most twice a second: readable, and a
 # paused window whose figures stayed put need not draw its UI again (app/ui/redraw.py)
@@ -36,13 +42,26 @@ STATS_INTERVAL_S = 0.5  # the frame figures shown change at most twice a second:
 
 @dataclass
 class Stats:
-    frame_ms: float = 0.0  # time between frames (includes waiting for vsync)
-    work_ms: float = 0.0  # time this frame took to build, record, run and read back
+    frame_ms: float = 0.0  # time from one frame to the next (includes waiting for vsync, events)
+    work_ms: float = 0.0  # of that, the frame's build, record, run and read back
     gpu_ms: dict = field(default_factory=dict)  # "training"/"heatmaps"/"ui" -> ms, when measured
     training: str = ""  # what the budget gave training in the last frame that trained
     record_ms: float = 0.0  # CPU time recording the last frame's training
     wait_ms: float = 0.0  # CPU time waiting for the last frame's GPU work
     ui_per_second: float = 0.0  # frames that drew the UI, per second
+    # Means over the same last FIGURE_FRAMES frames: a frame's time is known only when the next
+    # begins, so each is paired with that frame's own work, which it contains. (Separate running
+    # averages, one started on a first frame that compiled for seconds, showed work > frame.)
+    _pairs: collections.deque = field(default_factory=lambda: collections.deque(maxlen=FIGURE_FRAMES))
+    _last_work: float | None = None
+
+    def add_frame(self, since_last: float, work: float) -> None:
+        """`since_last`: seconds since the previous frame began; `work`: this frame's work."""
+        if self._last_work is not None:
+            self._pairs.append((since_last, self._last_work))
+            self.frame_ms = 1000 * sum(p[0] for p in self._pairs) / len(self._pairs)
+            self.work_ms = 1000 * sum(p[1] for p in self._pairs) / len(self._pairs)
+        self._last_work = work
 
 
 class AppState:
@@ -53,6 +72,11 @@ class AppState:
         self.vsync = True
         self.layout = HeatmapLayout(image_em=7.5)
         self.field_errors: dict[str, str] = {}  # a rejected value's message, by the field it came from
+        self._error_values: dict[str, dict] = {}  # the config values a hot field's message was about
+        self.typing: Typing | None = None  # the slider whose value is being typed (app/ui/sliders.py)
+        self.failures = Failures()  # what raised inside a frame, caught there (app/ui/failures.py)
+        self.restore_offer: Offer | None = None  # the last session's autosave, offered at launch
+        self._advice: tuple[object, RateAdvice] | None = None  # (the divergence, its rate advice)
         self.stats = Stats()  # smoothed every frame
         self.shown_stats = Stats()  # what the Training panel shows: the stats every STATS_INTERVAL_S
         self._stats_at = (0.0, 0)  # when shown_stats was taken, and app.redraw.count then
@@ -133,9 +157,18 @@ class AppState:
             self.session.apply(self.config.replace(**changes))
         except UserError as error:
             self.field_errors[field] = str(error)
+            self._error_values[field] = {name: getattr(self.config, name) for name in changes}
             return False
         self.field_errors.pop(field, None)
         return True
+
+    def _drop_stale_errors(self) -> None:
+        """A hot field's message goes once the value it was about has changed, from whatever
+        field or button (the lr slider after a bad exact lr, a resume with another rate)."""
+        for name, values in list(self._error_values.items()):
+            if name not in self.field_errors or any(getattr(self.config, k) != v for k, v in values.items()):
+                self.field_errors.pop(name, None)
+                del self._error_values[name]
 
     def start_rebuild(self) -> None:
         try:
@@ -180,9 +213,19 @@ class AppState:
         if not self.running:
             self.frames.step_once()
 
-    def resume(self, lr_factor: float = 1.0) -> None:
-        """After a divergence: train again, with the learning rate scaled by `lr_factor`."""
-        self.session.resume(lr_factor)
+    def rate_advice(self) -> RateAdvice:
+        """After a divergence: a learning rate that trains on, found once per divergence by
+        replaying (app/rate_probe.py)."""
+        divergence = self.session.divergence
+        if self._advice is None or self._advice[0] is not divergence:
+            self._advice = (divergence, rate_probe.advise(self.session, self.frames.seconds_per_step()))
+        return self._advice[1]
+
+    def resume(self, advice: RateAdvice) -> None:
+        """After a divergence: train again at the rate advised, from the network it was found on."""
+        if advice.from_stable:
+            self.session.go_back_to_stable()
+        self.session.resume(lr=advice.lr)
         self.running = True
 
     def go_back_to_stable(self) -> None:
@@ -195,9 +238,8 @@ class AppState:
             self.running = False  # the panel says why and offers to resume
         if self.restoring is not None and self.session.rebuild is None:
             self.restoring = None  # its build failed (the panel says why): the placeholder stays
-        alpha = 0.1 if self.stats.frame_ms else 1.0
-        self.stats.frame_ms += alpha * (frame_seconds * 1000 - self.stats.frame_ms)
-        self.stats.work_ms += alpha * (work_seconds * 1000 - self.stats.work_ms)
+        self._drop_stale_errors()
+        self.stats.add_frame(frame_seconds, work_seconds)
         self.stats.gpu_ms = {part: seconds * 1000 for part, seconds in gpu_seconds.items()}
         self.stats.record_ms = work.record_seconds * 1000
         if work.training.kind == "steps":

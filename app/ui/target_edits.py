@@ -1,12 +1,14 @@
 """The targets as the window edits them (no drawing here; app/ui/panels/targets.py draws them):
-one text per output, checked by app.targets when the user presses Enter; presets from
+one text per output, checked by app.targets when the user presses Enter (text typed but not
+entered stays in its field, unapplied, until Enter or Escape); presets from
 assets/targets.json and the user's own expressions; a Slang target file, watched for changes.
 
 A rejected expression or file changes nothing: the network trains on with its targets, and the
 message stays by the field it came from (with the column of an expression's problem, or the
 compiler's lines of a file). An accepted change rebuilds the network (the output layer follows
 the number of targets); when only the expressions change, the rebuilt network starts from the
-current weights, so the other outputs keep what they learned."""
+current weights, so the other outputs keep what they learned; so do they when an output is
+added (it starts fresh) or removed."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ class TargetEdits:
         self.session = session
         self.texts: list[str] = []
         self.errors: dict[int, UserError] = {}  # by output: the last rejected expression's error
+        self.unapplied: set[int] = set()  # outputs whose field holds text typed, not entered
         self.mine: list[str] = []
         self.presets = target_presets()
         self.file_path = ""  # the Slang file field
@@ -43,13 +46,14 @@ class TargetEdits:
 
     def sync(self) -> None:
         """After start-up or a rebuild: the fields follow the network's targets, except fields
-        that hold a rejected expression the user is still fixing."""
+        that hold a rejected expression the user is still fixing, or one not entered yet."""
         config = self.session.config
         texts = list(config.targets)
-        for k in self.errors:
+        for k in {*self.errors, *self.unapplied}:
             if k < len(texts) and k < len(self.texts):
                 texts[k] = self.texts[k]
         self.errors = {k: e for k, e in self.errors.items() if k < len(texts)}
+        self.unapplied = {k for k in self.unapplied if k < len(texts) and texts[k] != config.targets[k]}
         self.texts = texts
         if config.slang_target:
             self.file_path = self.file_path or config.slang_target["file"]
@@ -62,17 +66,34 @@ class TargetEdits:
     def using_file(self) -> bool:
         return bool(self._base().slang_target)
 
-    def _rebuild(self, **changes) -> UserError | None:
+    def _rebuild(self, rows: list[int | None] | None = None, **changes) -> UserError | None:
+        """Rebuilds for `changes`; output j goes on from old output rows[j] (default: the same)."""
         try:
-            self.session.start_rebuild(self._base().replace(**changes))
+            self.session.start_rebuild(self._base().replace(**changes), rows=rows)
         except UserError as error:
             return error
         return None
 
     # ---- expressions ---------------------------------------------------------------------
+    def edit(self, output: int, text: str) -> None:
+        """The field of `output` holds `text`, typed and not entered: it stays there (a click
+        elsewhere loses nothing), marked unapplied while it differs from the target."""
+        self.texts[output] = text
+        if text != self._base().targets[output]:
+            self.unapplied.add(output)
+        else:
+            self.unapplied.discard(output)
+
+    def revert(self, output: int) -> None:
+        """Escape: the field goes back to the target it applies, its message with it."""
+        self.texts[output] = self._base().targets[output]
+        self.unapplied.discard(output)
+        self.errors.pop(output, None)
+
     def submit(self, output: int, text: str) -> None:
         """The field of `output` was entered: a valid expression replaces that target."""
         self.texts[output] = text
+        self.unapplied.discard(output)
         try:
             parse_target(text)
         except TargetError as error:
@@ -95,6 +116,7 @@ class TargetEdits:
             return
         self.texts = list(expressions)
         self.errors = {}
+        self.unapplied = set()
         error = self._rebuild(targets=list(expressions), slang_target=None)
         if error is not None:
             self.errors[output] = error
@@ -104,6 +126,7 @@ class TargetEdits:
         if len(targets) < MAX_TARGETS:
             self.texts = targets + [NEW_TARGET]
             self.errors = {}
+            self.unapplied = set()
             self._rebuild(targets=self.texts, slang_target=None)
 
     def remove(self, output: int) -> None:
@@ -112,7 +135,9 @@ class TargetEdits:
             del targets[output]
             self.texts = targets
             self.errors = {}
-            self._rebuild(targets=targets, slang_target=None)
+            self.unapplied = set()
+            kept = [j for j in range(len(targets) + 1) if j != output]  # the others keep their weights
+            self._rebuild(kept, targets=targets, slang_target=None)
 
     def _remember(self, text: str) -> None:
         if any(text in expressions for _, expressions in self.presets):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import slangpy as spy
 from slangpy.ui import imgui_bundle as spy_imgui
 
+from ..autosave import Offer
 from ..errors import first_line
 from ..gpu import Gpu
 from ..start import Start
@@ -20,11 +21,13 @@ from ..ui import settings
 from ..ui.frame import frame
 from ..ui.opening import build_restored, open_session
 from ..ui.renderer import UiRenderer, create_target, save_png
+from ..ui.restore import save_on_exit
 from ..ui.state import AppState
 
 MINIMISED_SLEEP_S = 0.05
 IDLE_FRAME_S = 1 / 60  # a frame that drew nothing, paused, lasts at least this long
 LOST_AFTER_FAILURES = 5
+EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # Ctrl+C, kill: end the loop, autosave, exit 0
 HEATMAP_GRID = 64  # the window's evaluation grid: keeps the frame rate on a CPU driver
 
 
@@ -37,6 +40,7 @@ class WindowOptions:
     screenshot_after: int | None = None  # for tests and scripted screenshots of the real window
     on_frame: Callable[[AppState], None] | None = None  # called after each frame (the soak)
     save_settings: bool = True  # a scripted run leaves the user's saved settings alone
+    restore: Offer | None = None  # the last session's autosave, offered in the window
 
 
 class _Window:
@@ -100,15 +104,16 @@ class _Window:
             print(f"screenshot: {path}", flush=True)
             return True
         try:
-            image = frame(self.app, self.size, self.surface.acquire_next_image, delta_time)
+            image = frame(self.app, self.size, lambda: quietly(self.surface.acquire_next_image), delta_time)
             if image is None:
                 return False
-            self.surface.present()
+            quietly(self.surface.present)
             self.failures = 0
             return True
         except RuntimeError:
-            # A resize between configure() and present() leaves the swapchain out of date: make
-            # it again and skip the frame. A window destroyed from outside fails every time.
+            # A resize between configure() and present() leaves the swapchain out of date
+            # (VK_ERROR_OUT_OF_DATE_KHR, logged by sgl in red unless quietly): make it again and
+            # skip the frame. A window destroyed from outside fails every time.
             self.failures += 1
             self.size = (0, 0)
             try:
@@ -117,6 +122,17 @@ class _Window:
                 self.failures = LOST_AFTER_FAILURES
             self.lost = self.failures >= LOST_AFTER_FAILURES
             return False
+
+
+def quietly(call):
+    """`call()` with sgl's log silenced: a swapchain out of date after a resize is expected, and
+    handled here (the swapchain is made again), not an error to print."""
+    logger = spy.Logger.get()
+    level, logger.level = logger.level, spy.LogLevel.fatal
+    try:
+        return call()
+    finally:
+        logger.level = level
 
 
 def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> int:
@@ -129,15 +145,19 @@ def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> i
     settings.restore_view(app, saved)
     if options.vsync is not None:
         app.vsync = options.vsync
+    app.restore_offer = options.restore
+    app.running = options.restore is None  # an offer to restore is answered before training
     win = _Window(options, app, renderer)
     interrupted = []
-    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
+    previous = {sig: signal.signal(sig, lambda *_: interrupted.append(True)) for sig in EXIT_SIGNALS}
     try:
         _loop(win, app, interrupted)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         session.cancel_rebuild()
         gpu.device.wait()
+        print(save_on_exit(app), file=sys.stderr, flush=True)  # closed, interrupted or crashed
         if options.save_settings:
             settings.save(app)
         # Tear down in dependency order: left to interpreter shutdown, the swapchain, window

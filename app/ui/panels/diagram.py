@@ -2,9 +2,13 @@
 orange for negative and blue for positive weights, thicker for larger |w|. A layer wider than
 its column can show is summarised: its first neurons, an ellipsis, its last neuron. Each node is
 a small image of its neuron's value over the domain (red negative, white 0, blue positive, as
-the weights); clicking one shows it large (app/ui/panels/neuron_view.py)."""
+the weights); clicking one shows it large (app/ui/panels/neuron_view.py). Nodes that would be
+small in one line (the default network's 16 hidden ones) are staggered into two, so that each is
+large enough to click."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from imgui_bundle import imgui
@@ -15,6 +19,7 @@ NEGATIVE = (0.96, 0.58, 0.13)  # Playground's orange
 POSITIVE = (0.03, 0.47, 0.74)  # Playground's blue
 MIN_NODE_SPACING_EM = 0.85  # closer nodes are summarised
 MAX_NODES = 16  # per column, at most
+STAGGER_BELOW_EM = 1.5  # nodes smaller than this in one line are staggered into two, when there is room
 
 
 def _colour(weight: float, alpha: float) -> int:
@@ -66,15 +71,44 @@ def _titles(app, sizes: list[int], xs: list[float], top: float) -> None:
                 app.diagram_titles.append((x - size.x / 2, x + size.x / 2))
 
 
+def required_em(sizes: list[int]) -> float:
+    """The width the diagram needs, in em: the least distance between columns that keeps their
+    titles apart ("h8" over "256"), and margins for the inputs' and outputs' names. 8 layers of
+    256 fit at 1280 x 800 (a fixed 3.5 em a column did not)."""
+    widest = max(imgui.calc_text_size(str(max(sizes))).x, imgui.calc_text_size(f"h{len(sizes) - 2}").x)
+    return (len(sizes) - 1) * (widest / em() + 0.6) + 6
+
+
 def draw(app) -> None:
     plan = app.session.trainer.plan
     sizes = list(plan.sizes)
-    if too_small(3.5 * len(sizes) + 6, 12, "the network"):
+    if too_small(required_em(sizes), 12, "the network"):
         return
     params = app.diagram_weights()
     scale = max(float(np.max(np.abs(params))) if params.size else 1.0, 1e-6)
     _legend(scale)
     _diagram(app, plan, sizes, params, scale, imgui.get_content_region_avail())
+
+
+@dataclass
+class Column:
+    """Where a layer's shown nodes go: their centres and half-size. A column whose nodes would
+    be small in one line is staggered into two, every other node to the right: twice the room."""
+
+    xs: list[float]
+    ys: list[float]
+    half: float
+
+
+def _column(x: float, shown: list[int], width: int, top: float, bottom: float, gap: float) -> Column:
+    ys = _positions(shown, width, top, bottom)
+    spacing = (ys[1] - ys[0]) if len(ys) > 1 else em(2)
+    half = max(2.0, min(em(1.3), spacing * 0.46, gap * 0.18))
+    staggered = min(em(1.3), spacing * 0.92, (gap * 0.5 - em(0.3)) / 4)
+    if len(ys) < 3 or half >= em(STAGGER_BELOW_EM / 2) or staggered < 1.3 * half:
+        return Column([x] * len(ys), ys, half)
+    dx = staggered + em(0.15)
+    return Column([x - dx if i % 2 == 0 else x + dx for i in range(len(ys))], ys, staggered)
 
 
 def _diagram(app, plan, sizes, params, scale, avail) -> None:
@@ -84,45 +118,46 @@ def _diagram(app, plan, sizes, params, scale, avail) -> None:
     xs = [left + k * (right - left) / max(len(sizes) - 1, 1) for k in range(len(sizes))]
     room = int(min(MAX_NODES, max(3, (bottom - top) / em(MIN_NODE_SPACING_EM))))
     neurons = [shown_neurons(n, room) for n in sizes]
-    ys = [_positions(shown, n, top, bottom) for shown, n in zip(neurons, sizes)]
+    gap = (xs[1] - xs[0]) if len(xs) > 1 else em(10)
+    columns = [_column(x, shown, n, top, bottom, gap) for x, shown, n in zip(xs, neurons, sizes)]
     draw_list = imgui.get_window_draw_list()
     for k, layer in enumerate(plan.layers):  # edges first, nodes on top
         w = layer.weights(params)
-        for o, y_out in zip(neurons[k + 1], ys[k + 1]):
-            for i, y_in in zip(neurons[k], ys[k]):
+        start, end = columns[k], columns[k + 1]
+        for o, x_out, y_out in zip(neurons[k + 1], end.xs, end.ys):
+            for i, x_in, y_in in zip(neurons[k], start.xs, start.ys):
                 value = float(w[o, i])
                 mag = min(abs(value) / scale, 1.0)
                 draw_list.add_line(
-                    imgui.ImVec2(xs[k], y_in),
-                    imgui.ImVec2(xs[k + 1], y_out),
+                    imgui.ImVec2(x_in, y_in),
+                    imgui.ImVec2(x_out, y_out),
                     _colour(value, 0.25 + 0.65 * mag),
                     0.5 + em(0.3) * mag,
                 )
-    _nodes(app, draw_list, plan, sizes, neurons, xs, ys)
+    _nodes(app, draw_list, plan, sizes, neurons, xs, columns)
     _titles(app, sizes, xs, top)
     imgui.dummy(avail)
 
 
-def _nodes(app, draw_list, plan, sizes, neurons, xs, ys) -> None:
+def _nodes(app, draw_list, plan, sizes, neurons, xs, columns) -> None:
     """Each node as its neuron's image, framed; a click on one selects it (again: deselects)."""
     text, muted = imgui.get_color_u32(imgui.Col_.text), imgui.get_color_u32(MUTED)
     frame = imgui.get_color_u32(imgui.ImVec4(0.55, 0.58, 0.64, 1.0))
     chosen = imgui.get_color_u32(imgui.ImVec4(1.0, 1.0, 1.0, 1.0))
     names = plan.input_names()
     atlas = app.renderer.texture(app.session.heatmaps.neurons.atlas)
-    gap = (xs[1] - xs[0]) if len(xs) > 1 else em(10)
     clicked = imgui.is_window_hovered() and imgui.is_mouse_clicked(0)
     mouse = imgui.get_mouse_pos()
     app.diagram_nodes = {}  # neuron (plan order) -> node rect: tests click them
     # The images in one channel, frames and labels in another: one draw of the atlas instead of
     # one per node, each draw costing ~50 us on a CPU driver.
     draw_list.channels_split(2)
-    for k, (shown, column) in enumerate(zip(neurons, ys)):
-        spacing = (column[1] - column[0]) if len(column) > 1 else em(2)
-        half = max(2.0, min(em(1.3), spacing * 0.46, gap * 0.18))
-        for neuron, y in zip(shown, column):
+    last = len(columns) - 1
+    for k, (shown, column) in enumerate(zip(neurons, columns)):
+        half = column.half
+        for neuron, x, y in zip(shown, column.xs, column.ys):
             index = plan.neuron_offset(k) + neuron
-            lo, hi = imgui.ImVec2(xs[k] - half, y - half), imgui.ImVec2(xs[k] + half, y + half)
+            lo, hi = imgui.ImVec2(x - half, y - half), imgui.ImVec2(x + half, y + half)
             u0, v0, u1, v1 = app.session.heatmaps.neurons.tile(index)
             draw_list.channels_set_current(0)
             draw_list.add_image(atlas, lo, hi, imgui.ImVec2(u0, v0), imgui.ImVec2(u1, v1))
@@ -132,13 +167,13 @@ def _nodes(app, draw_list, plan, sizes, neurons, xs, ys) -> None:
             app.diagram_nodes[index] = (lo.x, lo.y, hi.x, hi.y)
             if clicked and lo.x <= mouse.x <= hi.x and lo.y <= mouse.y <= hi.y:
                 app.selected_neuron = None if selected else index
-            label = names[neuron] if k == 0 else (f"f{neuron + 1}" if k == len(ys) - 1 else None)
+            label = names[neuron] if k == 0 else (f"f{neuron + 1}" if k == last else None)
             if label is not None and half >= 3:
                 size = imgui.calc_text_size(label)
-                x = xs[k] - half - em(0.3) - size.x if k == 0 else xs[k] + half + em(0.3)
+                x = x - half - em(0.3) - size.x if k == 0 else x + half + em(0.3)
                 draw_list.add_text(imgui.ImVec2(x, y - size.y / 2), text, label)
         if len(shown) < sizes[k]:  # a vertical ellipsis between the first neurons and the last
-            y = (column[-2] + column[-1]) / 2
+            y = (column.ys[-2] + column.ys[-1]) / 2
             for dy in (-1, 0, 1):
                 draw_list.add_circle_filled(imgui.ImVec2(xs[k], y + dy * half * 0.6), max(1.0, half * 0.18), muted)
     draw_list.channels_merge()

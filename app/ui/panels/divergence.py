@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...ui.style import BAD, MUTED
+from ...ui.style import BAD, GOOD, MUTED
 
 
 def draw(app) -> None:
@@ -14,11 +14,23 @@ def draw(app) -> None:
     imgui.text_colored(MUTED, f"Training is paused on the last network with a finite loss (step {d.restored_step:,}).")
     imgui.pop_text_wrap_pos()
     full = imgui.ImVec2(imgui.get_content_region_avail().x, 0)
-    if imgui.button(f"Resume with lr {d.lr / 10:.3g}", full):
-        app.resume(0.1)
-    app.remember("resume lr/10")
+    advice = app.rate_advice()
+    label = f"Resume with lr {advice.lr:.3g}"
+    if advice.from_stable:
+        label = f"Resume with lr {advice.lr:.3g} from step {session.stable_step:,}"
+    if imgui.button(label, full):
+        app.resume(advice)
+    app.remember("resume")
     if imgui.is_item_hovered():
-        imgui.set_tooltip("from this network, with the optimizer's moments reset")
+        tried = "".join(f"\n  lr {lr:.3g}: {outcome}" for lr, outcome in advice.tried)
+        imgui.set_tooltip(
+            f"from {'the last stable network' if advice.from_stable else 'this network'}, "
+            "with the optimizer's moments reset"
+            + (f"\nrates replayed from here, largest first:{tried}" if tried else "")
+        )
+    imgui.push_text_wrap_pos(0.0)
+    imgui.text_colored(GOOD if advice.checked else MUTED, f"lr {advice.lr:.3g}: {advice.reason}")
+    imgui.pop_text_wrap_pos()
     stable = session.stable_step
     if stable is not None and stable < d.restored_step:
         config = session.restorable_config()

@@ -11,7 +11,10 @@ from ...heatmaps import VIEWS
 from ...ui import image_view
 from ...ui.heatmap_view import draw_heatmaps
 from ...ui.panels import data, targets
+from ...ui.sliders import real, typed_slider
 from ...ui.style import MUTED, em
+
+IMAGE_EM = (4.0, 14.0)  # the heatmap size slider's range
 
 
 def _lookup(app):
@@ -37,12 +40,23 @@ def _view_picker(app) -> None:
             imgui.set_tooltip(f"{name} of the learned network and of the truth,\nby Slang's forward-mode autodiff")
     imgui.same_line(0, em(1.5))
     imgui.set_next_item_width(em(7))
-    changed, size = imgui.slider_float(
-        "size", app.layout.image_em, 4.0, 14.0, "%.1f em", imgui.SliderFlags_.always_clamp
-    )
-    app.remember("heatmap size", "size")
-    if changed:
+    size = app.layout.image_em
+
+    def slider(flags: int) -> tuple[bool, float]:
+        return imgui.slider_float("size", size, *IMAGE_EM, "%.1f em", flags | imgui.SliderFlags_.always_clamp)
+
+    typed_slider(app, "heatmap size", "size", slider, f"{size:.1f} em", real("heatmap size", "em"), _set_size(app))
+
+
+def _set_size(app):
+    def set_size(size: float) -> None:
+        if not IMAGE_EM[0] <= size <= IMAGE_EM[1]:
+            app.field_errors["heatmap size"] = f"heatmap size must be between {IMAGE_EM[0]:g} and {IMAGE_EM[1]:g} em"
+            return
         app.layout.image_em = round(size, 1)
+        app.field_errors.pop("heatmap size", None)
+
+    return set_size
 
 
 def _output_picker(app) -> None:

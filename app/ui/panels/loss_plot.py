@@ -1,9 +1,11 @@
-"""Loss plot: train and eval loss against step on a log scale; earlier runs stay faded. A loss
-record (app/history.py) holds the recent steps exactly and older ones in buckets; the plot draws
-each row's mean as the line and, where a row stands for several steps, their min to max as a
-band, so a run of 10^8 steps costs a frame no more than one of 10^4. For a dataset: the batch's
-loss, the training set's and the test set's, and for classes both sets' accuracy on a second
-axis (0 to 1)."""
+"""Loss plot: train and eval loss against step on a log scale; earlier runs stay, in colours of
+their own. A loss record (app/history.py) holds the recent steps exactly and older ones in
+buckets; the plot draws each row's mean as the line and, where a row stands for several steps,
+their min to max as a band, so a run of 10^8 steps costs a frame no more than one of 10^4. For a
+dataset: the batch's loss, the training set's and the test set's, and for classes both sets'
+accuracy on a second axis (0 to 1). The axes fit the current run: its steps, and the losses
+plotted over them (an earlier, longer run would squeeze it to the left edge, and a curve cut
+back to a stable step must not keep the divergence's 1e30 on the axis)."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ EVAL = imgui.ImVec4(1.00, 0.60, 0.20, 1.0)
 BAND_ALPHA = 0.45
 TRAIN_SET = imgui.ImVec4(0.55, 0.85, 1.00, 1.0)
 ACCURACY = {"train_accuracy": imgui.ImVec4(0.55, 0.85, 0.45, 1.0), "test_accuracy": imgui.ImVec4(0.95, 0.85, 0.35, 1.0)}
+EARLIER = (imgui.ImVec4(0.80, 0.50, 0.90, 1.0), imgui.ImVec4(0.55, 0.80, 0.45, 1.0))  # violet, green: not blue
 
 
 def _grouped(values: np.ndarray, size: int, combine) -> np.ndarray:
@@ -123,6 +126,30 @@ def _line(
     implot.plot_line(label, x, np.ascontiguousarray(mean), spec)
 
 
+def axis_limits(current, earlier) -> tuple[float, float, float, float]:
+    """(x0, x1, y0, y1): the current run's steps, and the positive finite losses plotted over
+    them (its train and eval records, a dataset's training-set loss, the earlier runs' train
+    records: each row's min and max), with a margin; the y range is for a log axis."""
+    first, last = current.train.rows()[:2]
+    x0, x1 = float(first[0]), float(last[-1])
+    if x1 - x0 < 1:
+        x0, x1 = x0 - 1, x1 + 1
+    records = [current.train, current.eval, *[run.train for run in earlier]]
+    records += [current.metrics["train_loss"]] if "train_loss" in current.metrics else []
+    values = []
+    for record in records:
+        if record.count == 0:
+            continue
+        first, last, _, low, _, high = record.rows()
+        inside = (last >= x0) & (first <= x1)
+        values += [low[inside], high[inside]]
+    y = np.concatenate(values) if values else np.zeros(0)
+    y = y[np.isfinite(y) & (y > 0)]
+    if y.size == 0:
+        return x0, x1, 1e-3, 1.0
+    return x0, x1, float(y.min()) / 1.5, float(y.max()) * 1.5
+
+
 def _describe(rows, i: int, name: str) -> str:
     first, last, count, low, mean, high = (a[i] for a in rows)
     if count == 1:
@@ -162,7 +189,7 @@ def _data_lines(evals, metrics: dict) -> None:
 
 def draw(app) -> None:
     history = app.session.history
-    notes = [history.current.label] + ["earlier runs faded"] * bool(history.earlier)
+    notes = [history.current.label] + ["earlier runs in the legend"] * bool(history.earlier)
     if history.current.train.count > MAX_POINTS:
         notes.append("band: min to max per plotted point")
     imgui.text_colored(MUTED, "; ".join(notes))
@@ -174,11 +201,12 @@ def draw(app) -> None:
     size = imgui.get_content_region_avail()
     if not implot.begin_plot("##loss", imgui.ImVec2(size.x, size.y)):
         return
-    fit = implot.AxisFlags_.auto_fit
     trainer = app.session.trainer
     points = trainer.data is not None
-    implot.setup_axes("step", f"loss: {trainer.plan.loss.label}", fit, fit)
+    implot.setup_axes("step", f"loss: {trainer.plan.loss.label}")
     implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
+    x0, x1, y0, y1 = axis_limits(history.current, history.earlier)
+    implot.setup_axes_limits(x0, x1, y0, y1, implot.Cond_.always)
     if points and trainer.plan.loss.classifies:
         implot.setup_axis(implot.ImAxis_.y2, "accuracy", implot.AxisFlags_.opposite)
         implot.setup_axis_limits(implot.ImAxis_.y2, 0.0, 1.02, implot.Cond_.always)
@@ -188,9 +216,9 @@ def draw(app) -> None:
         implot.setup_legend(implot.Location_.north_east)
     psnr_plot.setup_axis(app)  # an image target's PSNR, on a second axis
     _CACHE.begin()
-    for run in history.earlier:
-        # one label for them all: implot gives items of one label one legend entry
-        _line("earlier runs", _CACHE.get(run.train, EARLIER_POINTS), TRAIN, 0.25, 1.0, band=False)
+    for k, run in enumerate(history.earlier):
+        colour = EARLIER[(len(history.earlier) - 1 - k) % len(EARLIER)]  # the latest earlier run: violet
+        _line(f"earlier: {run.label}##{k}", _CACHE.get(run.train, EARLIER_POINTS), colour, 0.7, 1.0, band=False)
     current = history.current
     train, evals = _CACHE.get(current.train, MAX_POINTS), _CACHE.get(current.eval, EVAL_POINTS)
     metrics = {name: _CACHE.get(record, EVAL_POINTS) for name, record in current.metrics.items()}

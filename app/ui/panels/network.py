@@ -4,23 +4,25 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...config import MAX_HIDDEN_LAYERS, MAX_WIDTH, fields_of
+from ...config import FIELDS, MAX_HIDDEN_LAYERS, MAX_WIDTH, fields_of
 from ...config_spec import STRUCTURE
 from ...errors import UserError
 from ...hashgrid import grid_spec
 from ...plan import plan_for
 from ...ui.fields import draw_field, widget_fields
 from ...ui.panels import step_warning
+from ...ui.sliders import typed_slider, whole
 from ...ui.style import BAD, MUTED, WARN, em, field_error
 
 
-def _edit(app, **changes) -> None:
+def _edit(app, field: str, **changes) -> None:
+    """A change to the draft; a refused one is reported under `field`'s widget."""
     try:
         app.draft = app.draft.replace(**changes)
     except UserError as error:
-        app.field_errors["network"] = str(error)
+        app.field_errors[field] = str(error)
         return
-    app.field_errors.pop("network", None)
+    app.field_errors.pop(field, None)
 
 
 def draw(app) -> None:
@@ -31,29 +33,21 @@ def draw(app) -> None:
     d = app.draft
     imgui.push_item_width(-em(8.6))
     hidden = list(d.hidden)
-    for k, width in enumerate(hidden):
-        imgui.push_id(k)
-        changed, width = imgui.slider_int(f"layer {k + 1} width", width, 1, MAX_WIDTH)
-        if changed:
-            hidden[k] = width
-            _edit(app, hidden=hidden)
-        app.remember(f"layer {k + 1} width", f"layer {k + 1} width")
-        imgui.pop_id()
+    for k in range(len(hidden)):
+        _width_slider(app, hidden, k)
     half = (imgui.get_content_region_avail().x - imgui.get_style().item_spacing.x) / 2
     imgui.begin_disabled(len(hidden) >= MAX_HIDDEN_LAYERS)
     if imgui.button("+ layer", imgui.ImVec2(half, 0)):
-        _edit(app, hidden=hidden + [hidden[-1]])
+        _edit(app, "network", hidden=hidden + [hidden[-1]])
     app.remember("add layer")
     imgui.end_disabled()
     imgui.same_line()
     imgui.begin_disabled(len(hidden) <= 1)
     if imgui.button("- layer", imgui.ImVec2(half, 0)):
-        _edit(app, hidden=hidden[:-1])
+        _edit(app, "network", hidden=hidden[:-1])
     imgui.end_disabled()
     for name in widget_fields(STRUCTURE, d):  # activations, encoding and frequencies, precision
-        value = draw_field(name, d)
-        if value is not None:
-            _edit(app, **{name: value})
+        draw_field(app, name, d, lambda value, name=name: _edit(app, FIELDS[name].label, **{name: value}))
     imgui.pop_item_width()
     _grid_line(d)
 
@@ -72,13 +66,27 @@ def _grid_line(draft) -> None:
     imgui.pop_text_wrap_pos()
 
 
+def _width_slider(app, hidden: list[int], k: int) -> None:
+    name = f"layer {k + 1} width"
+
+    def set_width(width: int) -> None:
+        _edit(app, name, hidden=hidden[:k] + [width] + hidden[k + 1 :])
+
+    imgui.push_id(k)
+    slider = lambda flags: imgui.slider_int(name, hidden[k], 1, MAX_WIDTH, "%d", flags)  # noqa: E731
+    typed_slider(app, name, name, slider, str(hidden[k]), whole(name), set_width)
+    imgui.pop_id()
+
+
 def _apply_row(app) -> None:
     pending = any(getattr(app.draft, f) != getattr(app.config, f) for f in fields_of(STRUCTURE))
     job = app.session.rebuild
     if job is not None:
         imgui.progress_bar(job.fraction, imgui.ImVec2(-1, 0), f"{job.label}... {job.seconds:.1f} s")
         imgui.push_text_wrap_pos(0.0)
-        imgui.text_colored(MUTED, f"{plan_for(job.config).title}: the current network trains on until it is ready")
+        imgui.text_colored(
+            MUTED, f"{network_title(plan_for(job.config).sizes)}: the current network trains on until it is ready"
+        )
         imgui.pop_text_wrap_pos()
         return
     imgui.begin_disabled(not pending)
@@ -90,8 +98,10 @@ def _apply_row(app) -> None:
     if pending:
         if imgui.button("Revert", imgui.ImVec2(em(5), 0)):
             app.draft = app.config
-        drafted = app.config.replace(**{f: getattr(app.draft, f) for f in fields_of(STRUCTURE)})
-        imgui.text_colored(WARN, f"pending: {plan_for(drafted).title}")
+        imgui.push_text_wrap_pos(0.0)
+        imgui.text_colored(WARN, pending_text(app.config, app.draft))
+        imgui.pop_text_wrap_pos()
+        app.remember("pending")
         step_warning.draw(app)
     else:
         imgui.text_colored(MUTED, f"{app.session.trainer.plan.param_count:,} parameters")
@@ -100,3 +110,24 @@ def _apply_row(app) -> None:
         imgui.push_text_wrap_pos(0.0)
         imgui.text_colored(BAD, app.session.rebuild_error)
         imgui.pop_text_wrap_pos()
+
+
+def network_title(sizes) -> str:
+    """ "4 -> 256 x 8 -> 4": the layer sizes, a run of equal hidden widths counted once."""
+    parts, hidden = [str(sizes[0])], list(sizes[1:-1])
+    while hidden:
+        run = next((k for k, width in enumerate(hidden) if width != hidden[0]), len(hidden))
+        parts.append(f"{hidden[0]} x {run}" if run > 1 else str(hidden[0]))
+        hidden = hidden[run:]
+    return " -> ".join([*parts, str(sizes[-1])])
+
+
+def pending_text(config, draft) -> str:
+    """What Apply would change: the new layer sizes, and each other structural field changed."""
+    old, new = plan_for(config).sizes, plan_for(draft).sizes
+    changes = [f"{network_title(new)} (was {network_title(old)})"] if new != old else []
+    for name in fields_of(STRUCTURE):
+        before, after = getattr(config, name), getattr(draft, name)
+        if name != "hidden" and before != after:
+            changes.append(f"{FIELDS[name].label} {after} (was {before})")
+    return "pending: " + "; ".join(changes)

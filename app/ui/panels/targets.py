@@ -1,8 +1,8 @@
 """The targets, typed live in the heatmaps panel: each heatmap row's title is its target's text
-field (Enter applies it; a rejected one is marked at its column, with the message under it), a
-menu of presets and the user's own expressions, a button to remove the output; "+ output" under
-the rows; and the choice of a Slang file instead, whose compiler messages show here. The state
-and its rules are in app/ui/target_edits.py."""
+field (Enter applies it, text not entered stays marked "not applied"; a rejected one is marked
+at its column, with the message under it), a menu of presets and the user's own expressions, a
+button to remove the output; "+ output" under the rows; and the choice of a Slang file instead,
+whose compiler messages show here. The state and its rules are in app/ui/target_edits.py."""
 
 from __future__ import annotations
 
@@ -71,8 +71,16 @@ def row_title(app, width: float):
         entered, text = imgui.input_text("##expression", text, imgui.InputTextFlags_.enter_returns_true)
         app.remember(f"target f{output + 1}")
         field_min, field_max = imgui.get_item_rect_min(), imgui.get_item_rect_max()
-        if entered or imgui.is_item_deactivated_after_edit():
+        # Enter applies; Escape goes back to the applied target; a click elsewhere keeps the
+        # text in the field, unapplied and marked so (README, "Targets typed live")
+        if entered:
             edits.submit(output, text[: MAX_TARGET_LENGTH + 1])
+        elif imgui.is_item_deactivated() and imgui.is_key_pressed(imgui.Key.escape):
+            edits.revert(output)
+        elif output < len(edits.texts) and text != edits.texts[output]:
+            edits.edit(output, text[: MAX_TARGET_LENGTH + 1])
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("Enter applies the expression; Escape goes back to the current one")
         imgui.same_line()
         if imgui.arrow_button("presets", imgui.Dir.down):
             imgui.open_popup(f"target menu {output}")
@@ -96,6 +104,9 @@ def row_title(app, width: float):
             imgui.text_colored(BAD, str(error))
             imgui.pop_text_wrap_pos()
             app.remember(f"target f{output + 1} error")
+        elif output in edits.unapplied:
+            imgui.text_colored(MUTED, "not applied: Enter applies it, Escape goes back")
+            app.remember(f"target f{output + 1} unapplied")
         imgui.pop_id()
 
     return draw

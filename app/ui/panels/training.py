@@ -10,6 +10,7 @@ from imgui_bundle import imgui
 from ...optimizers import OPTIMIZERS
 from ...ui.fields import draw_field, draw_hyper
 from ...ui.panels import divergence
+from ...ui.sliders import real, typed_slider, whole
 from ...ui.style import BAD, GOOD, MUTED, em, field_error
 
 BATCH_SIZES = [2**k for k in range(4, 21)]
@@ -22,6 +23,32 @@ GRADIENT_SUMS = {"thread": "thread", "group": "group", "tiles": "workgroup", "la
 def round_significant(value: float, digits: int = 3) -> float:
     """What a slider sets: 0.01, not 0.009999999776 (the float32 a slider works in)."""
     return float(f"{value:.{digits - 1}e}")
+
+
+def _batch_slider(batch_size: int, trainer):
+    """The batch-size slider runs over powers of two (from 1 for a dataset's points, as the
+    Playground's) and gives the size; a dataset smaller than the batch trains on the whole set."""
+    sizes = POINT_BATCH_SIZES if trainer.data is not None else BATCH_SIZES
+    index = min(range(len(sizes)), key=lambda k: abs(math.log2(sizes[k] / batch_size)))
+    shown = f"{batch_size:,}" + (" (the whole set)" if trainer.batch_size < batch_size else "")
+
+    def draw(flags: int) -> tuple[bool, int]:
+        changed, k = imgui.slider_int("batch size", index, 0, len(sizes) - 1, shown, flags)
+        return changed, sizes[k]
+
+    return draw
+
+
+def _lr_slider(lr: float):
+    """A slider over log10(lr) that shows and gives the rate itself: ImGui's own logarithmic
+    flag misreads a %e format (it set lr = 10 wherever it was clicked)."""
+
+    def draw(flags: int) -> tuple[bool, float]:
+        flags |= imgui.SliderFlags_.always_clamp
+        changed, log_lr = imgui.slider_float("learning rate", math.log10(lr), *LOG_LR_RANGE, f"{lr:.3g}", flags)
+        return changed, round_significant(10.0**log_lr)
+
+    return draw
 
 
 def shortcuts(app) -> None:
@@ -108,29 +135,31 @@ def _controls(app) -> None:
 def _hyperparameters(app) -> None:
     c = app.config
     imgui.push_item_width(-em(7))
-    sizes = POINT_BATCH_SIZES if app.session.trainer.data is not None else BATCH_SIZES
-    index = min(range(len(sizes)), key=lambda k: abs(math.log2(sizes[k] / c.batch_size)))
-    shown = f"{c.batch_size:,}" + (" (the whole set)" if app.session.trainer.batch_size < c.batch_size else "")
-    changed, index = imgui.slider_int("batch size", index, 0, len(sizes) - 1, shown)
-    app.remember("batch size", "batch size")
-    if changed:
-        app.apply_hot("batch size", batch_size=sizes[index])
-    # A slider over log10(lr) that shows the rate itself: ImGui's own logarithmic flag misreads
-    # a %e format (it set lr = 10 wherever it was clicked).
-    changed, log_lr = imgui.slider_float(
-        "learning rate", math.log10(c.lr), *LOG_LR_RANGE, f"{c.lr:.3g}", imgui.SliderFlags_.always_clamp
+    # Ctrl+click types the size or the rate itself (app/ui/sliders.py)
+    typed_slider(
+        app,
+        "batch size",
+        "batch size",
+        _batch_slider(c.batch_size, app.session.trainer),
+        f"{c.batch_size}",
+        whole("batch size"),
+        lambda size: app.apply_hot("batch size", batch_size=size),
     )
-    app.remember("learning rate", "learning rate")
-    if changed:
-        app.apply_hot("learning rate", lr=round_significant(10.0**log_lr))
+    typed_slider(
+        app,
+        "learning rate",
+        "learning rate",
+        _lr_slider(c.lr),
+        f"{c.lr:.6g}",
+        real("learning rate"),
+        lambda lr: app.apply_hot("learning rate", lr=lr),
+    )
     changed, lr = imgui.input_double("exact lr", c.lr, 0.0, 0.0, "%.6g", imgui.InputTextFlags_.enter_returns_true)
     app.remember("exact lr", "exact lr")
     if changed:
         app.apply_hot("exact lr", lr=lr)
     field_error(app, "exact lr")
-    optimizer = draw_field("optimizer", c)
-    if optimizer is not None:
-        app.apply_hot("optimizer", optimizer=optimizer)
+    draw_field(app, "optimizer", c, lambda optimizer: app.apply_hot("optimizer", optimizer=optimizer))
     for hyper in OPTIMIZERS[app.config.optimizer].hypers:
         draw_hyper(app, hyper)
     _regularization(app)
@@ -142,9 +171,13 @@ def _regularization(app) -> None:
     spacing = imgui.get_style().item_spacing.x
     width = (imgui.calc_item_width() - spacing) / 2
     imgui.set_next_item_width(width)
-    chosen = draw_field("regularization", app.config, "##regularization")
-    if chosen is not None:
-        app.apply_hot("regularization", regularization=chosen)
+    draw_field(
+        app,
+        "regularization",
+        app.config,
+        lambda chosen: app.apply_hot("regularization", regularization=chosen),
+        "##regularization",
+    )
     app.remember("regularization")
     if imgui.is_item_hovered():
         imgui.set_tooltip(
@@ -167,11 +200,14 @@ def _regularization(app) -> None:
 
 
 def _row(label: str, value: str, colour=None) -> None:
+    """A label and its value; a long value wraps in its column instead of running off the panel."""
     imgui.table_next_row()
     imgui.table_next_column()
     imgui.text_colored(MUTED, label)
     imgui.table_next_column()
+    imgui.push_text_wrap_pos(0.0)
     imgui.text_colored(colour, value) if colour is not None else imgui.text(value)
+    imgui.pop_text_wrap_pos()
 
 
 def _figure(value: float, fmt: str) -> str:
@@ -222,6 +258,8 @@ def _figures(app) -> None:
     t = session.trainer
     if not imgui.begin_table("figures", 2, imgui.TableFlags_.sizing_fixed_fit):
         return
+    imgui.table_setup_column("figure", imgui.TableColumnFlags_.width_fixed)
+    imgui.table_setup_column("value", imgui.TableColumnFlags_.width_stretch)
     _row("step", f"{t.step:,}")
     _row("samples seen", f"{t.samples_seen:,}" + (f" ({t.epochs:,.1f} epochs)" if t.data is not None else ""))
     if t.data is not None:
@@ -245,10 +283,13 @@ def _figures(app) -> None:
         _row("kernels", f"{plan.matmul}, {GRADIENT_SUMS[plan.gradient_path]} gradient sums")
     else:
         _row("samples / s", "paused")
-    _row(
-        "frame",
-        f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms > 0 else "-",
-    )
+    _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms else "-")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(
+            "frame: from one frame to the next, as you see it (waiting for vsync and events included)\n"
+            "work: the part of it this app spends on a frame: the UI, then recording, running and\n"
+            "reading back the frame's training, evaluation and drawing (means over 30 frames)"
+        )
     _row("UI drawn", f"{s.ui_per_second:.0f} times / s (when it changed)")
     _row("GPU memory", _memory(t))
     if s.gpu_ms:  # only what the device's timestamp queries measured

@@ -1,0 +1,58 @@
+"""Issue 16, Found 11: at 1280 x 800 the diagram has room for 8 layers of 256 (summarised)
+instead of saying "Too small to show the network", and the default network's hidden nodes are
+large enough to click (they were 12 px slivers)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+pytest.importorskip("imgui_bundle")
+
+from app.ui.offscreen import OffscreenApp
+from app.ui.panels import diagram
+from app.ui.style import em
+
+
+@pytest.fixture
+def ui(make_session):
+    app = OffscreenApp(make_session(), 1280, 800)
+    app.app.running = False
+    app.frame(4)
+    yield app
+    app.close()
+
+
+def test_eight_layers_of_256_fit_the_diagram_at_1280_by_800(ui):
+    """What the panel needs, measured against the panel of the default layout (8 x 256 changes
+    neither column's width). Building 8 x 256 itself takes minutes on a CPU driver; the drawing
+    of ten columns is test_ui_controls.py's test_diagram_titles_never_overlap, and summarising a
+    wide layer is shown_neurons below."""
+    x0, _, x1, _ = ui.app.windows["Network diagram"]
+    ui.renderer.make_current()
+    padding = 2 * 8  # the window's padding (app/ui/style.py)
+    assert diagram.required_em([4, *[256] * 8, 4]) * em() <= x1 - x0 - padding
+    assert diagram.required_em([4, 16, 4]) < diagram.required_em([4, *[256] * 8, 4])
+
+
+def test_a_wide_layer_is_summarised():
+    assert diagram.shown_neurons(256, 12) == [*range(10), 255]
+    assert diagram.shown_neurons(8, 12) == list(range(8))
+
+
+def test_the_default_networks_hidden_nodes_are_large_enough_to_click(ui):
+    plan = ui.session.trainer.plan
+    hidden = {n: r for n, r in ui.app.diagram_nodes.items() if plan.neuron_offset(1) <= n < plan.neuron_offset(2)}
+    assert len(hidden) == 16, "all 16 shown"
+    ui.renderer.make_current()
+    for rect in hidden.values():
+        assert rect[2] - rect[0] >= em(1.5) and rect[3] - rect[1] >= em(1.5), rect
+    for (_, a), (_, b) in itertools.combinations(hidden.items(), 2):
+        overlap_x, overlap_y = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+        assert overlap_x <= 0 or overlap_y <= 0, "nodes don't overlap"
+    panel = ui.app.windows["Network diagram"]
+    assert all(panel[0] <= r[0] and r[2] <= panel[2] and r[3] <= panel[3] for r in hidden.values())
+    neuron, rect = next(iter(hidden.items()))
+    ui.click((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
+    assert ui.app.selected_neuron == neuron

@@ -1,0 +1,109 @@
+"""Issue 16: a frame never takes the app down. An exception inside a frame is caught where it
+happened, shown in the window as one line that names a log file with the traceback, the training
+state is kept and the app goes on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+imgui = pytest.importorskip("imgui_bundle").imgui
+
+from app.ui.offscreen import OffscreenApp  # noqa: E402
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    return tmp_path / "slang-visual-trainer"
+
+
+def _failing_panel(app) -> None:
+    """A panel that leaves ImGui's stacks open, then raises, every frame."""
+    imgui.text("about to fail")
+    imgui.push_id("left open")
+    imgui.begin_disabled(True)
+    if imgui.begin_table("open table", 2):
+        imgui.table_next_column()
+        imgui.text("cell")
+        raise ZeroDivisionError("a panel's bug")
+
+
+def test_a_failing_panel_is_shown_and_logged_and_the_app_goes_on(make_session, monkeypatch, cache):
+    from app.ui import frame
+    from app.ui.layout import Panel, fraction
+
+    panels = (*frame.PANELS[:-1], Panel("Broken", _failing_panel, column=2, height=fraction(0.5)), frame.PANELS[-1])
+    monkeypatch.setattr(frame, "PANELS", panels)
+    ui = OffscreenApp(make_session(), 1280, 800)
+    try:
+        ui.frame(6)
+        step = ui.session.trainer.step
+        ui.frame(10)
+        assert ui.session.trainer.step > step, "training goes on"
+        line = ui.app.failures.line
+        assert line.startswith("the Broken panel failed: ZeroDivisionError: a panel's bug (details: ")
+        assert "errors.log" in line, line
+        log = (cache / "errors.log").read_text()
+        assert log.count("ZeroDivisionError: a panel's bug") == 1, "logged once, not every frame"
+        assert "_failing_panel" in log, "with its traceback"
+        assert ui.app.failures.count >= 16
+        assert {"pause", "failure", "dismiss failure"} <= set(ui.app.rects), "the other panels and the line are drawn"
+        ui.click(*_centre(ui, "pause"))
+        assert not ui.app.running, "and the window still answers clicks"
+        ui.click(*_centre(ui, "dismiss failure"))
+        ui.frame()
+        ui.save(str(cache / "failing-panel.png"))
+    finally:
+        ui.close()
+
+
+def _centre(ui, name):
+    x0, y0, x1, y1 = ui.app.rects[name]
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def test_a_failure_while_recording_training_keeps_the_state(make_session, monkeypatch, cache):
+    ui = OffscreenApp(make_session(), 1280, 800)
+    try:
+        ui.frame(4)
+        trainer = ui.session.trainer
+        ui.app.running = False
+        ui.frame()
+        before = (trainer.step, trainer.samples_seen, trainer.parameters())
+        record = ui.app.frames.record_frame
+
+        def failing(encoder, running):
+            record(encoder, True)  # records a frame's steps into the encoder, then fails
+            raise RuntimeError("recording failed")
+
+        monkeypatch.setattr(ui.app.frames, "record_frame", failing)
+        ui.frame(3)
+        assert "recording the frame's training failed: RuntimeError: recording failed" in ui.app.failures.line
+        assert (trainer.step, trainer.samples_seen) == before[:2], "the steps never submitted are not counted"
+        np.testing.assert_array_equal(trainer.parameters(), before[2])
+        monkeypatch.setattr(ui.app.frames, "record_frame", record)
+        ui.app.running = True
+        ui.frame(4)
+        assert trainer.step > before[0], "training goes on"
+        assert np.isfinite(ui.session.train_loss)
+        assert ui.session.history.current.train.x[-1] == trainer.step, "and its losses are the steps it took"
+    finally:
+        ui.close()
+
+
+def test_a_failing_update_does_not_stop_the_frame(make_session, monkeypatch, cache):
+    ui = OffscreenApp(make_session(), 1280, 800)
+    try:
+        ui.frame(2)
+
+        def poll():
+            raise OSError("the watched file's disk went away")
+
+        monkeypatch.setattr(ui.app.targets, "poll", poll)
+        step = ui.session.trainer.step
+        ui.frame(4)
+        assert ui.session.trainer.step > step
+        assert ui.app.failures.line.startswith("the frame's updates failed: OSError")
+    finally:
+        ui.close()

@@ -1,0 +1,99 @@
+"""Issue 16, autosave in the real window under Xvfb: Ctrl+C (SIGINT) and a crash that escapes a
+frame each leave a checkpoint in the cache folder and say where; the next launch offers it and,
+closed before the offer is answered, keeps it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app import checkpoint
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _launch(display: str, cache: Path, shot: Path, *options: str, code: str | None = None) -> subprocess.Popen:
+    """The app in a window, up once its first screenshot (after 10 frames) exists; `code` runs
+    before the app's main, in the same process (to make the window crash)."""
+    env = dict(os.environ, DISPLAY=display, XDG_CACHE_HOME=str(cache))
+    argv = ["--width", "900", "--height", "650", "--screenshot-after", "10", "--screenshot", str(shot), *options]
+    command = [sys.executable, "-m", "app", *argv]
+    if code is not None:
+        command = [sys.executable, "-c", f"{code}\nimport sys\nfrom app.cli import main\nsys.exit(main({argv!r}))"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 90
+    while not shot.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if not shot.exists() and process.poll() is None:
+        process.kill()
+        pytest.fail(f"no first frame within 90 s: {process.communicate()[1][-2000:]}")
+    return process
+
+
+def _stop(process: subprocess.Popen) -> tuple[int, str]:
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    return process.returncode, err
+
+
+def test_sigint_autosaves_and_the_next_launch_offers_it(display, tmp_path):
+    cache = tmp_path / "cache"
+    autosaved = cache / "slang-visual-trainer" / "autosave.ckpt"
+    window = _launch(display, cache, tmp_path / "first.png", "--fresh")
+    time.sleep(1.0)
+    code, err = _stop(window)
+    assert code == 0, err[-2000:]
+    assert f"autosaved: {autosaved} (step " in err, err[-2000:]
+    saved = checkpoint.load(autosaved)
+    assert saved.step > 0, "the trained network, not a fresh one"
+
+    later = _launch(display, cache, tmp_path / "second.png")
+    time.sleep(1.0)
+    code, err = _stop(later)
+    assert code == 0, err[-2000:]
+    assert f"the last session was autosaved (4-16-4 network at step {saved.step:,}" in err, err[-2000:]
+    assert "autosave is kept" in err, "closed before answering: what was offered stays"
+    assert checkpoint.load(autosaved).step == saved.step
+
+    fresh = _launch(display, cache, tmp_path / "third.png", "--fresh")
+    code, err = _stop(fresh)
+    assert code == 0 and "the window offers" not in err, "--fresh does not offer it"
+
+
+# Runs the real loop for 20 frames, then raises out of a frame as a bug outside the frame's
+# guards would (the frame function itself), in the window's own process.
+CRASH = """
+import app.ui.window as window
+real = window.frame
+count = [0]
+def crashing(*args):
+    count[0] += 1
+    if count[0] > 20:
+        raise ValueError("a crash outside every guard")
+    real(*args)
+window.frame = crashing
+"""
+
+
+def test_a_crash_autosaves(display, tmp_path):
+    cache = tmp_path / "cache"
+    window = _launch(display, cache, tmp_path / "first.png", "--fresh", code=CRASH)
+    try:
+        window.wait(60)  # it ends by itself
+    except subprocess.TimeoutExpired:
+        pass
+    code, err = _stop(window)
+    assert code != 0 and "ValueError: a crash outside every guard" in err, err[-2000:]
+    assert "autosaved: " in err, err[-2000:]
+    assert checkpoint.load(cache / "slang-visual-trainer" / "autosave.ckpt").step > 0
