@@ -71,18 +71,19 @@ def test_a_failure_while_recording_training_keeps_the_state(make_session, monkey
         ui.app.running = False
         ui.frame()
         before = (trainer.step, trainer.samples_seen, trainer.parameters())
-        record = ui.app.frames.record_frame
+        submit = ui.app.frames.submit_training
 
-        def failing(encoder, running):
-            record(encoder, True)  # records a frame's steps into the encoder, then fails
+        def failing(running):
+            # the frame's steps recorded into a command buffer, then a failure before its submit
+            trainer.record_steps(ui.session.gpu.device.create_command_encoder(), 3)
             raise RuntimeError("recording failed")
 
-        monkeypatch.setattr(ui.app.frames, "record_frame", failing)
+        monkeypatch.setattr(ui.app.frames, "submit_training", failing)
         ui.frame(3)
         assert "recording the frame's training failed: RuntimeError: recording failed" in ui.app.failures.line
         assert (trainer.step, trainer.samples_seen) == before[:2], "the steps never submitted are not counted"
         np.testing.assert_array_equal(trainer.parameters(), before[2])
-        monkeypatch.setattr(ui.app.frames, "record_frame", record)
+        monkeypatch.setattr(ui.app.frames, "submit_training", submit)
         ui.app.running = True
         ui.frame(4)
         assert trainer.step > before[0], "training goes on"

@@ -77,11 +77,11 @@ CRASH = """
 import app.ui.window as window
 real = window.frame
 count = [0]
-def crashing(*args):
+def crashing(*args, **kwargs):
     count[0] += 1
     if count[0] > 20:
         raise ValueError("a crash outside every guard")
-    real(*args)
+    return real(*args, **kwargs)
 window.frame = crashing
 """
 

@@ -16,6 +16,7 @@ import time
 
 from ..hashgrid import HASH_PRIME
 from .hashgrid_task import GRID, HIDDEN, photo_pixels
+from .torch_reference import capture, replay_seconds
 
 
 def encode(u, tables):
@@ -134,26 +135,7 @@ class CompiledGraph:
             value.backward()
             self.optimizer.step()
 
-        start = time.perf_counter()
-        stream = torch.cuda.Stream()
-        stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream):
-            for _ in range(3):
-                step()
-        torch.cuda.current_stream().wait_stream(stream)
-        self.graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(self.graph):
-            step()
-        torch.cuda.synchronize()
-        self.build_seconds = time.perf_counter() - start
+        self.graph, self.build_seconds = capture(step)
 
     def time(self, steps: int) -> float:
-        import torch
-
-        self.graph.replay()
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(steps):
-            self.graph.replay()
-        torch.cuda.synchronize()
-        return time.perf_counter() - start
+        return replay_seconds(self.graph, steps)

@@ -93,26 +93,39 @@ class CompiledGraph:
             value.backward()
             self.optimizer.step()
 
-        start = time.perf_counter()
-        stream = torch.cuda.Stream()
-        stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream):  # warm up (and compile) outside the capture
-            for _ in range(3):
-                step()
-        torch.cuda.current_stream().wait_stream(stream)
-        self.graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(self.graph):
-            step()
-        torch.cuda.synchronize()
-        self.build_seconds = time.perf_counter() - start
+        self.graph, self.build_seconds = capture(step)
 
     def time(self, steps: int) -> float:
-        import torch
+        return replay_seconds(self.graph, steps)
 
-        self.graph.replay()
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(steps):
-            self.graph.replay()
-        torch.cuda.synchronize()
-        return time.perf_counter() - start
+
+def capture(step):
+    """`step` warmed up (and compiled) on a side stream, outside the capture, then captured in one
+    CUDA graph: (the graph, the seconds all that took)."""
+    import torch
+
+    start = time.perf_counter()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step()
+    torch.cuda.synchronize()
+    return graph, time.perf_counter() - start
+
+
+def replay_seconds(graph, steps: int) -> float:
+    """Seconds for `steps` replays of a captured step, after one untimed replay."""
+    import torch
+
+    graph.replay()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(steps):
+        graph.replay()
+    torch.cuda.synchronize()
+    return time.perf_counter() - start

@@ -84,14 +84,16 @@ def frame(
     the target shows."""
     start = time.perf_counter()
     guarded(app, "the frame's updates", lambda: _updates(app))
-    ok, work = _recorded(app, "submitting the frame's training", lambda: app.frames.submit_training(app.running))
+    ok, work = _recorded(app, "recording the frame's training", lambda: app.frames.submit_training(app.running))
     if not ok:
         work = FrameWork(0, 0.0)
     app.renderer.begin_frame(size[0], size[1], delta_time)
     guarded_ui(app, "the window's UI", lambda: draw_ui(app))
     draw_data = app.renderer.finish()
     encoder = app.gpu.device.create_command_encoder()
-    ok, _ = _recorded(app, "recording the frame's work", lambda: app.frames.record_frame(encoder, work, app.running))
+    ok, _ = _recorded(
+        app, "recording the frame's evaluation", lambda: app.frames.record_frame(encoder, work, app.running)
+    )
     if not ok:  # dropped: a fresh encoder, every timestamp the frame reads written
         encoder = app.gpu.device.create_command_encoder()
         for mark in range(4):

@@ -95,9 +95,13 @@ def _apply_row(app) -> None:
     app.remember("apply")
     imgui.end_disabled()
     imgui.same_line()
+    imgui.begin_disabled(not pending)
+    if imgui.button("Revert", imgui.ImVec2(em(5), 0)):
+        app.draft = app.config
+    imgui.end_disabled()
+    # The line under the buttons is there either way, so that an edit does not move the widgets
+    # below it (the slider being typed into, say) by a line.
     if pending:
-        if imgui.button("Revert", imgui.ImVec2(em(5), 0)):
-            app.draft = app.config
         imgui.push_text_wrap_pos(0.0)
         imgui.text_colored(WARN, pending_text(app.config, app.draft))
         imgui.pop_text_wrap_pos()
