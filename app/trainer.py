@@ -14,9 +14,10 @@ from . import image_truth
 from .config import STRUCTURAL_FIELDS, Config
 from .gpu import Gpu
 from .kernels import NetworkKernels
+from .launch_shape import ADJUST_THREADS, LaunchShape
 from .loss_ring import LOSS_HISTORY, LossRing
 from .optimizers import OPTIMIZERS, STATE_WIDTH
-from .plan import ADJUST_THREADS, LaunchShape, NetworkPlan
+from .plan import NetworkPlan
 from .point_data import PointData, data_key
 from .step_args import REDUCE_GROUPS_PER_ROW, REGULARIZATION_IDS, STEP_ARGS, StepArgsRing
 from .step_units import StepProgress, StepUnits
