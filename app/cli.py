@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import config as cfg
-from .cli_args import build_parser, check_headless, check_window, iterations_for, resolve_start
+from .cli_args import build_parser, iterations_for, resolve_start
+from .cli_checks import check_headless, check_window
 from .errors import UserError
 
 EXIT_USAGE = 2
