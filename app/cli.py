@@ -1,6 +1,6 @@
 """Command line: `visual-trainer` opens the window; `--headless` trains a fixed number of steps.
-Options and their checks are in app/cli_args.py; every bad input ends here as one line on
-stderr and exit code 2."""
+Options are in app/cli_args.py, their checks in app/cli_checks.py; every bad input ends here as
+one line on stderr and exit code 2."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import config as cfg
-from .cli_args import build_parser, check_headless, check_window, iterations_for, resolve_start
+from .cli_args import build_parser, iterations_for, resolve_start
+from .cli_checks import check_headless, check_window
 from .errors import UserError
 
 EXIT_USAGE = 2

@@ -23,8 +23,8 @@ import slangpy as spy
 
 from .budget import FRAME_SECONDS, FrameBudget, StepShape, TrainingWork
 from .history import Run
+from .launch_shape import ADJUST_PARAMS
 from .loss_ring import LOSS_HISTORY
-from .plan import ADJUST_PARAMS
 from .session import Session
 from .step_cost import StepCost
 from .timing import GpuTimer

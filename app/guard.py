@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import slangpy as spy
 
-from .trainer import Snapshot, Trainer
+from .trainer import Trainer
+from .training_state import Snapshot
 
 
 @dataclass(frozen=True)

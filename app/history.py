@@ -197,7 +197,7 @@ class LossRecord:
         self._rows[: BUCKETS // 2] = merged
         self._closed, self.span = BUCKETS // 2, 2 * self.span
 
-    # ---- saving and loading (app/checkpoint.py) -----------------------------------------------
+    # ---- saving and loading (app/checkpoint_format.py) ----------------------------------------
     def state(self) -> tuple[dict, list[np.ndarray]]:
         """What a checkpoint stores: counts, then the recent steps, recent losses and bucket rows."""
         meta = {"count": self.count, "span": self.span, "recent": self._held, "buckets": len(self.buckets)}

@@ -35,7 +35,8 @@ from .image_eval import ImageEvaluator
 from .loss_ring import LOSS_HISTORY
 from .rebuild import Rebuild
 from .slang_target import check_truth_finite
-from .trainer import SUBMIT_STEPS, Snapshot, Trainer
+from .trainer import SUBMIT_STEPS, Trainer
+from .training_state import Snapshot
 
 CHUNK_SECONDS = 0.25  # headless: whole steps between loss reads, enough to hide launch cost
 STABLE_STEPS = 50  # finite steps with unchanged settings: a network worth going back to

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .plan import ADJUST_PARAMS, ADJUST_THREADS, LaunchShape, NetworkPlan
+from .launch_shape import ADJUST_PARAMS, ADJUST_THREADS, LaunchShape
+from .plan import NetworkPlan
 
 
 @dataclass

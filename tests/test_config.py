@@ -86,7 +86,7 @@ def test_the_config_table_derives_the_lists():
     options refused beside --resume and --load-network all come from the fields' Specs."""
     import dataclasses
 
-    from app import cli_args
+    from app import cli_args, cli_checks, cli_fields
     from app.config import FIELDS, HOT_FIELDS, STRUCTURAL_FIELDS, Structure
     from app.config_spec import HOT, STRUCTURE, TRUTH
     from app.plan import _plan
@@ -101,7 +101,7 @@ def test_the_config_table_derives_the_lists():
     assert [f.name for f in dataclasses.fields(Structure)] == list(STRUCTURAL_FIELDS)
     data = ("points", "noise", "train_ratio", "data_seed", "regularization", "reg_rate")
     hot = (*data, "optimizer", "lr", "beta1", "beta2", "epsilon", "weight_decay", "batch_size", "seed", "eval_grid")
-    assert cli_args.HOT_OPTIONS == hot
+    assert cli_fields.HOT_OPTIONS == hot
     args = cli_args.build_parser().parse_args(["--beta2", "0.9", "--matmul", "simt", "--target", "x"])
     config = cli_args.config_from_args(args)
     assert (config.beta2, config.matmul, config.targets) == (0.9, "simt", ["x"])
@@ -113,14 +113,14 @@ def test_the_config_table_derives_the_lists():
 
     def refused(*argv: str) -> str:
         with pytest.raises(UserError) as caught:
-            cli_args._check_start(cli_args.build_parser().parse_args(list(argv)))
+            cli_checks._check_start(cli_args.build_parser().parse_args(list(argv)))
         return str(caught.value)
 
     assert refused("--resume", "a.ckpt", "--matmul", "simt").startswith("--matmul cannot be combined with --resume")
     assert refused("--resume", "a.ckpt", "--target-file", "t.slang").startswith("--target-file cannot")
     assert refused("--load-network", "n.json", "--frequencies", "3").startswith("--frequencies cannot")
-    cli_args._check_start(cli_args.build_parser().parse_args(["--load-network", "n.json", "--precision", "half"]))
-    cli_args._check_start(cli_args.build_parser().parse_args(["--resume", "a.ckpt", "--beta1", "0.5"]))
+    cli_checks._check_start(cli_args.build_parser().parse_args(["--load-network", "n.json", "--precision", "half"]))
+    cli_checks._check_start(cli_args.build_parser().parse_args(["--resume", "a.ckpt", "--beta1", "0.5"]))
 
 
 def test_ranges_and_choices_come_from_the_table():

@@ -21,7 +21,8 @@ from fuzz_inputs import InputFiles, command_line, mutate_bytes, mutate_json
 
 from app import checkpoint as ckpt
 from app import config as cfg
-from app.cli_args import build_parser, check_headless, iterations_for, resolve_start
+from app.cli_args import build_parser, iterations_for, resolve_start
+from app.cli_checks import check_headless
 from app.errors import UserError
 from app.network_io import load_network
 from app.optimizers import OPTIMIZERS

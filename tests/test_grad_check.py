@@ -14,7 +14,7 @@ import pytest
 from helpers import gpu_loss_and_gradient
 from reference import loss_and_gradient, sample_points, truth_values
 
-from app import grad_check
+from app import grad_check, grad_reference
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every activation appears in each precision, hidden or at the output.
@@ -47,9 +47,9 @@ def test_gradient_check_passes_on_every_activation_and_precision(make_trainer, n
 def test_reference_path_matches_a_float64_numpy_backward_pass(make_trainer, gpu):
     trainer = make_trainer(seed=3, **NETWORKS["float: sin, tanh"])
     c = trainer.config
-    path = grad_check.ReferencePath(gpu, trainer.plan)
+    path = grad_reference.ReferencePath(gpu, trainer.plan)
     # the device it chose computes squaredError's gradient as its closed form says
-    assert grad_check._bwds_works(path.module, path.device, trainer.plan.output_dim)
+    assert grad_reference._bwds_works(path.module, path.device, trainer.plan.output_dim)
     inputs, truths = path.batch(c.seed, 4, c.domain)
     x, y = sample_points(c.seed, 4, grad_check.CHECK_BATCH, c.domain)
     np.testing.assert_allclose(truths, truth_values(c, x, y), rtol=1e-5, atol=1e-6)
@@ -83,7 +83,7 @@ def test_both_paths_stay_within_the_tolerance_of_float64_on_a_trained_network(ma
     c, params = trainer.config, trainer.parameters()
     x, y = sample_points(c.seed, trainer.step, grad_check.CHECK_BATCH, c.domain)
     _, exact = loss_and_gradient(c, params, x, y, truth_values(c, x, y))
-    path = grad_check.ReferencePath(gpu, trainer.plan)
+    path = grad_reference.ReferencePath(gpu, trainer.plan)
     _, reference = path.gradient(params, *path.batch(c.seed, trainer.step, c.domain))
     training = grad_check.training_gradient(trainer, trainer.step)
     for gradient in (training, reference):

@@ -14,7 +14,7 @@ import slangpy as spy
 from helpers import gpu_loss_and_gradient
 from reference import sample_points
 
-import app.plan
+import app.launch_shape
 from app.config import Config, validate
 from app.hashgrid import FIXED_POINT_BITS, grid_units
 from app.plan import plan_for
@@ -252,9 +252,9 @@ def test_tables_are_bit_identical_over_runs_pieces_and_launch_shapes(gpu, monkey
     assert first.optimizer_state_values().tobytes() == pieces.optimizer_state_values().tobytes()
     one = Trainer(gpu, config)
     one.train(1)
-    monkeypatch.setattr(app.plan, "MAX_TILE_GROUPS", 3)
-    monkeypatch.setattr(app.plan, "MAX_TRAIN_THREADS", 256)
-    monkeypatch.setattr(app.plan, "MIN_PARALLEL_THREADS", 256)
+    monkeypatch.setattr(app.launch_shape, "MAX_TILE_GROUPS", 3)
+    monkeypatch.setattr(app.launch_shape, "MAX_TRAIN_THREADS", 256)
+    monkeypatch.setattr(app.launch_shape, "MIN_PARALLEL_THREADS", 256)
     other = Trainer(gpu, config)
     assert other.launch.group_count != one.launch.group_count
     other.train(1)

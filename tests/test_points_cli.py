@@ -101,7 +101,8 @@ def test_resume_restores_the_split_and_the_batches(spiral_run, gpu):
 
 
 def test_load_network_brings_its_dataset(spiral_run):
-    from app.cli_args import build_parser, check_headless, resolve_start
+    from app.cli_args import build_parser, resolve_start
+    from app.cli_checks import check_headless
 
     folder, _ = spiral_run
     args = build_parser().parse_args(["--headless", "--load-network", str(folder / "out" / "network.json")])

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from .. import optimizers, point_colours
 from ..components import slang_constants
-from ..plan import ADJUST_PARAMS, ADJUST_PARTS, NetworkPlan
+from ..launch_shape import ADJUST_PARAMS, ADJUST_PARTS
+from ..plan import NetworkPlan
 from .chain import LayerStep, indent, layer_lines
 from .fused import fused_constants, fused_kernel, weight_copies_function
 from .grid import encoding_constants, encoding_includes, table_optimizer_settings

@@ -4,7 +4,8 @@ forward and backward passes over a tile of samples, and the gradient accumulator
 
 from __future__ import annotations
 
-from ..plan import MMA_SUBGROUP, TILED_THREADS, NetworkPlan
+from ..gradient_paths import MMA_SUBGROUP, TILED_THREADS
+from ..plan import NetworkPlan
 from .chain import LayerStep, indent, layer_lines
 
 

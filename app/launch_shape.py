@@ -1,0 +1,71 @@
+"""LaunchShape: how one training step of a batch is spread over threads, workgroups and gradient
+slots on a device of a given wave width (NetworkPlan.launch), and adjustParameters' workgroups."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .lane_tiles import MAX_LANE_GROUPS, scratch_layout
+
+if TYPE_CHECKING:
+    from .plan import NetworkPlan
+
+# Launch shape (measured on an H200, 4-16-4): one sample per thread up to 4,096 samples, then
+# at least 4 per thread, and at most 32,768 threads. More samples per thread amortise each
+# thread's final wave sum of its gradients; fewer threads than this starve the GPU. Pairs (half
+# precision) take a pair per thread where the batch is small: a pair costs one sample's latency.
+MIN_PARALLEL_THREADS = 4096
+MIN_SAMPLES_PER_THREAD = 4
+MAX_TRAIN_THREADS = 32768
+SLOT_MEMORY_BYTES = 256 << 20
+
+# adjustParameters: a workgroup sums the slots of ADJUST_PARAMS parameters, ADJUST_PARTS threads
+# a parameter (32 x 8: a slot row is one 128-byte line; a thread walks 1/8 of the slots)
+ADJUST_PARAMS, ADJUST_PARTS = 32, 8
+ADJUST_THREADS = ADJUST_PARAMS * ADJUST_PARTS
+MAX_TILE_GROUPS = 512  # about what an H200 runs at once (132 SMs x 4); fewer slots to sum
+FUSED_MAX_GROUPS = 264  # the fused trainer: two workgroups an SM ran fastest on an H200 (2^16 and 2^20)
+
+
+@dataclass(frozen=True)
+class LaunchShape:
+    thread_count: int
+    group_count: int  # learnGradient workgroups; a step may be split by ranges of them
+    waves_per_group: int
+    gradient_slot_count: int  # one per wave (thread accumulators) or per group (tiles)
+    loss_slot_count: int  # one per wave (per group for workgroup tiles)
+    scratch_floats: int = 0  # lane tiles: each group's activations, after the gradient slots
+
+
+def launch_shape_for(plan: NetworkPlan, batch_size: int, wave_width: int) -> LaunchShape:
+    """One gradient slot per wave (thread accumulators) or per group (group and workgroup
+    tiles), capped by memory; one loss slot per wave (per group for workgroup tiles)."""
+    group = plan.group_size
+    if plan.gradient_path in ("tiles", "lanes"):  # lane tiles: a scratch area per group too
+        scratch = scratch_layout(plan.sizes).total if plan.gradient_path == "lanes" else 0
+        most = MAX_LANE_GROUPS if plan.gradient_path == "lanes" else MAX_TILE_GROUPS
+        tiles = -(-batch_size // plan.tile_samples)
+        cap = FUSED_MAX_GROUPS if plan.fused else most
+        groups = max(1, min(tiles, cap, SLOT_MEMORY_BYTES // (4 * (plan.mlp_param_count + scratch))))
+        return LaunchShape(
+            thread_count=groups * group,
+            group_count=groups,
+            waves_per_group=1,
+            gradient_slot_count=groups,
+            loss_slot_count=groups,
+            scratch_floats=groups * scratch,
+        )
+    waves_per_group = -(-group // wave_width)
+    slots_per_group = waves_per_group if plan.thread_accumulators else 1
+    max_groups = max(1, SLOT_MEMORY_BYTES // (4 * plan.mlp_param_count * slots_per_group))
+    lane_samples = -(-batch_size // 2) if plan.paired else batch_size  # a pair a thread at least
+    threads = min(lane_samples, max(MIN_PARALLEL_THREADS, batch_size // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS)
+    groups = min(-(-threads // group), max_groups)
+    return LaunchShape(
+        thread_count=groups * group,
+        group_count=groups,
+        waves_per_group=waves_per_group,
+        gradient_slot_count=groups * slots_per_group,
+        loss_slot_count=groups * waves_per_group,
+    )
