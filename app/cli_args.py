@@ -9,6 +9,7 @@ import argparse
 
 from . import checkpoint as ckpt
 from . import config as cfg
+from . import config_files
 from .cli_checks import MAX_EXPORT_SCALE
 from .cli_fields import DIRECT_OPTIONS, FLAGGED, HOT_OPTIONS, field_option, nonempty_text
 from .datasets import configure, entry_for
@@ -92,7 +93,10 @@ def _add_network_options(p: argparse.ArgumentParser) -> None:
         "--config", type=nonempty_text, metavar="FILE", help="a JSON config, or the summary.json of an earlier run"
     )
     net.add_argument(
-        "--preset", type=nonempty_text, metavar="NAME", help=f"start from a preset: {', '.join(cfg.preset_names())}"
+        "--preset",
+        type=nonempty_text,
+        metavar="NAME",
+        help=f"start from a preset: {', '.join(config_files.preset_names())}",
     )
     for name, spec in FLAGGED.items():
         net.add_argument(spec.flag.name, **field_option(name, spec))
@@ -156,9 +160,9 @@ def _add_window_options(p: argparse.ArgumentParser) -> None:
 def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -> cfg.Config:
     config = base or cfg.Config()
     if args.preset is not None:
-        config = cfg.load_preset(args.preset, config)
+        config = config_files.load_preset(args.preset, config)
     if args.config is not None:
-        config = cfg.load_file(args.config, config)
+        config = config_files.load_file(args.config, config)
     if args.targets is not None and args.target_file is not None:
         raise UserError("use --target or --target-file, not both")
     if args.image_file is not None and (args.targets is not None or args.target_file is not None):

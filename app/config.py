@@ -314,7 +314,3 @@ def _copy(value: Any) -> Any:
     if isinstance(value, dict):
         return dict(value)
     return list(value) if isinstance(value, list) else value
-
-
-# Reading config files and presets (app/config_files.py), under the names they always had here
-from .config_files import MAX_CONFIG_BYTES, MAX_CONFIG_NESTING, load_file, load_preset, preset_names  # noqa: E402, F401

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from app import checkpoint as ckpt
 from app import config as cfg
+from app import config_files
 from app.network_io import export_network
 from app.plan import plan_for
 from app.session import Session
@@ -159,7 +160,7 @@ def _pools(inputs: InputFiles, safe: bool) -> dict[str, list[str]]:
         "--precision": ["float", "half", "double"],
         "--optimizer": ["sgd", "adam", "lbfgs"],
         "--eval-grid": ["2", "16", "1", "2000", "x"] + ([] if safe else ["1024"]),
-        "--preset": cfg.preset_names() + ["nope", ""],
+        "--preset": config_files.preset_names() + ["nope", ""],
         "--config": inputs.config_paths + [inputs.missing, folder, ""],
         "--resume": inputs.checkpoint_paths + [inputs.missing, folder, inputs.config_paths[0]],
         "--load-network": inputs.network_paths + [inputs.missing, inputs.checkpoint_paths[0]],

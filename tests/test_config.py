@@ -5,7 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from app.config import Config, from_dict, load_preset, preset_names, validate
+from app.config import Config, from_dict, validate
+from app.config_files import load_preset, preset_names
 from app.errors import UserError
 from app.plan import plan_for
 from app.shadergen import network_source

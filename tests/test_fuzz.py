@@ -21,6 +21,7 @@ from fuzz_inputs import InputFiles, command_line, mutate_bytes, mutate_json
 
 from app import checkpoint as ckpt
 from app import config as cfg
+from app import config_files
 from app.cli_args import build_parser, iterations_for, resolve_start
 from app.cli_checks import check_headless
 from app.errors import UserError
@@ -87,7 +88,7 @@ def test_config_files(inputs, tmp_path):
         data = mutate_json(rng, json.loads(base)) if k % 2 else mutate_bytes(rng, base.encode())
         path.write_bytes(data if isinstance(data, bytes) else json.dumps(data).encode())
         try:
-            config = cfg.load_file(path)
+            config = config_files.load_file(path)
             assert cfg.validate(config) == config
             _count("config files", True)
         except UserError as error:

@@ -24,7 +24,8 @@ import time
 
 from .. import image_truth
 from ..bench import options
-from ..config import ENCODINGS, PRECISIONS, Config, load_file, validate
+from ..config import ENCODINGS, PRECISIONS, Config, validate
+from ..config_files import load_file
 from ..device import describe
 from ..gpu import create_gpu
 from ..session import Session
