@@ -130,19 +130,19 @@ def axis_limits(current, earlier) -> tuple[float, float, float, float]:
     """(x0, x1, y0, y1): the current run's steps, and the positive finite losses plotted over
     them (its train and eval records, a dataset's training-set loss, the earlier runs' train
     records: each row's min and max), with a margin; the y range is for a log axis."""
-    first, last = current.train.rows()[:2]
-    x0, x1 = float(first[0]), float(last[-1])
+    # Over the record's parts (buckets, recent points) rather than rows(), which copies the whole
+    # record into one array: this runs every frame.
+    parts = [part for part in current.train.parts() if len(part[0])]
+    x0, x1 = float(parts[0][0][0]), float(parts[-1][1][-1])
     if x1 - x0 < 1:
         x0, x1 = x0 - 1, x1 + 1
     records = [current.train, current.eval, *[run.train for run in earlier]]
     records += [current.metrics["train_loss"]] if "train_loss" in current.metrics else []
     values = []
     for record in records:
-        if record.count == 0:
-            continue
-        first, last, _, low, _, high = record.rows()
-        inside = (last >= x0) & (first <= x1)
-        values += [low[inside], high[inside]]
+        for first, last, _, low, _, high in record.parts():
+            inside = (last >= x0) & (first <= x1)
+            values += [low[inside], high[inside]]
     y = np.concatenate(values) if values else np.zeros(0)
     y = y[np.isfinite(y) & (y > 0)]
     if y.size == 0:
