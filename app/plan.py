@@ -90,7 +90,7 @@ class NetworkPlan:
     @property
     def encoding_setting(self) -> Setting:
         """What the encoding's functions take: the frequencies, or the features."""
-        return self.frequencies if self.encoding.name in ("fourier", "hashgrid", "densegrid") else self.features
+        return self.frequencies if self.encoding.name in ("fourier", *GRID_ENCODINGS) else self.features
 
     @property
     def thread_accumulators(self) -> bool:
