@@ -12,12 +12,11 @@ from pathlib import Path
 
 from . import config as cfg
 from .cli_args import build_parser, iterations_for, resolve_start
-from .cli_checks import check_headless, check_window
+from .cli_checks import check_export_image, check_headless, check_window
 from .errors import UserError
 
 EXIT_USAGE = 2
 EXIT_GRAD_CHECK = 4  # the gradient check found the training kernels' gradients wrong
-MAX_EXPORT_PIXELS = 1 << 26  # --export-image: 64 megapixels
 EXIT_INTERRUPTED = 130  # Ctrl+C: a headless run writes what it trained first
 OUTPUT_OPTIONS = {
     "--save-checkpoint": "checkpoint",
@@ -81,15 +80,7 @@ def _headless(args: argparse.Namespace) -> int:
     iterations = iterations_for(args, start)
     out = Path(args.out) if args.out else Path("runs") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     start.config = _with_image(start.config, args)
-    if args.export_image is not None:
-        image = start.config.image
-        if image is None:
-            raise UserError("--export-image needs an image target (--image)")
-        pixels = image["width"] * image["height"] * args.export_scale**2
-        if pixels > MAX_EXPORT_PIXELS:
-            raise UserError(
-                f"--export-image at scale {args.export_scale} would be {pixels:,} pixels; at most {MAX_EXPORT_PIXELS:,}"
-            )
+    check_export_image(args, start.config)
     gpu = create_gpu(args.device)
     start.config = _with_target_file(start.config, args, gpu)
     session = Session(gpu, start.config, heatmaps=True)

@@ -15,6 +15,7 @@ from .errors import UserError
 WINDOW_MIN = (320, 240)
 WINDOW_MAX = 16384
 MAX_EXPORT_SCALE = 16
+MAX_EXPORT_PIXELS = 1 << 26  # --export-image: 64 megapixels
 
 
 def check_output_dir(path: Path, option: str = "--out") -> None:
@@ -43,6 +44,21 @@ def check_file_path(text: str, option: str, suffix: str | None = None) -> None:
     if not folder.is_dir():
         raise UserError(f"cannot write {option} {text!r}: the folder {str(folder)!r} does not exist")
     check_output_dir(folder, option)
+
+
+def check_export_image(args: argparse.Namespace, config) -> None:
+    """--export-image needs an image target, and its scale a result of at most MAX_EXPORT_PIXELS
+    (the config's image is known once --image is read, after check_headless)."""
+    if args.export_image is None:
+        return
+    image = config.image
+    if image is None:
+        raise UserError("--export-image needs an image target (--image)")
+    pixels = image["width"] * image["height"] * args.export_scale**2
+    if pixels > MAX_EXPORT_PIXELS:
+        raise UserError(
+            f"--export-image at scale {args.export_scale} would be {pixels:,} pixels; at most {MAX_EXPORT_PIXELS:,}"
+        )
 
 
 def check_headless(args: argparse.Namespace) -> None:

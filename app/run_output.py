@@ -144,8 +144,8 @@ def write_run(
         writer.file("--out", out, out / "learned.png", lambda temporary: _png(temporary, session.image.learned()))
     if asked.get("--export-image"):
         path = Path(asked["--export-image"])
-        render = session.image.render(image_scale)
-        writer.file("--export-image", path, path, lambda temporary: _png(temporary, render))
+        # rendered inside the write: a failure is that file's, and the files after it are still tried
+        writer.file("--export-image", path, path, lambda temporary: _png(temporary, session.image.render(image_scale)))
     if asked.get("--screenshot"):
         path = Path(asked["--screenshot"])
         writer.file("--screenshot", path, path, lambda temporary: _screenshot(session, temporary, screen))
