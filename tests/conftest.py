@@ -47,6 +47,18 @@ def make_session(gpu):
     return make
 
 
+@pytest.fixture
+def ui(make_session):
+    """The default session's window, offscreen at 1280 x 800, laid out (three frames) so that
+    widgets' rectangles are known. Test modules that need another start define their own `ui`."""
+    from app.ui.offscreen import OffscreenApp
+
+    app = OffscreenApp(make_session(), 1280, 800)
+    app.frame(3)
+    yield app
+    app.close()
+
+
 @pytest.fixture(scope="session")
 def display():
     """An X display for window tests: $DISPLAY, or an Xvfb started here."""

@@ -22,19 +22,10 @@ from reference import grid_centres  # noqa: E402
 from app.errors import UserError  # noqa: E402
 from app.finite_truth import check_finite  # noqa: E402
 from app.targets import target_to_numpy  # noqa: E402
-from app.ui.offscreen import OffscreenApp  # noqa: E402
 from app.ui.panels import network, training  # noqa: E402
 from app.ui.state import Stats  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def ui(make_session):
-    app = OffscreenApp(make_session(), 1280, 800)
-    app.frame(3)
-    yield app
-    app.close()
 
 
 def test_work_is_part_of_the_frame():

@@ -18,14 +18,6 @@ from app.ui.offscreen import OffscreenApp  # noqa: E402
 from app.ui.panels.training import BATCH_SIZES  # noqa: E402
 
 
-@pytest.fixture
-def ui(make_session):
-    app = OffscreenApp(make_session(), 1280, 800)
-    app.frame(3)
-    yield app
-    app.close()
-
-
 def _click_at(ui, name: str, fraction: float) -> None:
     x0, y0, x1, y1 = ui.app.rects[name]
     ui.click(x0 + fraction * (x1 - x0), (y0 + y1) / 2)

@@ -10,16 +10,6 @@ imgui = pytest.importorskip("imgui_bundle").imgui
 
 from test_ui_offscreen import _centre, _type  # noqa: E402
 
-from app.ui.offscreen import OffscreenApp  # noqa: E402
-
-
-@pytest.fixture
-def ui(make_session):
-    app = OffscreenApp(make_session(), 1280, 800)
-    app.frame(3)
-    yield app
-    app.close()
-
 
 def _ctrl_click(ui, name: str) -> None:
     ui.renderer.make_current()
