@@ -3,6 +3,11 @@ momentum moves the parameters by exactly minus the gradient."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 
 
@@ -44,3 +49,20 @@ def exported_network(trainer) -> dict:
     if trainer.config.precision == "half":
         params = params.astype(np.float16).astype(np.float32)
     return export_network(trainer.plan, trainer.config, params)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_headless(tmp_path: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    """`python -m app --headless --quiet ARGS` from the checkout, with a cache folder of its own
+    under `tmp_path` (no saved settings or autosave of the user's), its output captured."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    return subprocess.run(
+        [sys.executable, "-m", "app", "--headless", "--quiet", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )

@@ -6,15 +6,14 @@ tables sidecar, bound and called from SlangPy."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import reference_grid as ref
 import slangpy as spy
+from helpers import run_headless
 from reference import activate, activation_derivative, grid_centres
 
 from app import grad_check
@@ -25,7 +24,6 @@ from app.export_slang import evaluated_parameters, export_files
 from app.network_io import TABLES_FILE, export_network, forward, load_network
 from app.trainer import Trainer
 
-ROOT = Path(__file__).resolve().parent.parent
 GRID = dict(encoding="hashgrid", grid_levels=4, grid_features=2, grid_log2_size=8, grid_base_resolution=3,
             grid_level_scale=2.0, targets=["sin(3*x)*y", "x*x - y"], domain=[-1.0, 1.0, -0.75, 0.75])  # fmt: skip
 OPTIONS = ["--encoding", "hashgrid", "--grid-levels", "4", "--grid-features", "2", "--grid-table", "8"]
@@ -95,9 +93,7 @@ def test_gradient_check_fails_on_a_wrong_table_gradient(make_trainer, monkeypatc
 
 
 def _headless(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    command = [sys.executable, "-m", "app", "--headless", "--quiet", "--batch-size", "1024", "--eval-every", "25"]
-    return subprocess.run([*command, *args], cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    return run_headless(tmp_path, "--batch-size", "1024", "--eval-every", "25", *args, timeout=600)
 
 
 def test_network_json_with_its_tables_and_load_network(tmp_path):

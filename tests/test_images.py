@@ -7,16 +7,15 @@ network as it was. Every image is made here, from numpy."""
 from __future__ import annotations
 
 import json
-import os
 import struct
 import subprocess
-import sys
 import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 import slangpy as spy
+from helpers import run_headless
 
 from app import image_truth
 from app.config import Config, validate
@@ -25,7 +24,6 @@ from app.evaluation import GridEvaluator
 from app.grid import grid_centres
 from app.trainer import Trainer
 
-ROOT = Path(__file__).resolve().parent.parent
 # The lavapipe-sized fit: a grid whose finest level has 68 cells across, an MLP of 6 (thread accumulators)
 FIT = ["--encoding", "hashgrid", "--grid-levels", "8", "--grid-table", "13", "--grid-base-resolution", "4"]
 FIT += ["--hidden", "6", "--lr", "0.02", "--batch-size", "4096"]
@@ -139,11 +137,7 @@ def test_gpu_truth_is_the_numpy_bilinear_sample(gpu, tmp_path):
 
 
 def _headless(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    return subprocess.run(
-        [sys.executable, "-m", "app", "--headless", "--quiet", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=600, env=env,
-    )  # fmt: skip
+    return run_headless(tmp_path, *args, timeout=600)
 
 
 def _psnr(a: np.ndarray, b: np.ndarray) -> float:

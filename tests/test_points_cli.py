@@ -7,33 +7,23 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import slangpy as spy
+from helpers import run_headless
 
 from app.errors import UserError
 from app.losses import LOSSES
 from app.network_io import predict
 
-ROOT = Path(__file__).resolve().parent.parent
 SPIRAL = ["--dataset", "spiral", "--features", "x,y,x2,y2,xy,sinx,siny", "--hidden", "8", "--activation", "tanh"]
 
 
 def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    return subprocess.run(
-        [sys.executable, "-m", "app", "--headless", "--quiet", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    return run_headless(tmp_path, *args)
 
 
 @pytest.fixture(scope="module")

@@ -5,26 +5,15 @@ and contradicting options are one line and exit code 2 with nothing written."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import run_headless
 
 
 def run(tmp_path: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    return subprocess.run(
-        [sys.executable, "-m", "app", "--headless", "--quiet", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
+    return run_headless(tmp_path, *args, timeout=timeout)
 
 
 def assert_refused(result: subprocess.CompletedProcess, *words: str) -> None:

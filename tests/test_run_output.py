@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import run_headless
 
 from app import checkpoint
 
@@ -25,8 +26,7 @@ def _env(tmp_path: Path) -> dict:
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "app", "--headless", "--quiet", "--iterations", "20", *args]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=_env(tmp_path))
+    return run_headless(tmp_path, "--iterations", "20", *args)
 
 
 def _one_error_line(result: subprocess.CompletedProcess) -> str:

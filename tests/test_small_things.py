@@ -17,6 +17,7 @@ import pytest
 
 imgui = pytest.importorskip("imgui_bundle").imgui
 
+from helpers import run_headless  # noqa: E402
 from reference import grid_centres  # noqa: E402
 
 from app.errors import UserError  # noqa: E402
@@ -103,15 +104,7 @@ def test_a_truth_infinite_on_an_axis_in_the_domain_is_refused(text):
 
 
 def test_one_over_x_on_the_command_line(tmp_path):
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    result = subprocess.run(
-        [sys.executable, "-m", "app", "--headless", "--quiet", "--target", "1/x", "--out", str(tmp_path / "o")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    result = run_headless(tmp_path, "--target", "1/x", "--out", str(tmp_path / "o"), timeout=120)
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "'1/x' is inf at x = 0" in result.stderr and not (tmp_path / "o").exists()
 
