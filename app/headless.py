@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import signal
 import sys
 import threading
@@ -127,7 +126,7 @@ def summary(session: Session, result: HeadlessResult) -> dict:
     data = data_entry(session)
     return {
         "steps": result.steps,
-        "train_loss": result.train_loss if math.isfinite(result.train_loss) else None,
+        "train_loss": finite_or_none(result.train_loss),
         "eval_loss": result.eval_loss,
         # points have no truth between them: no derivative loss
         "eval_grad_loss": finite_or_none(result.eval_grad_loss) if data is None else None,
@@ -144,10 +143,6 @@ def summary(session: Session, result: HeadlessResult) -> dict:
         "config": config.to_dict(),
         **({"grad_check": result.grad_check} if result.grad_check is not None else {}),
     }
-
-
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
 
 
 def _eval_means(evals, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
