@@ -13,7 +13,6 @@ import pytest
 imgui = pytest.importorskip("imgui_bundle").imgui
 
 from reference import grid_centres  # noqa: E402
-from test_ui_controls import ui  # noqa: E402,F401  (the same fixture: a window of the default session)
 from test_ui_offscreen import _centre, _type  # noqa: E402
 
 
