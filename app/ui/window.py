@@ -17,7 +17,7 @@ from ..autosave import Offer
 from ..errors import first_line
 from ..gpu import Gpu
 from ..start import Start
-from ..ui import settings
+from ..ui import settings, x_errors
 from ..ui.frame import frame
 from ..ui.opening import build_restored, open_session
 from ..ui.renderer import UiRenderer, create_target, save_png
@@ -46,6 +46,7 @@ class WindowOptions:
 class _Window:
     def __init__(self, options: WindowOptions, app: AppState, renderer: UiRenderer):
         self.app, self.renderer, self.options = app, renderer, options
+        x_errors.install()  # a window destroyed mid-present must not end the process (exit 1)
         self.window = spy.Window(
             width=options.width, height=options.height, title="Slang Visual Trainer", resizable=True
         )
@@ -178,6 +179,9 @@ def _loop(win: _Window, app: AppState, interrupted: list) -> None:
     last, frames = time.perf_counter(), 0
     while not win.window.should_close() and not interrupted and not app.quit and not win.lost:
         win.window.process_events()
+        if x_errors.window_gone():  # X said our window is gone: touching it again is fatal
+            win.lost = True
+            break
         if not win.configure():
             time.sleep(MINIMISED_SLEEP_S)  # minimised: nothing to draw, don't spin
             last = time.perf_counter()
