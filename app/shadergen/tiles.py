@@ -25,6 +25,19 @@ static const uint LAST_IN = {plan.sizes[-2]};
 typealias TileT = NFloat;"""
 
 
+def simt_blocks(rows: int, columns: int) -> tuple[int, int]:
+    """The R x C register block of a SIMT product with `rows` x `columns` outputs (or weights)
+    per tile (shaders/tiles.slang): the most outputs a thread, R and C dividing their sides, while
+    every thread of the workgroup still has a block; squarer blocks first (fewest loads)."""
+    choices = [
+        (r * c, -abs(r - c), r, c)
+        for r in (4, 2, 1)
+        for c in (4, 2, 1)
+        if rows % r == 0 and columns % c == 0 and (rows // r) * (columns // c) >= TILED_THREADS
+    ]
+    return (max(choices)[2], max(choices)[3]) if choices else (1, 1)
+
+
 def _count(entries: int, per: int) -> int:
     return max(1, -(-entries // per))
 
@@ -42,7 +55,8 @@ def _forward(plan: NetworkPlan) -> list[str]:
     def layer(s: LayerStep) -> str:
         weights, between = f"w + {s.layer.offset}", f"{rows[s.k]}, {rows[s.k + 1]}"
         if not any(plan.mma):
-            return f"simtForward<{s.sizes}, {s.activation}>(tid, {weights}, {between});"
+            blocks = "{}, {}".format(*simt_blocks(s.layer.fan_out, plan.tile_samples))
+            return f"simtForward<{s.sizes}, {s.activation}, {blocks}>(tid, {weights}, {between});"
         return (
             f"mmaForward<{_mma_sizes(plan, s)}, {s.activation}>(tid, {_weights(plan, s)}, {weights}, {between}, "
             f"{0 if s.last else -1}, loss);"
@@ -60,9 +74,11 @@ def _backward(plan: NetworkPlan) -> list[str]:
         calls = (
             [] if s.last else [f"tileActivationGradient<{fan_out}, HiddenActivation>(tid, {block}, {rows[s.k + 1]});"]
         )
-        calls.append(f"simtGradients<{s.sizes}>(tid, {block}, {rows[s.k]}, slot + {offset});")
+        weight_blocks = "{}, {}".format(*simt_blocks(fan_out, s.layer.fan_in))
+        calls.append(f"simtGradients<{s.sizes}, {weight_blocks}>(tid, {block}, {rows[s.k]}, slot + {offset});")
         if s.k > 0 or plan.grid:  # the first layer's input is the encoded sample: no dH, but for a grid
-            calls.append(f"simtBackward<{s.sizes}>(tid, w + {offset}, {block}, {1 - block});")
+            input_blocks = "{}, {}".format(*simt_blocks(s.layer.fan_in, plan.tile_samples))
+            calls.append(f"simtBackward<{s.sizes}, {input_blocks}>(tid, w + {offset}, {block}, {1 - block});")
         if s.k == 0 and plan.grid:
             calls.append(f"tileGridBackward(tid, {1 - block});")
         return calls
