@@ -111,8 +111,9 @@ def test_wide_network_gradient_through_wave_sums(gpu, monkeypatch, make_trainer,
 
 def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for_bit(gpu, monkeypatch, make_trainer):
     """A 64-wide float network on SIMT workgroup tiles: each thread computes a 4 x 4 block of
-    outputs (shaders/tiles.slang). Its gradient matches numpy's, and blocking changes no bit: the
-    same kernel built with 1 x 1 blocks (one output a thread) gives identical sums."""
+    outputs (shaders/tiles.slang) and holds its weight-gradient sums in registers. Its gradient
+    matches numpy's, and neither changes a bit: the same kernel built with 1 x 1 blocks (one
+    output a thread, too many to hold: added into memory tile by tile) gives identical sums."""
     from app.shadergen import network_source, tiles
 
     monkeypatch.setattr(gpu, "lane_tiles", False)  # the GPU paths, on any device
@@ -120,14 +121,14 @@ def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for
     blocked = make_trainer(**fields)
     assert blocked.plan.gradient_path == "tiles" and not any(blocked.plan.mma)
     source = network_source(blocked.plan)
-    assert "simtGradients<64, 64, 4, 4>" in source and "simtBackward<64, 64, " in source
+    assert "simtGradientsHeld<64, 64, 4, 4>" in source and "simtBackward<64, 64, " in source
     assert "simtForward<64, 64, HiddenActivation, 1, 1>" not in source, "the 64 x S forward is blocked"
     _, blocked_g = gpu_loss_and_gradient(blocked)
     _assert_close(blocked_g, _reference(blocked)[1], 1e-4)
 
     monkeypatch.setattr(tiles, "simt_blocks", lambda rows, columns: (1, 1))
     unblocked = make_trainer(**fields)
-    assert "simtGradients<64, 64, 1, 1>" in network_source(unblocked.plan)
+    assert "simtGradients<64, 64, 1, 1>" in network_source(unblocked.plan), "4096 blocks: added in memory"
     _, unblocked_g = gpu_loss_and_gradient(unblocked)
     assert np.array_equal(blocked_g, unblocked_g)
 
