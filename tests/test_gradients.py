@@ -110,14 +110,36 @@ def test_wide_network_gradient_through_wave_sums(gpu, monkeypatch, make_trainer,
 
 
 @pytest.mark.parametrize("activation", ["tanh", "leaky_relu"])
-def test_simt_workgroup_tiles_gradient_matches_numpy(gpu, monkeypatch, make_trainer, activation):
-    """A 64-wide float network on SIMT workgroup tiles, where each hidden layer's activation
-    derivative is applied as the layer above writes dH (shaders/tiles.slang simtBackward)."""
+def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for_bit(
+    gpu, monkeypatch, make_trainer, activation
+):
+    """A 64-wide float network on SIMT workgroup tiles: each thread computes a 4 x 4 block of
+    outputs (shaders/tiles.slang), holds its weight-gradient sums in registers, and applies the
+    layer below's activation derivative as it writes dH. Its gradient matches numpy's, and neither
+    blocking nor holding changes a bit: the same network built with 1 x 1 blocks (one output a
+    thread, too many to hold: added into memory tile by tile) gives identical sums."""
+    from app.plan import NetworkPlan
+    from app.shadergen import network_source, tiles
+
     monkeypatch.setattr(gpu, "lane_tiles", False)  # the GPU paths, on any device
-    trainer = make_trainer(hidden=[64, 64], activation=activation, precision="float", batch_size=300, seed=5)
-    assert trainer.plan.gradient_path == "tiles" and not any(trainer.plan.mma)
-    _, gpu_g = gpu_loss_and_gradient(trainer)
-    _assert_close(gpu_g, _reference(trainer)[1], 1e-4)
+    fields = dict(hidden=[64, 64], activation=activation, precision="float", batch_size=300, seed=5)
+    blocked = make_trainer(**fields)
+    assert blocked.plan.gradient_path == "tiles" and not any(blocked.plan.mma)
+    source = network_source(blocked.plan)
+    assert "simtGradientsHeld<64, 64, 4, 4>" in source and "simtBackward<64, 64, " in source
+    assert "simtForward<64, 64, HiddenActivation, 1, 1>" not in source, "the 64 x S forward is blocked"
+    _, blocked_g = gpu_loss_and_gradient(blocked)
+    _assert_close(blocked_g, _reference(blocked)[1], 1e-4)
+
+    # Kernels are cached (and Slang modules loaded) by module name: the 1 x 1 build gets its own.
+    named = NetworkPlan.module_name
+    monkeypatch.setattr(NetworkPlan, "module_name", property(lambda plan: named.fget(plan) + "_unblocked"))
+    monkeypatch.setattr(tiles, "simt_blocks", lambda rows, columns: (1, 1))
+    assert not gpu.kernels.has(blocked.plan), "compiled afresh, not the blocked kernels again"
+    unblocked = make_trainer(**fields)
+    assert "simtGradients<64, 64, 1, 1>" in network_source(unblocked.plan), "4096 blocks: added in memory"
+    _, unblocked_g = gpu_loss_and_gradient(unblocked)
+    assert np.array_equal(blocked_g, unblocked_g)
 
 
 def test_small_network_gradient_through_thread_accumulators(make_trainer):

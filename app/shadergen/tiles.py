@@ -25,6 +25,19 @@ static const uint LAST_IN = {plan.sizes[-2]};
 typealias TileT = NFloat;"""
 
 
+def simt_blocks(rows: int, columns: int) -> tuple[int, int]:
+    """The R x C register block of a SIMT product with `rows` x `columns` outputs (or weights)
+    per tile (shaders/tiles.slang): the most outputs a thread, R and C dividing their sides, while
+    every thread of the workgroup still has a block; squarer blocks first (fewest loads)."""
+    choices = [
+        (r * c, -abs(r - c), r, c)
+        for r in (4, 2, 1)
+        for c in (4, 2, 1)
+        if rows % r == 0 and columns % c == 0 and (rows // r) * (columns // c) >= TILED_THREADS
+    ]
+    return (max(choices)[2], max(choices)[3]) if choices else (1, 1)
+
+
 def _count(entries: int, per: int) -> int:
     return max(1, -(-entries // per))
 
@@ -42,7 +55,8 @@ def _forward(plan: NetworkPlan) -> list[str]:
     def layer(s: LayerStep) -> str:
         weights, between = f"w + {s.layer.offset}", f"{rows[s.k]}, {rows[s.k + 1]}"
         if not any(plan.mma):
-            return f"simtForward<{s.sizes}, {s.activation}>(tid, {weights}, {between});"
+            blocks = "{}, {}".format(*simt_blocks(s.layer.fan_out, plan.tile_samples))
+            return f"simtForward<{s.sizes}, {s.activation}, {blocks}>(tid, {weights}, {between});"
         return (
             f"mmaForward<{_mma_sizes(plan, s)}, {s.activation}>(tid, {_weights(plan, s)}, {weights}, {between}, "
             f"{0 if s.last else -1}, loss);"
@@ -56,17 +70,58 @@ def _backward(plan: NetworkPlan) -> list[str]:
     rows = plan.tile_rows
 
     def layer(s: LayerStep) -> list[str]:
-        offset, block = s.layer.offset, s.block
-        calls = [f"simtGradients<{s.sizes}>(tid, {block}, {rows[s.k]}, slot + {offset});"]
+        fan_out, offset, block = s.layer.fan_out, s.layer.offset, s.block
+        calls = []
+        blocks = "{}, {}".format(*simt_blocks(fan_out, s.layer.fan_in))
+        if _held(s):
+            calls.append(
+                f"simtGradientsHeld<{s.sizes}, {blocks}>(tid, {block}, {rows[s.k]}, held{s.k}, heldBias{s.k});"
+            )
+        else:
+            calls.append(f"simtGradients<{s.sizes}, {blocks}>(tid, {block}, {rows[s.k]}, slot + {offset});")
         if s.k > 0 or plan.grid:  # the first layer's input is the encoded sample: no dH, but for a grid
+            input_blocks = "{}, {}".format(*simt_blocks(s.layer.fan_in, plan.tile_samples))
             below = "HiddenActivation" if s.k > 0 else "Identity"  # a grid's encoding: its dH as it is
-            calls.append(f"simtBackward<{s.sizes}, {below}>(tid, w + {offset}, {block}, {1 - block}, {rows[s.k]});")
+            calls.append(
+                f"simtBackward<{s.sizes}, {input_blocks}, {below}>(tid, w + {offset}, {block}, {1 - block}, {rows[s.k]});"
+            )
         if s.k == 0 and plan.grid:
             calls.append(f"tileGridBackward(tid, {1 - block});")
         return calls
 
     loss = f"loss += tileLossGradient<OutputActivation>(tid, {rows[len(plan.layers)]}, 0);"
     return [loss, *layer_lines(plan, layer, backward=True)]
+
+
+def _held(s: LayerStep) -> bool:
+    """Whether a SIMT layer's gradient sums stay in registers over the sample loop: where each of
+    its weight blocks and biases has a thread of its own, as for 64 x 64 layers in 4 x 4 blocks
+    (otherwise each tile adds its sums into the workgroup's slot in memory)."""
+    rows, columns = simt_blocks(s.layer.fan_out, s.layer.fan_in)
+    blocks = (s.layer.fan_out // rows) * (s.layer.fan_in // columns)
+    return blocks <= TILED_THREADS and s.layer.fan_out <= TILED_THREADS
+
+
+def _simt_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str]]:
+    """The held layers' gradient sums: declared before the sample loop, written after it."""
+
+    def declare(s: LayerStep) -> list[str]:
+        if not _held(s):
+            return []
+        size = "*".join(map(str, simt_blocks(s.layer.fan_out, s.layer.fan_in)))
+        return [
+            f"float held{s.k}[{size}];",
+            f"for (int q = 0; q < {size}; q++) held{s.k}[q] = 0.0;",
+            f"float heldBias{s.k} = 0.0;",
+        ]
+
+    def write(s: LayerStep) -> list[str]:
+        if not _held(s):
+            return []
+        blocks = "{}, {}".format(*simt_blocks(s.layer.fan_out, s.layer.fan_in))
+        return [f"simtWriteGradients<{s.sizes}, {blocks}>(tid, held{s.k}, heldBias{s.k}, slot + {s.layer.offset});"]
+
+    return layer_lines(plan, declare), layer_lines(plan, write)
 
 
 def _weights(plan: NetworkPlan, s: LayerStep) -> str:
@@ -141,9 +196,10 @@ def _mma_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str]]:
 def tiles_kernel(plan: NetworkPlan) -> str:
     mma = any(plan.mma)
     forward, backward = _forward(plan), (_mma_backward(plan) if mma else _backward(plan))
-    declare, write = _mma_accumulators(plan) if mma else ([], [])
-    if mma:
-        declare.insert(0, "// Each warp's weight-gradient tiles and each thread's bias gradient, over all tiles")
+    declare, write = _mma_accumulators(plan) if mma else _simt_accumulators(plan)
+    if declare:
+        held = "Each warp's weight-gradient tiles" if mma else "Each thread's weight-gradient block"
+        declare.insert(0, f"// {held} and bias gradient, over all tiles")
         write.insert(0, "// Into this workgroup's gradient slot")
     after_loop = "\n\n" + indent(write, 1) if write else ""
     grid_forward = "\n        tileGridForward(tid);  // the grid's encoding of the tile's points" if plan.grid else ""
