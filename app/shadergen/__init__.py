@@ -137,9 +137,9 @@ def _learn_gradient(plan: NetworkPlan) -> str:
         return '#include "train.slang"'
     if plan.fused:
         return f'\n{fused_constants(plan)}\n#include "fused.slang"\n#include "fused_layers.slang"\n#include "fused_gradients.slang"\n\n{fused_kernel(plan)}'
-    mma = '\n#include "tiles_mma.slang"' if any(plan.mma) else ""
+    products = '\n#include "tiles_mma.slang"' if any(plan.mma) else '\n#include "tiles_simt.slang"'
     grid = '\n#include "hashgrid_tiles.slang"' if plan.grid else ""
-    return f'\n{tile_constants(plan)}\n#include "tiles.slang"{mma}{grid}\n\n{tiles_kernel(plan)}'
+    return f'\n{tile_constants(plan)}\n#include "tiles.slang"{products}{grid}\n\n{tiles_kernel(plan)}'
 
 
 def _dense_layer(s: LayerStep) -> str:
