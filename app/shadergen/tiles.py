@@ -38,6 +38,16 @@ def simt_blocks(rows: int, columns: int) -> tuple[int, int]:
     return (max(choices)[2], max(choices)[3]) if choices else (1, 1)
 
 
+def _template(block: tuple[int, int]) -> str:
+    """A register block as a SIMT function's `R, C` template arguments."""
+    return f"{block[0]}, {block[1]}"
+
+
+def _weight_block(s: LayerStep) -> tuple[int, int]:
+    """The register block of layer s's weight gradient (Out x In)."""
+    return simt_blocks(s.layer.fan_out, s.layer.fan_in)
+
+
 def _count(entries: int, per: int) -> int:
     return max(1, -(-entries // per))
 
@@ -55,7 +65,7 @@ def _forward(plan: NetworkPlan) -> list[str]:
     def layer(s: LayerStep) -> str:
         weights, between = f"w + {s.layer.offset}", f"{rows[s.k]}, {rows[s.k + 1]}"
         if not any(plan.mma):
-            blocks = "{}, {}".format(*simt_blocks(s.layer.fan_out, plan.tile_samples))
+            blocks = _template(simt_blocks(s.layer.fan_out, plan.tile_samples))
             return f"simtForward<{s.sizes}, {s.activation}, {blocks}>(tid, {weights}, {between});"
         return (
             f"mmaForward<{_mma_sizes(plan, s)}, {s.activation}>(tid, {_weights(plan, s)}, {weights}, {between}, "
@@ -70,17 +80,13 @@ def _backward(plan: NetworkPlan) -> list[str]:
     rows = plan.tile_rows
 
     def layer(s: LayerStep) -> list[str]:
-        fan_out, offset, block = s.layer.fan_out, s.layer.offset, s.block
-        calls = []
-        blocks = "{}, {}".format(*simt_blocks(fan_out, s.layer.fan_in))
+        offset, block, blocks = s.layer.offset, s.block, _template(_weight_block(s))
         if _held(s):
-            calls.append(
-                f"simtGradientsHeld<{s.sizes}, {blocks}>(tid, {block}, {rows[s.k]}, held{s.k}, heldBias{s.k});"
-            )
+            calls = [f"simtGradientsHeld<{s.sizes}, {blocks}>(tid, {block}, {rows[s.k]}, held{s.k}, heldBias{s.k});"]
         else:
-            calls.append(f"simtGradients<{s.sizes}, {blocks}>(tid, {block}, {rows[s.k]}, slot + {offset});")
+            calls = [f"simtGradients<{s.sizes}, {blocks}>(tid, {block}, {rows[s.k]}, slot + {offset});"]
         if s.k > 0 or plan.grid:  # the first layer's input is the encoded sample: no dH, but for a grid
-            input_blocks = "{}, {}".format(*simt_blocks(s.layer.fan_in, plan.tile_samples))
+            input_blocks = _template(simt_blocks(s.layer.fan_in, plan.tile_samples))
             below = "HiddenActivation" if s.k > 0 else "Identity"  # a grid's encoding: its dH as it is
             calls.append(
                 f"simtBackward<{s.sizes}, {input_blocks}, {below}>(tid, w + {offset}, {block}, {1 - block}, {rows[s.k]});"
@@ -97,7 +103,7 @@ def _held(s: LayerStep) -> bool:
     """Whether a SIMT layer's gradient sums stay in registers over the sample loop: where each of
     its weight blocks and biases has a thread of its own, as for 64 x 64 layers in 4 x 4 blocks
     (otherwise each tile adds its sums into the workgroup's slot in memory)."""
-    rows, columns = simt_blocks(s.layer.fan_out, s.layer.fan_in)
+    rows, columns = _weight_block(s)
     blocks = (s.layer.fan_out // rows) * (s.layer.fan_in // columns)
     return blocks <= TILED_THREADS and s.layer.fan_out <= TILED_THREADS
 
@@ -108,7 +114,7 @@ def _simt_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str]]:
     def declare(s: LayerStep) -> list[str]:
         if not _held(s):
             return []
-        size = "*".join(map(str, simt_blocks(s.layer.fan_out, s.layer.fan_in)))
+        size = "*".join(map(str, _weight_block(s)))
         return [
             f"float held{s.k}[{size}];",
             f"for (int q = 0; q < {size}; q++) held{s.k}[q] = 0.0;",
@@ -118,7 +124,7 @@ def _simt_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str]]:
     def write(s: LayerStep) -> list[str]:
         if not _held(s):
             return []
-        blocks = "{}, {}".format(*simt_blocks(s.layer.fan_out, s.layer.fan_in))
+        blocks = _template(_weight_block(s))
         return [f"simtWriteGradients<{s.sizes}, {blocks}>(tid, held{s.k}, heldBias{s.k}, slot + {s.layer.offset});"]
 
     return layer_lines(plan, declare), layer_lines(plan, write)
