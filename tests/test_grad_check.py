@@ -5,18 +5,14 @@ numpy backward pass; and a wrong gradient fails it."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import gpu_loss_and_gradient
+from helpers import gpu_loss_and_gradient, run_headless
 from reference import loss_and_gradient, sample_points, truth_values
 
 from app import grad_check, grad_reference
 
-ROOT = Path(__file__).resolve().parent.parent
 # Every activation appears in each precision, hidden or at the output.
 NETWORKS = {
     "float: leaky_relu, identity": dict(),
@@ -115,13 +111,7 @@ def test_a_wrong_gradient_fails_the_check(make_trainer, monkeypatch, corrupt):
 
 def test_command_line_grad_check_after_a_headless_run(tmp_path):
     out = tmp_path / "run"
-    result = subprocess.run(
-        [sys.executable, "-m", "app", "--headless", "--iterations", "20", "--quiet", "--grad-check", "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run_headless(tmp_path, "--iterations", "20", "--grad-check", "--out", str(out))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     at = next(k for k, line in enumerate(lines) if line.startswith("grad-check: "))  # sgl may log before it

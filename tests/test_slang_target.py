@@ -5,13 +5,12 @@ truth is not finite, one trained headless, and one edited while the window runs.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import run_headless
 from reference import grid_centres
 
 from app import slang_target
@@ -120,34 +119,24 @@ def test_a_truth_that_is_not_finite_is_refused(gpu, tmp_path):
 def test_headless_run_with_a_target_file_fits(tmp_path):
     path = _write(tmp_path / "ripple.slang", RIPPLE)
     out = tmp_path / "run"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app",
-            "--headless",
-            "--target-file",
-            path,
-            "--hidden",
-            "8",
-            "--encoding",
-            "fourier",
-            "--frequencies",
-            "2",
-            "--activation",
-            "tanh",
-            "--iterations",
-            "400",
-            "--quiet",
-            "--eval-grid",
-            "32",
-            "--out",
-            str(out),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    result = run_headless(
+        tmp_path,
+        "--target-file",
+        path,
+        "--hidden",
+        "8",
+        "--encoding",
+        "fourier",
+        "--frequencies",
+        "2",
+        "--activation",
+        "tanh",
+        "--iterations",
+        "400",
+        "--eval-grid",
+        "32",
+        "--out",
+        str(out),
     )
     assert result.returncode == 0, result.stderr
     summary = json.loads((out / "summary.json").read_text())
@@ -164,13 +153,7 @@ def test_headless_run_with_a_target_file_fits(tmp_path):
 def test_a_broken_target_file_on_the_command_line(tmp_path):
     path = _write(tmp_path / "broken.slang", BROKEN["syntax"][0])
     out = tmp_path / "run"
-    result = subprocess.run(
-        [sys.executable, "-m", "app", "--headless", "--target-file", path, "--quiet", "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run_headless(tmp_path, "--target-file", path, "--out", str(out))
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1, result.stderr
     assert lines[0].startswith("error: target file 'broken.slang' does not compile: broken.slang:11:1")
