@@ -38,12 +38,7 @@ def _type(ui, text: str) -> None:
     io.add_key_event(imgui.Key.mod_ctrl, False)
     io.add_input_characters_utf8(text)
     ui.frame()
-    ui.renderer.make_current()
-    imgui.get_io().add_key_event(imgui.Key.enter, True)
-    ui.frame()
-    ui.renderer.make_current()
-    imgui.get_io().add_key_event(imgui.Key.enter, False)
-    ui.frame()
+    ui.press(imgui.Key.enter)
 
 
 def test_pause_stops_step_count(ui):

@@ -83,19 +83,12 @@ def test_divergence_offers_the_network_from_before_the_change(ui):
     assert ui.session.divergence is None and np.isfinite(ui.session.train_loss) and ui.session.train_loss < 1
 
 
-def _press(ui, key) -> None:
-    for down in (True, False):
-        ui.renderer.make_current()
-        imgui.get_io().add_key_event(key, down)
-        ui.frame()
-
-
 def test_single_steps_while_paused_are_counted_and_a_reset_forgets_them(ui):
     ui.click(*_centre(ui, "pause"))
     ui.frame(2)
     before = ui.session.trainer.step
     for _ in range(3):
-        _press(ui, imgui.Key.s)
+        ui.press(imgui.Key.s)
     ui.frame(3)
     assert ui.session.trainer.step == before + 3, "one step per S, none besides"
     ui.app.step_once()

@@ -111,14 +111,6 @@ def test_views_neurons_and_gradient_check(ui):
     assert "gradient check result" in ui.app.rects
 
 
-def _key(ui, key) -> None:
-    """One key pressed and released, a frame each."""
-    for down in (True, False):
-        ui.renderer.make_current()
-        imgui.get_io().add_key_event(key, down)
-        ui.frame()
-
-
 def _shown(ui, name: str) -> bool:
     """Whether the last frame drew the widget remembered as `name` (rects outlive their frames)."""
     ui.app.rects.pop(name, None)
@@ -154,7 +146,7 @@ def test_text_not_entered_stays_unapplied_and_enter_escape_caret_and_poles(ui):
     np.testing.assert_allclose(truth, x**2 - y, atol=1e-6)
     # Enter in f2, nothing typed: the text the field kept is what applies.
     ui.click(*_centre(ui, "target f2"))
-    _key(ui, imgui.Key.enter)
+    ui.press(imgui.Key.enter)
     assert ui.session.rebuild is not None and ui.session.rebuild.config.targets[1] == "2*x + y + 3*x"
     assert not edits.unapplied and not _shown(ui, "target f2 unapplied")
     _rebuilt(ui)
@@ -164,7 +156,7 @@ def test_text_not_entered_stays_unapplied_and_enter_escape_caret_and_poles(ui):
     imgui.get_io().add_input_characters_utf8(" - 7")
     ui.frame()
     assert edits.unapplied == {1}
-    _key(ui, imgui.Key.escape)
+    ui.press(imgui.Key.escape)
     assert edits.texts[1] == "2*x + y + 3*x" and not edits.unapplied and ui.session.rebuild is None
     # A pole on the domain: one line under the field, the network and its targets kept.
     before = ui.session.trainer.parameters()

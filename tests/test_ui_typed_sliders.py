@@ -84,12 +84,7 @@ def test_escape_keeps_the_slider_value(ui):
     ui.renderer.make_current()
     imgui.get_io().add_input_characters_utf8("0.5")
     ui.frame()
-    ui.renderer.make_current()
-    imgui.get_io().add_key_event(imgui.Key.escape, True)
-    ui.frame()
-    ui.renderer.make_current()
-    imgui.get_io().add_key_event(imgui.Key.escape, False)
-    ui.frame()
+    ui.press(imgui.Key.escape)
     assert ui.app.typing is None and ui.session.config.lr == pytest.approx(0.01)
 
 

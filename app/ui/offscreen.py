@@ -56,6 +56,14 @@ class OffscreenApp:
         self.app.redraw.note_input()
         self.frame()
 
+    def press(self, key: imgui.Key) -> None:
+        """Key down, key up: one frame each, as a real key press arrives."""
+        for down in (True, False):
+            self.renderer.make_current()
+            imgui.get_io().add_key_event(key, down)
+            self.app.redraw.note_input()
+            self.frame()
+
     def save(self, path: str) -> None:
         save_png(self.target, path)
 
