@@ -7,9 +7,10 @@ independent path on the same fixed batch, and that path against central finite d
   three digits); the trainer is put back as it was.
 - The independent path (app/grad_reference.py) is SlangPy's .bwds of shaders/grad_check.slang,
   on the same batch; it shares no code with the training kernels.
-- Central differences of that path's loss check it in turn, for each layer's weight and bias
-  with the largest gradient, and a grid's largest table value's (a forward pass per
-  difference: all N would be too slow).
+- Central differences check that path in turn, for each layer's weight and bias with the
+  largest gradient, and a grid's largest table value's. They difference the batch's loss in
+  float64 through the app's numpy twins of the network's parts (app/components.py,
+  app/hashgrid.py, app/losses.py), which share no code with either GPU path.
 - Regularisation's gradient (rate * sign(w) or rate * w on the weights) is added to the
   reference in numpy.
 
@@ -27,8 +28,16 @@ gradient of the same batch (tests/test_grad_check.py):
   in training; 5e-2. Once a network fits to within a few half ulps of its outputs, half's own
   rounding of the residuals dominates the training gradient (12% of its scale for the network
   above) and the check says so: that gradient really is that far from the exact one.
-- finite differences (step h = 1e-3 * max(1, |w|), float32 losses summed in float64): truncation
-  ~h^2 and rounding ~u * loss / h, ~1e-4 of the gradient's scale; 1e-2."""
+- finite differences (float64, step h = 1e-6 * max(1, |w|)): truncation ~h^2 and rounding
+  ~1e-16 * loss / h are far below the float32 path's own error, so 1e-2 again. ReLU-family
+  losses have kinks, and a step that carries a sample across one is wrong by that sample's
+  whole change of slope: the step is cut by 8 until no pre-activation changes side (down to
+  1e-9). The GPU's float32 loss has no right step: at h = 1e-3, 5 of 50 checks of the default
+  network in its first 200 steps were out by 1.1-5.4% (kinks; the worst a first-layer weight),
+  and at h = 1.6e-5 float32's rounding of each forward pass is ~1e-2 of a small component; in
+  float64 the worst of the same 50 is 8e-6. A sample exactly on a kink (a spiral's point at
+  the origin, before the biases move) is one no step avoids: the difference is the mean of its
+  two slopes, the path takes one, 0.4% apart there."""
 
 from __future__ import annotations
 
@@ -43,6 +52,8 @@ from .trainer import Trainer
 PROBE_LR = float(2**24)
 TOLERANCE = {"float": 1e-2, "half": 5e-2}
 FD_TOLERANCE = 1e-2
+FD_STEP = 1e-6  # relative to max(1, |w|); float64 differences, see the notes above
+FD_SMALLEST_STEP = 1e-9  # where float64 rounding, ~1e-16 * loss / h, is still ~1e-7 of the loss
 SCALE_FLOOR = 1e-2
 EXIT_FAILED = 4
 
@@ -70,7 +81,7 @@ class GradCheck:
         where = f" (run on {self.reference_device})" if self.reference_device else ""
         text = (
             f"training kernels against SlangPy's bwds{where} on {CHECK_BATCH} samples of step {self.step} "
-            f"(tolerance {self.tolerance:g}); central differences agree within {self.fd_error:.3g} "
+            f"(tolerance {self.tolerance:g}); float64 central differences agree within {self.fd_error:.3g} "
             f"on {self.fd_parameters} parameters (tolerance {FD_TOLERANCE:g})"
         )
         if self.precision == "half" and self.error > self.tolerance:
@@ -137,28 +148,53 @@ def training_gradient(trainer: Trainer, step: int) -> np.ndarray:
     return (before - after) / PROBE_LR
 
 
+def numpy_loss(path: ReferencePath, params: np.ndarray, inputs: np.ndarray | None, truths: np.ndarray):
+    """The batch's mean loss in float64 through the app's numpy twins of the network's parts
+    (encodings and grids, activations, losses), and which side of its kink each ReLU-family
+    pre-activation is on. `inputs` are the encoded points, or None for a grid, which encodes
+    them here from the tables in `params`."""
+    plan = path.plan
+    h = plan.grid.encode(path.units, plan.tables(params)) if inputs is None else inputs
+    sides = []
+    for layer in plan.layers:
+        z = h @ layer.weights(params).T + layer.biases(params)
+        if layer.activation.relu_like:
+            sides.append(z > 0)
+        h = layer.activation.numpy(z, **layer.activation.params)
+    return float(np.mean(plan.loss.numpy(h, truths.astype(np.float64)))), sides
+
+
+def _central_difference(path: ReferencePath, params: np.ndarray, index: int, inputs, truths) -> float:
+    """d loss / d params[index] by central differences of numpy_loss, with a step that carries
+    no sample across a kink (a step that does is wrong by that sample's whole change of slope)."""
+    _, sides = numpy_loss(path, params, inputs, truths)
+    h = FD_STEP * max(1.0, abs(params[index]))
+    while True:
+        plus, minus = params.copy(), params.copy()
+        plus[index] += h
+        minus[index] -= h
+        (up, up_sides), (down, down_sides) = (numpy_loss(path, p, inputs, truths) for p in (plus, minus))
+        smooth = all(np.array_equal(a, b) and np.array_equal(a, c) for a, b, c in zip(sides, up_sides, down_sides))
+        if smooth or h < FD_SMALLEST_STEP:
+            return (up - down) / (2 * h)
+        h /= 8
+
+
 def _finite_differences(
     path: ReferencePath, params: np.ndarray, reference: np.ndarray, points: np.ndarray, truths: np.ndarray
 ) -> tuple[float, int]:
-    """Max relative error of `reference` against central differences of the path's loss, for
-    each layer's weight and bias with the largest |reference|, and a grid's largest table value's."""
+    """Max relative error of `reference` against central differences of the float64 numpy loss,
+    for each layer's weight and bias with the largest |reference|, and a grid's largest table value's."""
     ranges = [
         r for layer in path.plan.layers for r in ((layer.offset, layer.bias_offset), (layer.bias_offset, layer.end))
     ]
     if path.plan.grid is not None:
         ranges.append((path.plan.mlp_param_count, path.plan.param_count))
-    chosen = []
-    for first, end in ranges:
-        chosen.append(first + int(np.argmax(np.abs(reference[first:end]))))
-    numeric = np.zeros(len(chosen))
-    for n, index in enumerate(chosen):
-        h = 1e-3 * max(1.0, abs(float(params[index])))
-        plus, minus = params.copy(), params.copy()
-        plus[index] += h
-        minus[index] -= h
-        h = float(plus[index]) - float(minus[index])  # the step float32 really took
-        numeric[n] = (path.loss(plus, points, truths) - path.loss(minus, points, truths)) / h
-    return float(np.max(relative_errors(numeric, reference[chosen], whole=reference))), len(chosen)
+    chosen = [first + int(np.argmax(np.abs(reference[first:end]))) for first, end in ranges]
+    params = params.astype(np.float64)
+    inputs = None if path.plan.grid is not None else path.inputs(params, points).astype(np.float64)
+    numeric = [_central_difference(path, params, index, inputs, truths) for index in chosen]
+    return float(np.max(relative_errors(np.array(numeric), reference[chosen], whole=reference))), len(chosen)
 
 
 def run(trainer: Trainer, step: int | None = None) -> GradCheck:

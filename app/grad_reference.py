@@ -207,10 +207,6 @@ class ReferencePath:
         )
         return layers, activations, losses
 
-    def loss(self, params: np.ndarray, points: np.ndarray, truths: np.ndarray) -> float:
-        _, _, losses = self._forward(params, self.inputs(params, points), self._tensor(truths), False)
-        return float(np.mean(losses.to_numpy(), dtype=np.float64))
-
     def gradient(self, params: np.ndarray, points: np.ndarray, truths: np.ndarray) -> tuple[float, np.ndarray]:
         """The mean loss and its gradient, flat in the plan's layout, by .bwds call by call."""
         t = self._tensor(truths)

@@ -85,7 +85,7 @@ def _grad_check(app) -> None:
     if imgui.is_item_hovered():
         imgui.set_tooltip(
             "the training kernels' parameter gradients on a fixed batch, against SlangPy's\n"
-            "autodiff of an independent Slang loss (.bwds) and central differences"
+            "autodiff of an independent Slang loss (.bwds), and that against float64 central differences"
         )
     imgui.same_line()
     check = app.grad_check
