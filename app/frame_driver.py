@@ -126,7 +126,9 @@ class FrameDriver:
         """The frame's training, if any is wanted, planned and submitted into `work`."""
         start = time.perf_counter()
         session, t = self.session, self.session.trainer
-        if session.divergence is not None or not (running or self.pending_steps > 0):
+        # A step whose parameter updates have begun is finished, paused or not: a half-updated
+        # network is no state to check, save or show.
+        if session.divergence is not None or not (running or self.pending_steps > 0 or t.progress.updating):
             return
         training = self.budget.plan_training(
             max(self.budget.compute_seconds() - work.eval_seconds, 1e-4),

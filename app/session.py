@@ -100,8 +100,10 @@ class Session:
     # ---- changes ------------------------------------------------------------------------
     def apply(self, config: Config) -> None:
         """A change of hot fields, from the next piece of work on (structure: start_rebuild). The
-        first change after a stable stretch keeps a snapshot of that network to go back to."""
-        if self._has_been_stable() and not self.trainer.progress.started:
+        first change after a stable stretch keeps a snapshot of that network to go back to (also
+        in a step recorded in pieces, until its first parameter update: the state is the step's
+        start until then)."""
+        if self._has_been_stable() and not self.trainer.progress.updating:
             self.trainer.record_snapshot_now(self._stable)
         self.trainer.apply(config)
         self._config_since = (config, self.trainer.step)

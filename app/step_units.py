@@ -22,6 +22,13 @@ class StepProgress:
     def started(self) -> bool:
         return self.phase != "learn" or self.position > 0
 
+    @property
+    def updating(self) -> bool:
+        """Whether some of the step's parameter updates are recorded: until then the parameters
+        and the optimizer state are still those of the step's start (learnGradient writes only
+        the gradient sums), and a snapshot of them is a snapshot at the step boundary."""
+        return self.phase == "adjust" and self.position > 0
+
 
 @dataclass(frozen=True)
 class StepUnits:

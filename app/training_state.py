@@ -102,9 +102,10 @@ class TrainingState:
         return Snapshot([self.gpu.buffer(buffer.size) for buffer in self._state_buffers()])
 
     def record_snapshot(self, encoder: spy.CommandEncoder, snap: Snapshot) -> None:
-        """Records a copy of the state at a step boundary into `snap`."""
-        if self.progress.started:
-            raise RuntimeError("snapshots are taken between steps")
+        """Records a copy of the state at a step boundary into `snap`: between steps, or in a step
+        recorded in pieces before its first parameter update."""
+        if self.progress.updating:
+            raise RuntimeError("snapshots are taken before a step's parameter updates")
         encoder.global_barrier()
         for copy, buffer in zip(snap.buffers, self._state_buffers()):
             encoder.copy_buffer(copy, 0, buffer, 0, buffer.size)

@@ -77,6 +77,30 @@ def test_split_evaluation_describes_one_network_even_if_training_goes_on(gpu):
     np.testing.assert_array_equal(result.predictions, reference.predictions)
 
 
+@pytest.mark.parametrize("where", ["learn", "adjust, none recorded"])
+def test_a_change_in_the_middle_of_a_step_keeps_the_stable_network(gpu, where):
+    """A change that arrives while a step is recorded in pieces, before its first parameter
+    update (a slow device's frames end there), still keeps the network to go back to: the state
+    at the step's start, with the settings it trained with."""
+    from app.session import STABLE_STEPS
+
+    session = Session(gpu, validate(Config(hidden=[24, 16], batch_size=20_000, seed=3)))
+    t = session.trainer
+    t.train(STABLE_STEPS)
+    start = t.parameters()
+    with gpu.submit() as encoder:
+        t.record_piece(encoder, 1 if where == "learn" else t.learn_units)
+    assert t.progress.started and not t.progress.updating and t.progress.phase == where.split(",")[0]
+    session.apply(session.config.replace(lr=0.5))
+    assert session.stable_step == STABLE_STEPS and session.stable_snapshot().config.lr == pytest.approx(0.01)
+    while t.progress.started:
+        with gpu.submit() as encoder:
+            t.record_piece(encoder, 1)
+    assert not np.array_equal(t.parameters(), start)
+    session.go_back_to_stable()
+    assert np.array_equal(t.parameters(), start) and t.step == STABLE_STEPS and t.config.lr == pytest.approx(0.01)
+
+
 def test_guard_puts_back_exactly_the_last_finite_network(gpu):
     config = validate(Config(optimizer="sgd", lr=30.0, seed=1))
     session = Session(gpu, config)

@@ -141,3 +141,47 @@ def test_a_step_too_big_for_a_frame_is_split_and_gives_the_same_weights(make_ses
         assert np.array_equal(ui.session.trainer.parameters(), reference.parameters())
     finally:
         ui.close()
+
+
+def _wait(ui, done, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        ui.frame()
+
+
+def test_gradient_check_while_paused_in_the_middle_of_a_step(make_session, gpu):
+    """Paused while a step is recorded in pieces (a slow device, a large batch), the check still
+    runs: a step that has updated no parameter yet is dropped and, resumed, runs again to the
+    same weights; one whose updates have begun is finished by the frames, paused or not."""
+    fields = dict(hidden=[96, 96], seed=3)
+    fields["batch_size"], _ = _batch_that_outlasts_frames(gpu, fields)
+    ui = OffscreenApp(make_session(**fields), 1280, 800)
+    t = ui.session.trainer
+    try:
+        _wait(ui, lambda: t.progress.started and t.progress.phase == "learn")
+        ui.app.running = False
+        ui.frame()
+        assert t.progress.started and not t.progress.updating, "paused in the middle of a step"
+        step, before = t.step, t.parameters()
+        ui.click(*_centre(ui, "gradient check"))
+        _wait(ui, lambda: not ui.app.grad_check_wanted)
+        check = ui.app.grad_check
+        assert check is not None and check.passed and check.step == step, check
+        assert t.step == step and not t.progress.started and np.array_equal(t.parameters(), before)
+        ui.click(*_centre(ui, "pause"))  # resumes
+        _wait(ui, lambda: t.step > step)
+        reference = Trainer(gpu, validate(Config(**fields)))
+        reference.train(step + 1)
+        assert t.step == step + 1 and np.array_equal(t.parameters(), reference.parameters())
+        # Paused after the step's first parameter updates: the frames finish the step.
+        ui.app.running = False
+        with gpu.submit() as encoder:
+            t.record_piece(encoder, t.learn_units)
+            t.record_piece(encoder, 1)
+        assert t.progress.updating and t.adjust_units > 1
+        ui.frame()
+        assert not t.progress.started and t.step == step + 2 and not ui.app.running
+        reference.train(1)
+        assert np.array_equal(t.parameters(), reference.parameters())
+    finally:
+        ui.close()

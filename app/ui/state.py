@@ -198,10 +198,15 @@ class AppState:
         self.grad_check_wanted = True
 
     def run_grad_check_if_wanted(self) -> None:
-        """The gradient check runs between steps (a step in pieces finishes first); it takes the
-        frame it runs in (about a second on a CPU driver, the first time)."""
-        if not self.grad_check_wanted or self.session.trainer.progress.started:
+        """The gradient check runs between steps; it takes the frame it runs in (about a second
+        on a CPU driver, the first time). A step in pieces that has updated no parameter yet is
+        dropped, to be run again the same way after the check; one that has, finishes first
+        (its frames record it, paused or not: FrameDriver)."""
+        trainer = self.session.trainer
+        if not self.grad_check_wanted or trainer.progress.updating:
             return
+        if trainer.progress.started:
+            trainer.abandon_step()
         self.grad_check_wanted = False
         try:
             self.grad_check = grad_check.run(self.session.trainer)
