@@ -131,9 +131,10 @@ class GridEvaluator:
         return self.progress > 0 or self.complete.version != self.trainer.version
 
     def can_start(self) -> bool:
-        """A pass starts only between steps: mid-way through adjustParameters some weights are
-        already updated and others not."""
-        return self.progress > 0 or self.trainer.progress.phase == "learn"
+        """A pass starts only where the weights are one step's: not mid-way through
+        adjustParameters, where some are already updated and others not. (A step paused before
+        its updates, in either phase, must not hold the heatmaps back.)"""
+        return self.progress > 0 or not self.trainer.progress.updating
 
     def record(self, encoder: spy.CommandEncoder, cells: int | None = None) -> bool:
         """Records the next `cells` cells of the pass (all the rest when None); True when this

@@ -78,7 +78,7 @@ class ImageEvaluator:
         return self.progress > 0 or self.complete.version != self.trainer.version
 
     def can_start(self) -> bool:
-        return self.progress > 0 or self.trainer.progress.phase == "learn"
+        return self.progress > 0 or not self.trainer.progress.updating  # as GridEvaluator's
 
     def _dispatch(self, encoder, target: _Pass, width: int, height: int, first: int, count: int, weights=None) -> None:
         """Pixels [first, first + count), in dispatches of at most MAX_DISPATCH_CELLS (the

@@ -180,9 +180,31 @@ def test_gradient_check_while_paused_in_the_middle_of_a_step(make_session, gpu):
             t.record_piece(encoder, t.learn_units)
             t.record_piece(encoder, 1)
         assert t.progress.updating and t.adjust_units > 1
-        ui.frame()
+        _wait(ui, lambda: not t.progress.started)
         assert not t.progress.started and t.step == step + 2 and not ui.app.running
         reference.train(1)
         assert np.array_equal(t.parameters(), reference.parameters())
+    finally:
+        ui.close()
+
+
+def test_heatmaps_follow_a_network_paused_between_a_steps_two_phases(make_session, gpu):
+    """Paused once learnGradient's pieces are done and before adjustParameters' first: the
+    weights are still one step's, so the evaluation goes on (it waited for ever before)."""
+    fields = dict(hidden=[96, 96], seed=3)
+    fields["batch_size"], _ = _batch_that_outlasts_frames(gpu, fields)
+    ui = OffscreenApp(make_session(**fields), 1280, 800)
+    t = ui.session.trainer
+    try:
+        ui.app.running = False
+        ui.frame()
+        with gpu.submit() as encoder:
+            t.record_piece(encoder, t.learn_units)
+        assert t.progress.phase == "adjust" and not t.progress.updating
+        t.set_parameters(np.full(t.plan.param_count, np.nan, np.float32))  # a new network to show
+        _wait(ui, lambda: ui.session.evaluator.complete.version == t.version)
+        assert ui.session.evaluator.complete.version == t.version
+        assert ui.session.invalid_cells.all(), "the heatmaps show the network paused there"
+        assert t.progress.phase == "adjust" and not t.progress.updating, "and nothing trained"
     finally:
         ui.close()
