@@ -4,8 +4,6 @@ counting steps instead of starting again at 0."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -29,9 +27,7 @@ def ui(make_session):
 
 
 def _rebuilt(ui, seconds=120):
-    deadline = time.monotonic() + seconds
-    while ui.session.rebuild is not None and time.monotonic() < deadline:
-        ui.frame()
+    ui.frames_until(lambda: ui.session.rebuild is None, seconds)
     assert ui.session.rebuild is None and ui.session.rebuild_error is None, ui.session.rebuild_error
 
 

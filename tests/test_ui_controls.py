@@ -4,7 +4,6 @@ in the offscreen UI: each checks the value the widget set, not only that it drew
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -255,9 +254,7 @@ def test_non_finite_predictions_have_their_own_colour_and_legend(ui):
     trainer.set_parameters(np.full(trainer.plan.param_count, np.nan, np.float32))
     # A pass runs in ranges of cells sized to the frame's time budget: on a loaded CPU driver it
     # takes more frames (40 were once too few in CI), so wait on the clock instead.
-    deadline = time.monotonic() + 60
-    while not ui.session.invalid_cells.all() and time.monotonic() < deadline:
-        ui.frame()
+    ui.frames_until(lambda: ui.session.invalid_cells.all())
     grid = ui.session.heatmaps.grid
     assert np.all(ui.session.invalid_cells == grid * grid), "every cell is counted as not finite"
     atlas = ui.session.heatmaps.atlas.to_numpy().astype(np.float32)[..., :3]

@@ -152,9 +152,7 @@ def test_a_wide_network_at_start_opens_on_a_placeholder_then_swaps_in(gpu):
     try:
         build_restored(ui.app, Start(config))
         assert not ui.app.running and ui.app.restoring == config
-        deadline = time.perf_counter() + 600
-        while ui.session.rebuild is not None and time.perf_counter() < deadline:
-            ui.frame(force=True)
+        ui.frames_until(lambda: ui.session.rebuild is None, 600, force=True)
         assert ui.session.config.hidden == [64, 64] and ui.session.rebuild_error is None
         assert ui.app.running and ui.app.restoring is None
         assert len(ui.session.history.runs) == 1, "no run of the placeholder's"

@@ -6,8 +6,6 @@ and column and changes nothing, a good one of three classes rebuilds the network
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -88,13 +86,6 @@ def test_data_controls_change_the_points_as_training_goes_on(ui):
     assert trainer.step > step and ui.app.data.error == ""
 
 
-def _frames_until(ui, done, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not done():
-        assert time.monotonic() < deadline
-        ui.frame()
-
-
 def test_load_csv_through_the_file_menu(ui, monkeypatch, tmp_path):
     fake = FakePfd()
     monkeypatch.setattr(files, "pfd", fake)
@@ -106,11 +97,11 @@ def test_load_csv_through_the_file_menu(ui, monkeypatch, tmp_path):
     fake.answers = [str(bad), str(good)]
     config = ui.session.config
     ui.click(*_centre(ui, "load csv"))
-    _frames_until(ui, lambda: ui.app.data.loading is None and ui.app.files.pending is None)
+    assert ui.frames_until(lambda: ui.app.data.loading is None and ui.app.files.pending is None, 120)
     assert "row 3, column 2 (y): 'oops' is not a number" in ui.app.data.error
     assert ui.session.config == config, "a bad file changes nothing"
     ui.click(*_centre(ui, "load csv"))
-    _frames_until(ui, lambda: ui.session.config.dataset.get("csv") == datasets.entry_for(str(good))["csv"])
+    assert ui.frames_until(lambda: ui.session.config.dataset.get("csv") == datasets.entry_for(str(good))["csv"], 120)
     assert ui.session.trainer.plan.output_dim == 3 and ui.session.trainer.plan.loss_name == "softmax"
     assert fake.opened == ["Load CSV of points", "Load CSV of points"] and ui.app.data.error == ""
     ui.frame(2)

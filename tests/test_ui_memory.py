@@ -3,8 +3,6 @@ texture_ref() registry keeps every texture it is given unless released)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 pytest.importorskip("imgui_bundle")
@@ -26,9 +24,8 @@ def test_rebuilt_networks_textures_are_let_go(make_session):
                 ui.frame()
             # Textures not drawn leave the registry when the UI is next drawn, and a frame draws
             # it only when something changed: wait for two draws on the clock, not frames.
-            drawn, deadline = ui.app.redraw.count, time.monotonic() + 60
-            while ui.app.redraw.count < drawn + 2 and time.monotonic() < deadline:
-                ui.frame()
+            drawn = ui.app.redraw.count
+            ui.frames_until(lambda drawn=drawn: ui.app.redraw.count >= drawn + 2)
             registered.append(set(map(id, spy_imgui._TEXTURES_BY_ID.values())))
         atlas = ui.session.heatmaps.atlas
     finally:

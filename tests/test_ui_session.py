@@ -38,12 +38,8 @@ def _diverge(ui) -> None:
     ui.click(*_centre(ui, "exact lr"))
     _type(ui, "5")  # plain SGD diverges on these targets above lr ~0.5, at 5 within a few steps
     assert ui.session.config.lr == 5
-    deadline = time.monotonic() + 60  # on the clock: a loaded machine's frames hold pieces of steps
-    while time.monotonic() < deadline:
-        ui.frame()
-        if ui.session.divergence is not None:
-            ui.frame()  # draws the panel's message and buttons
-            return
+    if ui.frames_until(lambda: ui.session.divergence is not None):
+        ui.frame()  # draws the panel's message and buttons
 
 
 def test_divergence_pauses_and_puts_back_the_last_finite_network(ui, tmp_path, monkeypatch):
@@ -144,12 +140,6 @@ def test_a_step_too_big_for_a_frame_is_split_and_gives_the_same_weights(make_ses
         ui.close()
 
 
-def _wait(ui, done, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not done() and time.monotonic() < deadline:
-        ui.frame()
-
-
 def test_gradient_check_while_paused_in_the_middle_of_a_step(make_session, gpu):
     """Paused while a step is recorded in pieces (a slow device, a large batch), the check still
     runs: a step that has updated no parameter yet is dropped and, resumed, runs again to the
@@ -159,18 +149,18 @@ def test_gradient_check_while_paused_in_the_middle_of_a_step(make_session, gpu):
     ui = OffscreenApp(make_session(**fields), 1280, 800)
     t = ui.session.trainer
     try:
-        _wait(ui, lambda: t.progress.started and t.progress.phase == "learn")
+        ui.frames_until(lambda: t.progress.started and t.progress.phase == "learn")
         ui.app.running = False
         ui.frame()
         assert t.progress.started and not t.progress.updating, "paused in the middle of a step"
         step, before = t.step, t.parameters()
         ui.click(*_centre(ui, "gradient check"))
-        _wait(ui, lambda: not ui.app.grad_check_wanted)
+        ui.frames_until(lambda: not ui.app.grad_check_wanted)
         check = ui.app.grad_check
         assert check is not None and check.passed and check.step == step, check
         assert t.step == step and not t.progress.started and np.array_equal(t.parameters(), before)
         ui.click(*_centre(ui, "pause"))  # resumes
-        _wait(ui, lambda: t.step > step)
+        ui.frames_until(lambda: t.step > step)
         reference = Trainer(gpu, validate(Config(**fields)))
         reference.train(step + 1)
         assert t.step == step + 1 and np.array_equal(t.parameters(), reference.parameters())
@@ -180,7 +170,7 @@ def test_gradient_check_while_paused_in_the_middle_of_a_step(make_session, gpu):
             t.record_piece(encoder, t.learn_units)
             t.record_piece(encoder, 1)
         assert t.progress.updating and t.adjust_units > 1
-        _wait(ui, lambda: not t.progress.started)
+        ui.frames_until(lambda: not t.progress.started)
         assert not t.progress.started and t.step == step + 2 and not ui.app.running
         reference.train(1)
         assert np.array_equal(t.parameters(), reference.parameters())
@@ -202,7 +192,7 @@ def test_heatmaps_follow_a_network_paused_between_a_steps_two_phases(make_sessio
             t.record_piece(encoder, t.learn_units)
         assert t.progress.phase == "adjust" and not t.progress.updating
         t.set_parameters(np.full(t.plan.param_count, np.nan, np.float32))  # a new network to show
-        _wait(ui, lambda: ui.session.evaluator.complete.version == t.version)
+        ui.frames_until(lambda: ui.session.evaluator.complete.version == t.version)
         assert ui.session.evaluator.complete.version == t.version
         assert ui.session.invalid_cells.all(), "the heatmaps show the network paused there"
         assert t.progress.phase == "adjust" and not t.progress.updating, "and nothing trained"

@@ -5,8 +5,6 @@ large, the gradient check button."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -17,9 +15,7 @@ from test_ui_offscreen import _centre, _type  # noqa: E402
 
 
 def _rebuilt(ui, seconds=120):
-    deadline = time.monotonic() + seconds
-    while ui.session.rebuild is not None and time.monotonic() < deadline:
-        ui.frame()
+    ui.frames_until(lambda: ui.session.rebuild is None, seconds)
     assert ui.session.rebuild is None and ui.session.rebuild_error is None, ui.session.rebuild_error
     ui.frame(2)
 
@@ -105,9 +101,7 @@ def test_views_neurons_and_gradient_check(ui):
     ui.click((nx0 + nx1) / 2, (ny0 + ny1) / 2)
     assert ui.app.selected_neuron is None
     ui.click(*_centre(ui, "gradient check"))
-    deadline = time.monotonic() + 60  # a loaded machine's frames may have left a step in pieces
-    while ui.app.grad_check_wanted and time.monotonic() < deadline:
-        ui.frame()
+    ui.frames_until(lambda: not ui.app.grad_check_wanted)  # a loaded machine's frames leave steps in pieces
     check = ui.app.grad_check
     assert check is not None and check.passed and check.parameters == 148
     assert "gradient check result" in ui.app.rects

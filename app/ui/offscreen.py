@@ -4,6 +4,7 @@ Used by `--headless --screenshot`, the frame benchmark and the UI tests (which i
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from imgui_bundle import imgui
 
@@ -63,6 +64,15 @@ class OffscreenApp:
             imgui.get_io().add_key_event(key, down)
             self.app.redraw.note_input()
             self.frame()
+
+    def frames_until(self, done: Callable[[], bool], seconds: float = 60.0, force: bool = False) -> bool:
+        """Frames until `done()` or `seconds` on the clock, whichever is first; returns done().
+        Tests wait on the clock, not on a count of frames: how much a frame holds (pieces of a
+        step, ranges of an evaluation) follows the machine's speed and load."""
+        deadline = time.monotonic() + seconds
+        while not done() and time.monotonic() < deadline:
+            self.frame(force=force)
+        return done()
 
     def save(self, path: str) -> None:
         save_png(self.target, path)
