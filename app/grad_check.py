@@ -164,10 +164,10 @@ def numpy_loss(path: ReferencePath, params: np.ndarray, inputs: np.ndarray | Non
     return float(np.mean(plan.loss.numpy(h, truths.astype(np.float64)))), sides
 
 
-def _central_difference(path: ReferencePath, params: np.ndarray, index: int, inputs, truths) -> float:
+def _central_difference(path: ReferencePath, params: np.ndarray, index: int, inputs, truths, sides) -> float:
     """d loss / d params[index] by central differences of numpy_loss, with a step that carries
-    no sample across a kink (a step that does is wrong by that sample's whole change of slope)."""
-    _, sides = numpy_loss(path, params, inputs, truths)
+    no sample across a kink (a step that does is wrong by that sample's whole change of slope);
+    `sides` are numpy_loss's at `params`."""
     h = FD_STEP * max(1.0, abs(params[index]))
     while True:
         plus, minus = params.copy(), params.copy()
@@ -193,7 +193,8 @@ def _finite_differences(
     chosen = [first + int(np.argmax(np.abs(reference[first:end]))) for first, end in ranges]
     params = params.astype(np.float64)
     inputs = None if path.plan.grid is not None else path.inputs(params, points).astype(np.float64)
-    numeric = [_central_difference(path, params, index, inputs, truths) for index in chosen]
+    _, sides = numpy_loss(path, params, inputs, truths)  # once: every difference starts from here
+    numeric = [_central_difference(path, params, index, inputs, truths, sides) for index in chosen]
     return float(np.max(relative_errors(np.array(numeric), reference[chosen], whole=reference))), len(chosen)
 
 

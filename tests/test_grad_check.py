@@ -131,7 +131,7 @@ def test_finite_differences_are_float64_and_step_around_kinks(make_trainer, gpu)
     wide = params.copy()
     wide[index] += 1e-3
     assert not all(np.array_equal(a, b) for a, b in zip(sides, grad_check.numpy_loss(path, wide, inputs, truths)[1]))
-    numeric = grad_check._central_difference(path, params, index, inputs, truths)
+    numeric = grad_check._central_difference(path, params, index, inputs, truths, sides)
     assert numeric == pytest.approx(gradient[index], rel=1e-4)
 
 
