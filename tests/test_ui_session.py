@@ -140,61 +140,61 @@ def test_a_step_too_big_for_a_frame_is_split_and_gives_the_same_weights(make_ses
         ui.close()
 
 
-def test_gradient_check_while_paused_in_the_middle_of_a_step(make_session, gpu):
+@pytest.fixture
+def split_steps(make_session, gpu):
+    """A window whose steps each take several frames, and its network's fields."""
+    fields = dict(hidden=[96, 96], seed=3)
+    fields["batch_size"], _ = _batch_that_outlasts_frames(gpu, fields)
+    ui = OffscreenApp(make_session(**fields), 1280, 800)
+    yield ui, fields
+    ui.close()
+
+
+def test_gradient_check_while_paused_in_the_middle_of_a_step(split_steps, gpu):
     """Paused while a step is recorded in pieces (a slow device, a large batch), the check still
     runs: a step that has updated no parameter yet is dropped and, resumed, runs again to the
     same weights; one whose updates have begun is finished by the frames, paused or not."""
-    fields = dict(hidden=[96, 96], seed=3)
-    fields["batch_size"], _ = _batch_that_outlasts_frames(gpu, fields)
-    ui = OffscreenApp(make_session(**fields), 1280, 800)
+    ui, fields = split_steps
     t = ui.session.trainer
-    try:
-        ui.frames_until(lambda: t.progress.started and t.progress.phase == "learn")
-        ui.app.running = False
-        ui.frame()
-        assert t.progress.started and not t.progress.updating, "paused in the middle of a step"
-        step, before = t.step, t.parameters()
-        ui.click(*_centre(ui, "gradient check"))
-        ui.frames_until(lambda: not ui.app.grad_check_wanted)
-        check = ui.app.grad_check
-        assert check is not None and check.passed and check.step == step, check
-        assert t.step == step and not t.progress.started and np.array_equal(t.parameters(), before)
-        ui.click(*_centre(ui, "pause"))  # resumes
-        ui.frames_until(lambda: t.step > step)
-        reference = Trainer(gpu, validate(Config(**fields)))
-        reference.train(step + 1)
-        assert t.step == step + 1 and np.array_equal(t.parameters(), reference.parameters())
-        # Paused after the step's first parameter updates: the frames finish the step.
-        ui.app.running = False
-        with gpu.submit() as encoder:
-            t.record_piece(encoder, t.learn_units)
-            t.record_piece(encoder, 1)
-        assert t.progress.updating and t.adjust_units > 1
-        ui.frames_until(lambda: not t.progress.started)
-        assert not t.progress.started and t.step == step + 2 and not ui.app.running
-        reference.train(1)
-        assert np.array_equal(t.parameters(), reference.parameters())
-    finally:
-        ui.close()
+    ui.frames_until(lambda: t.progress.started and t.progress.phase == "learn")
+    ui.app.running = False
+    ui.frame()
+    assert t.progress.started and not t.progress.updating, "paused in the middle of a step"
+    step, before = t.step, t.parameters()
+    ui.click(*_centre(ui, "gradient check"))
+    ui.frames_until(lambda: not ui.app.grad_check_wanted)
+    check = ui.app.grad_check
+    assert check is not None and check.passed and check.step == step, check
+    assert t.step == step and not t.progress.started and np.array_equal(t.parameters(), before)
+    ui.click(*_centre(ui, "pause"))  # resumes
+    ui.frames_until(lambda: t.step > step)
+    reference = Trainer(gpu, validate(Config(**fields)))
+    reference.train(step + 1)
+    assert t.step == step + 1 and np.array_equal(t.parameters(), reference.parameters())
+    # Paused after the step's first parameter updates: the frames finish the step.
+    ui.app.running = False
+    with gpu.submit() as encoder:
+        t.record_piece(encoder, t.learn_units)
+        t.record_piece(encoder, 1)
+    assert t.progress.updating and t.adjust_units > 1
+    ui.frames_until(lambda: not t.progress.started)
+    assert not t.progress.started and t.step == step + 2 and not ui.app.running
+    reference.train(1)
+    assert np.array_equal(t.parameters(), reference.parameters())
 
 
-def test_heatmaps_follow_a_network_paused_between_a_steps_two_phases(make_session, gpu):
+def test_heatmaps_follow_a_network_paused_between_a_steps_two_phases(split_steps, gpu):
     """Paused once learnGradient's pieces are done and before adjustParameters' first: the
     weights are still one step's, so the evaluation goes on (it waited for ever before)."""
-    fields = dict(hidden=[96, 96], seed=3)
-    fields["batch_size"], _ = _batch_that_outlasts_frames(gpu, fields)
-    ui = OffscreenApp(make_session(**fields), 1280, 800)
+    ui, _ = split_steps
     t = ui.session.trainer
-    try:
-        ui.app.running = False
-        ui.frame()
-        with gpu.submit() as encoder:
-            t.record_piece(encoder, t.learn_units)
-        assert t.progress.phase == "adjust" and not t.progress.updating
-        t.set_parameters(np.full(t.plan.param_count, np.nan, np.float32))  # a new network to show
-        ui.frames_until(lambda: ui.session.evaluator.complete.version == t.version)
-        assert ui.session.evaluator.complete.version == t.version
-        assert ui.session.invalid_cells.all(), "the heatmaps show the network paused there"
-        assert t.progress.phase == "adjust" and not t.progress.updating, "and nothing trained"
-    finally:
-        ui.close()
+    ui.app.running = False
+    ui.frame()
+    with gpu.submit() as encoder:
+        t.record_piece(encoder, t.learn_units)
+    assert t.progress.phase == "adjust" and not t.progress.updating
+    t.set_parameters(np.full(t.plan.param_count, np.nan, np.float32))  # a new network to show
+    ui.frames_until(lambda: ui.session.evaluator.complete.version == t.version)
+    assert ui.session.evaluator.complete.version == t.version
+    assert ui.session.invalid_cells.all(), "the heatmaps show the network paused there"
+    assert t.progress.phase == "adjust" and not t.progress.updating, "and nothing trained"
