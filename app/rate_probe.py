@@ -54,7 +54,7 @@ def advise(session, step_seconds: float) -> RateAdvice:
     here (0 if unknown). Tried from the network put back, then, if none trains from there (a
     network already thrown far out), from the last stable network, which Resume then goes back to."""
     trainer, diverged = session.trainer, session.divergence.lr
-    stable = session.stable_snapshot()
+    stable = session.stable.kept
     stable_lr = stable.config.lr if stable is not None else None
     rates = candidates(diverged, stable_lr)
     steps = PROBE_STEPS

@@ -10,7 +10,8 @@ A Session owns the trainer and everything about a run:
 - the evaluation: every `eval_every` steps headless; in the window, continuously, with a point
   on the loss curve every EVAL_INTERVAL_S (app/frame_driver.py);
 - the divergence guard (app.guard): a non-finite loss puts back the last finite network, and
-  training stops until `resume`;
+  training stops until `resume`, or until the session goes back to the last stable network
+  (app/stable_network.py);
 - swapping in a network rebuilt for a new architecture; the old one trains until then."""
 
 from __future__ import annotations
@@ -35,11 +36,10 @@ from .image_eval import ImageEvaluator
 from .loss_ring import LOSS_HISTORY
 from .rebuild import Rebuild
 from .slang_target import check_truth_finite
+from .stable_network import StableNetwork
 from .trainer import SUBMIT_STEPS, Trainer
-from .training_state import Snapshot
 
 CHUNK_SECONDS = 0.25  # headless: whole steps between loss reads, enough to hide launch cost
-STABLE_STEPS = 50  # finite steps with unchanged settings: a network worth going back to
 
 
 class Session:
@@ -72,8 +72,7 @@ class Session:
         self.heatmaps = heatmaps or (HeatmapImages(self.evaluator) if self._wants_heatmaps else None)
         self.image = ImageEvaluator(trainer) if trainer.plan.image is not None else None  # its PSNR
         self.guard = DivergenceGuard(trainer)
-        self._stable = trainer.new_snapshot()
-        self._stable.config = None  # none taken yet
+        self.stable = StableNetwork(trainer)
         self._start_run()
 
     def _start_run(self) -> None:
@@ -84,7 +83,7 @@ class Session:
         outputs = self.trainer.plan.output_dim
         self.error_max = np.ones((VIEWS, outputs), np.float32)  # per view (values, d/dx, d/dy)
         self.invalid_cells = np.zeros((VIEWS, outputs), np.uint32)  # NaN or inf, per view and output
-        self._config_since = (self.config, self.trainer.step)
+        self.stable.settings_changed()
         self.evaluator.progress = 0
         if self.image is not None:
             self.image.start_run()
@@ -100,13 +99,10 @@ class Session:
     # ---- changes ------------------------------------------------------------------------
     def apply(self, config: Config) -> None:
         """A change of hot fields, from the next piece of work on (structure: start_rebuild). The
-        first change after a stable stretch keeps a snapshot of that network to go back to (also
-        in a step recorded in pieces, until its first parameter update: the state is the step's
-        start until then)."""
-        if self._has_been_stable() and not self.trainer.progress.updating:
-            self.trainer.record_snapshot_now(self._stable)
+        first change after a stable stretch keeps that network to go back to (app/stable_network.py)."""
+        self.stable.before_change(self.divergence is not None)
         self.trainer.apply(config)
-        self._config_since = (config, self.trainer.step)
+        self.stable.settings_changed()
 
     def reset(self, seed: int | None = None) -> None:
         """Fresh weights (from `seed`, or the config's), a new run on the loss plot."""
@@ -121,7 +117,7 @@ class Session:
 
     def _restart(self) -> None:
         self.guard = DivergenceGuard(self.trainer)
-        self._stable.config = None
+        self.stable.forget()
         self._start_run()
 
     def resume(self, lr_factor: float = 1.0, lr: float | None = None) -> None:
@@ -136,19 +132,12 @@ class Session:
 
     @property
     def stable_step(self) -> int | None:
-        """The step of the last network that trained STABLE_STEPS finite steps with unchanged
-        settings before they were changed, if one was kept."""
-        return self._stable.step if self._stable.config is not None else None
-
-    def stable_snapshot(self) -> Snapshot | None:
-        """The last stable network (see stable_step), with the settings it trained with."""
-        return self._stable if self._stable.config is not None else None
+        """The step of the last stable network kept (app/stable_network.py), if one was."""
+        return self.stable.kept.step if self.stable.kept is not None else None
 
     def go_back_to_stable(self) -> None:
         """After a divergence: back to the last stable network, with the settings it had."""
-        self.trainer.apply(self._stable.config)
-        self.trainer.restore(self._stable)
-        self._config_since = (self.config, self.trainer.step)
+        self.stable.put_back()
         self.divergence = None
         run = self.history.current  # the curve goes back with the network
         run.train.drop_after(self.trainer.step)
@@ -158,11 +147,9 @@ class Session:
     def restorable_config(self) -> Config | None:
         """The config worth starting the next session with: never one that just diverged (then
         the last stable one, or None)."""
-        return self.config if self.divergence is None else self._stable.config
-
-    def _has_been_stable(self) -> bool:
-        config, since = self._config_since
-        return self.divergence is None and config is self.config and self.trainer.step - since >= STABLE_STEPS
+        if self.divergence is None:
+            return self.config
+        return self.stable.kept.config if self.stable.kept is not None else None
 
     def change_data(self, config: Config) -> None:
         """Another dataset (or formulas): live where the compiled network stays the same (the

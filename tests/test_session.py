@@ -82,7 +82,7 @@ def test_a_change_in_the_middle_of_a_step_keeps_the_stable_network(gpu, where):
     """A change that arrives while a step is recorded in pieces, before its first parameter
     update (a slow device's frames end there), still keeps the network to go back to: the state
     at the step's start, with the settings it trained with."""
-    from app.session import STABLE_STEPS
+    from app.stable_network import STABLE_STEPS
 
     session = Session(gpu, validate(Config(hidden=[24, 16], batch_size=20_000, seed=3)))
     t = session.trainer
@@ -92,7 +92,7 @@ def test_a_change_in_the_middle_of_a_step_keeps_the_stable_network(gpu, where):
         t.record_piece(encoder, 1 if where == "learn" else t.learn_units)
     assert t.progress.started and not t.progress.updating and t.progress.phase == where.split(",")[0]
     session.apply(session.config.replace(lr=0.5))
-    assert session.stable_step == STABLE_STEPS and session.stable_snapshot().config.lr == pytest.approx(0.01)
+    assert session.stable_step == STABLE_STEPS and session.stable.kept.config.lr == pytest.approx(0.01)
     while t.progress.started:
         with gpu.submit() as encoder:
             t.record_piece(encoder, 1)
