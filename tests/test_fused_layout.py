@@ -11,7 +11,7 @@ import pytest
 from app.config import Config, validate
 from app.fused_layout import FUSED_SHARED_BUDGET, fragment_slot, fused_layout
 from app.plan import plan_for
-from app.shadergen import weight_copies_function
+from app.shadergen import network_source, weight_copies_function
 
 WIDE = dict(encoding="raw", hidden=[64, 64, 64], precision="half")
 
@@ -60,6 +60,36 @@ def test_layout_fits_shared_memory_or_declines(sizes, fits):
     if layout is not None:
         assert layout.shared_bytes <= FUSED_SHARED_BUDGET and layout.bias_columns[-1] <= 16
         assert layout.words >= max(b + s * 64 for b, s in zip(layout.bases, layout.strides))
+
+
+@pytest.mark.parametrize(
+    "sizes, held, holds",
+    [
+        ((2, 64, 64, 64, 4), 16, True),  # 11 accumulator tiles: 88 + 64 registers
+        ((2, 48, 48, 48, 48, 4), 18, True),  # 96 + 72: the budget exactly
+        ((2, 80, 80, 4), 20, False),  # 2 rounds of 5 tiles each way: 96 + 80 would spill
+        ((2, 64, 4), 0, True),  # no hidden layer split by columns
+    ],
+)
+def test_weights_are_held_for_the_step_within_the_register_budget(sizes, held, holds):
+    layout = fused_layout(sizes)
+    assert layout.held_tiles == held and layout.holds_weights == holds
+
+
+def test_the_kernel_loads_held_weights_before_the_tile_loop_and_others_per_layer():
+    def kernel(hidden):
+        plan = plan_for(validate(Config(encoding="raw", hidden=hidden, precision="half")), tensor_cores=True)
+        source = network_source(plan)
+        return source[source.index("void learnGradient") :]
+
+    held = kernel([64, 64, 64])
+    loop = held.index("for (uint tile")
+    assert held.count("fusedHoldColumns<") == 4 and held.rindex("fusedHoldColumns<") < loop
+    per_tile = kernel([80, 80])
+    loop = per_tile.index("for (uint tile")
+    forward, backward = per_tile.index("fusedForwardColumns<"), per_tile.index("fusedBackwardColumns<")
+    holds = [i for i in range(len(per_tile)) if per_tile.startswith("fusedHoldColumns<", i)]
+    assert len(holds) == 2 and loop < holds[0] < forward < holds[1] < backward, "each just before its layer"
 
 
 def test_plans_choose_the_fused_trainer_only_where_it_runs():

@@ -87,12 +87,14 @@ def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu):
         ("fusedWeightGradients<", layers),
         ("fusedBackwardRows<", 1),
         ("fusedBackwardColumns<", layers - 2),
+        ("fusedHoldColumns<", 2 * (layers - 2)),  # each hidden layer's weights, forward and backward
         ("fusedWriteGradients<", layers),
         # after each forward layer but the output's, one a layer backward, one a tile
         ("GroupMemoryBarrierWithGroupSync();", 2 * layers),
     )
     for call, count in calls:
         assert kernel.count(call) == count, call
+    assert kernel.rindex("fusedHoldColumns<") < kernel.index("for (uint tile"), "held once, not per tile"
     hidden = plan.layers[1]
     copies = printed[printed.index("void storeWeightCopies") :]
     assert f"if (index >= {hidden.offset} && index < {hidden.offset + hidden.fan_in * hidden.fan_out})" in copies

@@ -55,8 +55,9 @@ def test_tensor_core_gradients_match_float64(tensor_gpu, activation):
         dict(encoding="poly2", hidden=[32, 32], activation="tanh"),  # narrow: one tile a subgroup
         dict(encoding="fourier", frequencies=3, hidden=[64, 48], activation="sigmoid"),  # 14 inputs, 48 wide
         dict(encoding="raw", hidden=[64, 64, 64], output_activation="sigmoid"),  # the output's derivative
+        dict(encoding="raw", hidden=[80, 80]),  # two rounds of columns, weights loaded every tile
     ],
-    ids=["poly2-32-32", "fourier-64-48", "sigmoid-output"],
+    ids=["poly2-32-32", "fourier-64-48", "sigmoid-output", "80-80-per-tile-weights"],
 )
 def test_fused_trainer_gradients_match_float64_on_other_shapes(tensor_gpu, fields):
     config = validate(Config(**fields, precision="half", batch_size=3000, seed=5))  # a partial last tile

@@ -51,6 +51,33 @@ def _copy(layout: FusedLayout, s: LayerStep, forward: bool) -> str:
     return f"w + {copy.forward if forward else copy.backward}"
 
 
+def _rounds(tiles: int) -> int:
+    """Rounds of output tiles a subgroup takes in a layer split by columns."""
+    return -(-tiles // FUSED_WARPS)
+
+
+def _hold(layout: FusedLayout, s: LayerStep, forward: bool) -> list[str]:
+    """A hidden layer's weight tiles the subgroup multiplies with in one direction (fw: forward,
+    bw: backward), declared and loaded (fused_layers.slang: fusedHoldColumns)."""
+    fan_in, fan_out = _tiles(s.layer.fan_in), _tiles(s.layer.fan_out)
+    k_tiles, n_tiles = (fan_in, fan_out) if forward else (fan_out, fan_in)
+    name = f"{'fw' if forward else 'bw'}{s.k}"
+    return [
+        f"FusedB {name}[{_rounds(n_tiles) * k_tiles}];",
+        f"fusedHoldColumns<{k_tiles}, {n_tiles}, {_rounds(n_tiles)}>(warp, {_copy(layout, s, forward)}, {name});",
+    ]
+
+
+def _held(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
+    """Where the layout holds the weights for the whole step: every hidden layer's, both
+    directions, before the tile loop (else each is loaded just before its layer, every tile)."""
+    if not layout.holds_weights:
+        return ["// (loaded every tile, just before each layer: holding them all would spill registers)"]
+    return layer_lines(
+        plan, lambda s: [] if s.k == 0 or s.last else [*_hold(layout, s, True), *_hold(layout, s, False)]
+    )
+
+
 def _tile_sizes(s: LayerStep) -> str:
     return f"{_tiles(s.layer.fan_in)}, {_tiles(s.layer.fan_out)}"
 
@@ -68,13 +95,16 @@ def _forward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
                 f"{between}, {_slot(layout, s.k + 2)}, loss);"
             ]
         if s.k == 0:
-            call = f"fusedForwardRows<{_tile_sizes(s)}, HiddenActivation>(warp, w + {s.layer.bias_offset}, {between});"
+            calls = [
+                f"fusedForwardRows<{_tile_sizes(s)}, HiddenActivation>(warp, w + {s.layer.bias_offset}, {between});"
+            ]
         else:
-            call = (
-                f"fusedForwardColumns<{_tile_sizes(s)}, HiddenActivation>(warp, {_copy(layout, s, True)}, "
-                f"w + {s.layer.bias_offset}, {between});"
+            calls = [] if layout.holds_weights else _hold(layout, s, True)
+            calls.append(
+                f"fusedForwardColumns<{_tile_sizes(s)}, {_rounds(_tiles(s.layer.fan_out))}, HiddenActivation>(warp, "
+                f"fw{s.k}, w + {s.layer.bias_offset}, {between});"
             )
-        return [call, "GroupMemoryBarrierWithGroupSync();  // the next layer reads every column"]
+        return [*calls, "GroupMemoryBarrierWithGroupSync();  // the next layer reads every column"]
 
     return layer_lines(plan, layer)
 
@@ -100,9 +130,10 @@ def _backward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
         if s.last:
             calls.append(f"fusedBackwardRows<{_tiles(s.layer.fan_in)}, HiddenActivation>(warp, {below});")
         elif k > 0:
+            calls += [] if layout.holds_weights else _hold(layout, s, False)
             calls.append(
-                f"fusedBackwardColumns<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}, HiddenActivation>(warp, "
-                f"{_copy(layout, s, False)}, {below});"
+                f"fusedBackwardColumns<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}, "
+                f"{_rounds(_tiles(s.layer.fan_in))}, HiddenActivation>(warp, bw{k}, {below});"
             )
         return calls
 
@@ -157,6 +188,9 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
     float* slot = a.gradientSlots + group * SLOT_PARAMS;  // this workgroup's alone
     setKernelContext(w, a.gridGradients, domain, a.truthData);  // an image target's pixels
     fusedStageWeights(tid, w + {first.offset}, w + {last.offset});  // ends with a barrier
+
+    // The hidden layers' weight tiles this subgroup multiplies with, for the whole step
+{indent(_held(plan, layout), 1)}
 
     // Each subgroup's blocks of weight-gradient tiles, over all tiles
 {indent([*declare, "float loss = 0.0;"], 1)}
