@@ -10,9 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-FUSED_WARPS = 4  # subgroups of 32 a workgroup, 16 samples each
-FUSED_THREADS = 32 * FUSED_WARPS
-FUSED_SAMPLES = 16 * FUSED_WARPS  # a tile
+# (subgroups of 32 a workgroup, samples a tile), in order of preference. Each subgroup owns 16 of
+# the tile's rows for the narrow first and output layers (subgroups past samples / 16 own none)
+# and a share of the columns and weight-gradient tiles of every layer. Four subgroups and 64
+# samples ran fastest; eight subgroups and 32 samples let wider networks fit: half the
+# weight-gradient tiles a subgroup, half the samples in shared memory.
+FUSED_SHAPES = ((4, 64), (8, 32))
 FUSED_SHARED_BUDGET = 48 << 10  # bytes: what Vulkan gives a workgroup on NVIDIA
 # fp32 16x16 accumulator tiles a subgroup holds over its tile loop (8 registers a lane each):
 # past this the weight gradients would spill out of registers.
@@ -33,7 +36,7 @@ def _pad(size: int) -> int:
 @dataclass(frozen=True)
 class GradientBlocks:
     """One layer's dW tiles (TO x TI of them) in blocks of BO x BI; subgroup w holds blocks
-    w, w + FUSED_WARPS, ... (R rounds)."""
+    w, w + warps, ... (R rounds)."""
 
     to: int
     ti: int
@@ -81,6 +84,8 @@ class WeightCopy:
 
 @dataclass(frozen=True)
 class FusedLayout:
+    warps: int  # subgroups of 32 a workgroup
+    samples: int  # a tile's samples: 16 rows for each of the first samples / 16 subgroups
     widths: tuple[int, ...]  # each slot's row, in halves
     strides: tuple[int, ...]  # ...and its row stride in uint4 (a 16-byte skew against bank conflicts)
     bases: tuple[int, ...]  # first uint4 of each slot
@@ -107,6 +112,15 @@ class FusedLayout:
         return image
 
     @property
+    def threads(self) -> int:
+        return 32 * self.warps
+
+    @property
+    def row_blocks(self) -> int:
+        """Subgroups that own 16 of the tile's rows (the first samples / 16)."""
+        return self.samples // 16
+
+    @property
     def shared_bytes(self) -> int:
         return self.words * 16
 
@@ -122,7 +136,7 @@ class FusedLayout:
         held = 0
         for copy in self.copies:
             ti, to = copy.fan_in // 16, copy.fan_out // 16
-            held += -(-to // FUSED_WARPS) * ti + -(-ti // FUSED_WARPS) * to
+            held += -(-to // self.warps) * ti + -(-ti // self.warps) * to
         return held
 
     @property
@@ -140,12 +154,12 @@ class FusedLayout:
         return (*columns, column)
 
 
-def _blocks(to: int, ti: int) -> GradientBlocks:
+def _blocks(to: int, ti: int, warps: int) -> GradientBlocks:
     """The block shape with the least work for the busiest subgroup, then the fewest loads."""
     best = None
     for bo in (d for d in range(1, to + 1) if to % d == 0):
         for bi in (d for d in range(1, ti + 1) if ti % d == 0):
-            rounds = -(-(to // bo) * (ti // bi) // FUSED_WARPS)
+            rounds = -(-(to // bo) * (ti // bi) // warps)
             key = (rounds * bo * bi, rounds * (bo + bi))
             if best is None or key < best[0]:
                 best = (key, GradientBlocks(to, ti, bo, bi, rounds))
@@ -154,11 +168,20 @@ def _blocks(to: int, ti: int) -> GradientBlocks:
 
 @functools.lru_cache(maxsize=64)
 def fused_layout(sizes: tuple[int, ...]) -> FusedLayout | None:
-    """The layout for layer sizes (input, hidden..., output), or None where the hidden widths are
-    not multiples of 16, the output is wider than 16, or it overruns shared memory or registers."""
-    layers = len(sizes) - 1
-    if layers < 2 or sizes[-1] > 16 or any(w % 16 for w in sizes[1:-1]):
+    """The layout for layer sizes (input, hidden..., output) in the first shape of FUSED_SHAPES it
+    fits, or None where the hidden widths are not multiples of 16, the output is wider than 16,
+    or every shape overruns shared memory or registers."""
+    if len(sizes) < 3 or sizes[-1] > 16 or any(w % 16 for w in sizes[1:-1]):
         return None
+    for warps, samples in FUSED_SHAPES:
+        layout = _layout(sizes, warps, samples)
+        if layout is not None:
+            return layout
+    return None
+
+
+def _layout(sizes: tuple[int, ...], warps: int, samples: int) -> FusedLayout | None:
+    layers = len(sizes) - 1
     padded = [_pad(s) for s in sizes]
     widths = [padded[0]]
     for j in range(1, layers):  # H_j, and from slot 2 on the dZ of layer j - 2
@@ -169,7 +192,7 @@ def fused_layout(sizes: tuple[int, ...]) -> FusedLayout | None:
     bases, word = [], 0
     for stride in strides:
         bases.append(word)
-        word += stride * FUSED_SAMPLES
+        word += stride * samples
     first_stride = padded[0] // UINT4_HALVES + (1 if padded[0] > 16 else 0)
     last_stride = padded[-2] // UINT4_HALVES + 1
     first_w = word
@@ -177,7 +200,7 @@ def fused_layout(sizes: tuple[int, ...]) -> FusedLayout | None:
     last_b = last_w + 16 * last_stride
     ones = last_b + 2
     words = ones + 64
-    blocks = tuple(_blocks(padded[k + 1] // 16, padded[k] // 16) for k in range(layers))
+    blocks = tuple(_blocks(padded[k + 1] // 16, padded[k] // 16, warps) for k in range(layers))
     copies, offset = [], 0
     end = -(-sum(i * o + o for i, o in zip(sizes[:-1], sizes[1:])) // UINT4_HALVES) * UINT4_HALVES
     for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
@@ -186,6 +209,8 @@ def fused_layout(sizes: tuple[int, ...]) -> FusedLayout | None:
             end += 2 * fan_in * fan_out
         offset += fan_in * fan_out + fan_out
     layout = FusedLayout(
+        warps,
+        samples,
         tuple(widths),
         tuple(strides),
         tuple(bases),
@@ -200,8 +225,8 @@ def fused_layout(sizes: tuple[int, ...]) -> FusedLayout | None:
         tuple(copies),
         end,
     )
-    # The end of the kernel stages a subgroup's fp32 tile (64 uint4) and each thread's loss there.
-    if layout.shared_bytes > FUSED_SHARED_BUDGET or words < 64 * FUSED_WARPS:
+    # The end of the kernel stages each subgroup's fp32 tile (64 uint4) and each thread's loss there.
+    if layout.shared_bytes > FUSED_SHARED_BUDGET or words < 64 * warps:
         return None
     if layout.accumulators > FUSED_MAX_ACCUMULATORS or layout.bias_columns[-1] > 16:
         return None

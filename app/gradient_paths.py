@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .config import Structure
-from .fused_layout import FUSED_SAMPLES, FUSED_THREADS, fused_layout
+from .fused_layout import fused_layout
 from .lane_tiles import LANE_THREADS, LANE_TILE, lanes_fit
 
 if TYPE_CHECKING:
@@ -57,11 +57,12 @@ def choose_gradient_path(
     # formulas alone (no grid, no image's pixels).
     sampled = squared and not points
     if not grid and fused_fits(sizes, layers, s.precision, fused and sampled and s.matmul == "auto"):
+        layout = fused_layout(sizes)
         return dict(
             gradient_path="tiles",
-            group_size=FUSED_THREADS,
+            group_size=layout.threads,
             mma=tuple(True for _ in layers),
-            tile_samples=FUSED_SAMPLES,
+            tile_samples=layout.samples,
             fused=True,
         )
     lanes = cpu and sampled and not grid and not image

@@ -25,7 +25,9 @@ SLOT_MEMORY_BYTES = 256 << 20
 ADJUST_PARAMS, ADJUST_PARTS = 32, 8
 ADJUST_THREADS = ADJUST_PARAMS * ADJUST_PARTS
 MAX_TILE_GROUPS = 512  # about what an H200 runs at once (132 SMs x 4); fewer slots to sum
-FUSED_MAX_GROUPS = 264  # the fused trainer: two workgroups an SM ran fastest on an H200 (2^16 and 2^20)
+# The fused trainer: two 128-thread workgroups an SM ran fastest on an H200 (2^16 and 2^20); as
+# many threads in groups of 256.
+FUSED_MAX_THREADS = 264 * 128
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ def launch_shape_for(plan: NetworkPlan, batch_size: int, wave_width: int) -> Lau
         scratch = scratch_layout(plan.sizes).total if plan.gradient_path == "lanes" else 0
         most = MAX_LANE_GROUPS if plan.gradient_path == "lanes" else MAX_TILE_GROUPS
         tiles = -(-batch_size // plan.tile_samples)
-        cap = FUSED_MAX_GROUPS if plan.fused else most
+        cap = FUSED_MAX_THREADS // group if plan.fused else most
         groups = max(1, min(tiles, cap, SLOT_MEMORY_BYTES // (4 * (plan.mlp_param_count + scratch))))
         return LaunchShape(
             thread_count=groups * group,

@@ -43,23 +43,26 @@ def test_weight_copies_hold_each_weight_at_its_operand_place():
 
 
 @pytest.mark.parametrize(
-    ("sizes", "fits"),
+    ("sizes", "shape"),
     [
-        ((2, 64, 64, 64, 4), True),
-        ((4, 32, 32, 4), True),
-        ((34, 64, 64, 8), True),
-        ((2, 128, 128, 4), False),
-        ((2, 64, 64, 64, 64, 4), False),
-        ((2, 64, 40, 4), False),
-        ((2, 64, 64, 20), False),
+        ((2, 64, 64, 64, 4), (4, 64)),
+        ((4, 32, 32, 4), (4, 64)),
+        ((34, 64, 64, 8), (4, 64)),
+        ((2, 128, 128, 4), (8, 32)),  # 64 tiles of dW and 57 uint4 a sample: half the tile, twice the subgroups
+        ((2, 64, 64, 64, 64, 4), (8, 32)),  # 19 accumulator tiles a subgroup of four
+        ((2, 128, 128, 128, 4), None),
+        ((2, 64, 40, 4), None),
+        ((2, 64, 64, 20), None),
     ],
 )
-def test_layout_fits_shared_memory_or_declines(sizes, fits):
+def test_layout_fits_shared_memory_or_declines(sizes, shape):
     layout = fused_layout(sizes)
-    assert (layout is not None) == fits
+    assert (layout and (layout.warps, layout.samples)) == shape
     if layout is not None:
         assert layout.shared_bytes <= FUSED_SHARED_BUDGET and layout.bias_columns[-1] <= 16
-        assert layout.words >= max(b + s * 64 for b, s in zip(layout.bases, layout.strides))
+        assert layout.words >= max(b + s * layout.samples for b, s in zip(layout.bases, layout.strides))
+        assert layout.words >= 64 * layout.warps, "each subgroup's fp32 stage at the end"
+        assert layout.accumulators <= 16 and layout.row_blocks * 16 == layout.samples
 
 
 @pytest.mark.parametrize(

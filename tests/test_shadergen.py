@@ -39,7 +39,10 @@ CONFIGS = {
     "half pairs": ["--precision", "half", "--hidden", "7,5"],
 }
 TENSOR_CORES = ["--hidden", "64,48", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
-# Too wide for the fused trainer's shared memory: workgroup tiles on tensor cores
+# The fused trainer's second shape: 8 subgroups, 32-sample tiles (app/fused_layout.py)
+FUSED_WIDE = ["--hidden", "128,128", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
+# Workgroup tiles on tensor cores: where a device's cooperative matrices hold operands otherwise
+# than the fused trainer's fragment-native copies assume (plan_for(fused=False)), and grid networks
 TILES_MMA = ["--hidden", "128,128", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
 
 
@@ -75,8 +78,9 @@ def _tensor_core_kernel(argv: list[str]):
     return printed, plan, kernel
 
 
-def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu):
-    printed, plan, kernel = _tensor_core_kernel(TENSOR_CORES)
+@pytest.mark.parametrize("argv", [TENSOR_CORES, FUSED_WIDE], ids=["4-subgroups", "8-subgroups"])
+def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu, argv):
+    printed, plan, kernel = _tensor_core_kernel(argv)
     layers = len(plan.layers)
     assert plan.fused and '#include "fused.slang"' in printed and "tiles_mma" not in printed
     assert "products   tensor cores on layers 0, 1, 2" in printed
@@ -103,7 +107,11 @@ def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu):
 
 
 def test_tensor_core_module_is_well_formed_and_compiles(gpu):
-    printed, plan, kernel = _tensor_core_kernel(TILES_MMA)
+    plan = plan_for(config_from_args(build_parser().parse_args(TILES_MMA[:-1])), tensor_cores=True, fused=False)
+    printed = network_source(plan)
+    kernel = printed[printed.index("void learnGradient") :]
+    kernel = kernel[: kernel.index("\n}\n") + 3]
+    assert all(plan.mma) and kernel.count("{") == kernel.count("}")
     layers = len(plan.layers)
     assert not plan.fused
     assert '#include "tiles_mma.slang"' in printed and "products   tensor cores on layers 0, 1, 2" in printed

@@ -56,8 +56,10 @@ def test_tensor_core_gradients_match_float64(tensor_gpu, activation):
         dict(encoding="fourier", frequencies=3, hidden=[64, 48], activation="sigmoid"),  # 14 inputs, 48 wide
         dict(encoding="raw", hidden=[64, 64, 64], output_activation="sigmoid"),  # the output's derivative
         dict(encoding="raw", hidden=[80, 80]),  # two rounds of columns, weights loaded every tile
+        dict(encoding="raw", hidden=[128, 128]),  # 8 subgroups, 32-sample tiles
+        dict(encoding="fourier", frequencies=3, hidden=[64, 64, 64, 64]),  # 8 subgroups: its 19 dW tiles
     ],
-    ids=["poly2-32-32", "fourier-64-48", "sigmoid-output", "80-80-per-tile-weights"],
+    ids=["poly2-32-32", "fourier-64-48", "sigmoid-output", "80-80-per-tile-weights", "128-128", "64x4"],
 )
 def test_fused_trainer_gradients_match_float64_on_other_shapes(tensor_gpu, fields):
     config = validate(Config(**fields, precision="half", batch_size=3000, seed=5))  # a partial last tile
@@ -67,10 +69,12 @@ def test_fused_trainer_gradients_match_float64_on_other_shapes(tensor_gpu, field
     _check_gradients(trainer)
 
 
-def test_networks_too_wide_for_the_fused_trainer_keep_workgroup_tiles(tensor_gpu):
-    trainer = Trainer(
-        tensor_gpu, validate(Config(encoding="raw", hidden=[128, 128], precision="half", batch_size=2048, seed=2))
-    )
+def test_devices_with_other_operand_layouts_keep_workgroup_tiles(tensor_gpu, monkeypatch):
+    """Where a device's cooperative matrices hold B operands otherwise than the fused trainer's
+    fragment-native weight copies assume (app/gpu.py fused_fragments), workgroup tiles train."""
+    monkeypatch.setattr(type(tensor_gpu), "fused_fragments", property(lambda self: False))
+    config = Config(encoding="raw", hidden=[128, 128], precision="half", batch_size=2048, seed=2)
+    trainer = Trainer(tensor_gpu, validate(config))
     assert trainer.plan.matmul == "tensor-core" and not trainer.plan.fused
     _check_gradients(trainer)
 

@@ -5,7 +5,7 @@ storeWeightCopies, with which adjustParameters keeps the block copies of the hid
 
 from __future__ import annotations
 
-from ..fused_layout import FUSED_SAMPLES, FUSED_THREADS, FUSED_WARPS, FusedLayout, fused_layout
+from ..fused_layout import FusedLayout, fused_layout
 from ..plan import NetworkPlan
 from .chain import LayerStep, indent, layer_lines
 
@@ -20,9 +20,10 @@ def layout_of(plan: NetworkPlan) -> FusedLayout:
 def fused_constants(plan: NetworkPlan) -> str:
     layout = layout_of(plan)
     return f"""// The fused trainer's layout (app/fused_layout.py): uint4 offsets and strides in shared memory
-static const uint FUSED_WARPS = {FUSED_WARPS};
-static const uint FUSED_THREADS = {FUSED_THREADS};
-static const uint FUSED_SAMPLES = {FUSED_SAMPLES};
+static const uint FUSED_WARPS = {layout.warps};
+static const uint FUSED_THREADS = {layout.threads};
+static const uint FUSED_SAMPLES = {layout.samples};
+static const uint FUSED_ROW_BLOCKS = {layout.row_blocks};  // subgroups that own 16 rows of a tile
 static const uint FUSED_MEM = {layout.words};
 static const uint FUSED_SLOT0 = {layout.bases[0]};
 static const uint FUSED_SLOT0_STRIDE = {layout.strides[0]};
@@ -51,9 +52,9 @@ def _copy(layout: FusedLayout, s: LayerStep, forward: bool) -> str:
     return f"w + {copy.forward if forward else copy.backward}"
 
 
-def _rounds(tiles: int) -> int:
+def _rounds(layout: FusedLayout, tiles: int) -> int:
     """Rounds of output tiles a subgroup takes in a layer split by columns."""
-    return -(-tiles // FUSED_WARPS)
+    return -(-tiles // layout.warps)
 
 
 def _hold(layout: FusedLayout, s: LayerStep, forward: bool) -> list[str]:
@@ -63,8 +64,8 @@ def _hold(layout: FusedLayout, s: LayerStep, forward: bool) -> list[str]:
     k_tiles, n_tiles = (fan_in, fan_out) if forward else (fan_out, fan_in)
     name = f"{'fw' if forward else 'bw'}{s.k}"
     return [
-        f"FusedB {name}[{_rounds(n_tiles) * k_tiles}];",
-        f"fusedHoldColumns<{k_tiles}, {n_tiles}, {_rounds(n_tiles)}>(warp, {_copy(layout, s, forward)}, {name});",
+        f"FusedB {name}[{_rounds(layout, n_tiles) * k_tiles}];",
+        f"fusedHoldColumns<{k_tiles}, {n_tiles}, {_rounds(layout, n_tiles)}>(warp, {_copy(layout, s, forward)}, {name});",
     ]
 
 
@@ -101,7 +102,7 @@ def _forward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
         else:
             calls = [] if layout.holds_weights else _hold(layout, s, True)
             calls.append(
-                f"fusedForwardColumns<{_tile_sizes(s)}, {_rounds(_tiles(s.layer.fan_out))}, HiddenActivation>(warp, "
+                f"fusedForwardColumns<{_tile_sizes(s)}, {_rounds(layout, _tiles(s.layer.fan_out))}, HiddenActivation>(warp, "
                 f"fw{s.k}, w + {s.layer.bias_offset}, {between});"
             )
         return [*calls, "GroupMemoryBarrierWithGroupSync();  // the next layer reads every column"]
@@ -133,7 +134,7 @@ def _backward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
             calls += [] if layout.holds_weights else _hold(layout, s, False)
             calls.append(
                 f"fusedBackwardColumns<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}, "
-                f"{_rounds(_tiles(s.layer.fan_in))}, HiddenActivation>(warp, bw{k}, {below});"
+                f"{_rounds(layout, _tiles(s.layer.fan_in))}, HiddenActivation>(warp, bw{k}, {below});"
             )
         return calls
 
