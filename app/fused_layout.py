@@ -10,12 +10,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# (subgroups of 32 a workgroup, samples a tile), in order of preference. Each subgroup owns 16 of
-# the tile's rows for the narrow first and output layers (subgroups past samples / 16 own none)
-# and a share of the columns and weight-gradient tiles of every layer. Four subgroups and 64
-# samples ran fastest; eight subgroups and 32 samples let wider networks fit: half the
-# weight-gradient tiles a subgroup, half the samples in shared memory.
-FUSED_SHAPES = ((4, 64), (8, 32))
+# (subgroups of 32 a workgroup, samples a tile). Each subgroup owns 16 of the tile's rows for the
+# narrow first and output layers (subgroups past samples / 16 own none) and a share of the
+# column tiles and weight-gradient tiles of every layer. On an H200 at 2^20 (half):
+# - eight subgroups on 64 samples ran fastest where every layer split by columns keeps all eight
+#   busy (2-64-64-64-4: 2.44e9 samples/s against 2.15e9 with four; 2-32-32-32-4 4.42e9 / 4.27e9),
+#   and slower where some idle (2-48-48-48-48-4, 3 tiles a layer: 1.48e9 against 1.95e9);
+# - eight on 32 samples fit wider networks: half the samples in shared memory, half the
+#   weight-gradient tiles a subgroup of four's (2-128-128-4).
+FUSED_BUSY_SHAPE = (8, 64)  # first, where every column-split layer keeps every subgroup busy
+FUSED_SHAPES = ((4, 64), (8, 32))  # then the first of these that fits
 FUSED_SHARED_BUDGET = 48 << 10  # bytes: what Vulkan gives a workgroup on NVIDIA
 # fp32 16x16 accumulator tiles a subgroup holds over its tile loop (8 registers a lane each):
 # past this the weight gradients would spill out of registers.
@@ -129,6 +133,28 @@ class FusedLayout:
         """fp32 tiles a subgroup holds: its dW blocks, and one tile for every layer's biases."""
         return sum(b.rounds * b.bo * b.bi for b in self.blocks) + 1
 
+    def column_split(self, tiles: int) -> int:
+        """How many subgroups share each of a column-split layer's `tiles` output tiles, each
+        taking a part of the tile's row blocks: where the layer has fewer tiles than there are
+        subgroups and both divide evenly, so that no subgroup idles; else 1."""
+        split = self.warps // tiles if tiles < self.warps and self.warps % tiles == 0 else 1
+        return split if self.row_blocks % split == 0 else 1
+
+    @property
+    def keeps_subgroups_busy(self) -> bool:
+        """Whether every layer split by columns (a hidden layer's weight copy, both ways) gives
+        each subgroup the same share: whole rounds of tiles, or one tile shared evenly."""
+        if not self.copies:
+            return False
+        for copy in self.copies:
+            for tiles in (copy.fan_in // 16, copy.fan_out // 16):
+                share = (
+                    tiles % self.warps == 0 if tiles >= self.warps else self.column_split(tiles) * tiles == self.warps
+                )
+                if not share:
+                    return False
+        return True
+
     @property
     def held_tiles(self) -> int:
         """Weight tiles a subgroup multiplies with in the hidden layers split by columns: for each
@@ -168,11 +194,15 @@ def _blocks(to: int, ti: int, warps: int) -> GradientBlocks:
 
 @functools.lru_cache(maxsize=64)
 def fused_layout(sizes: tuple[int, ...]) -> FusedLayout | None:
-    """The layout for layer sizes (input, hidden..., output) in the first shape of FUSED_SHAPES it
-    fits, or None where the hidden widths are not multiples of 16, the output is wider than 16,
-    or every shape overruns shared memory or registers."""
+    """The layout for layer sizes (input, hidden..., output): FUSED_BUSY_SHAPE where it fits and
+    keeps every subgroup busy, else the first of FUSED_SHAPES it fits; None where the hidden
+    widths are not multiples of 16, the output is wider than 16, or every shape overruns shared
+    memory or registers."""
     if len(sizes) < 3 or sizes[-1] > 16 or any(w % 16 for w in sizes[1:-1]):
         return None
+    busy = _layout(sizes, *FUSED_BUSY_SHAPE)
+    if busy is not None and busy.keeps_subgroups_busy:
+        return busy
     for warps, samples in FUSED_SHAPES:
         layout = _layout(sizes, warps, samples)
         if layout is not None:

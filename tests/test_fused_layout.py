@@ -45,10 +45,12 @@ def test_weight_copies_hold_each_weight_at_its_operand_place():
 @pytest.mark.parametrize(
     ("sizes", "shape"),
     [
-        ((2, 64, 64, 64, 4), (4, 64)),
-        ((4, 32, 32, 4), (4, 64)),
-        ((34, 64, 64, 8), (4, 64)),
-        ((2, 128, 128, 4), (8, 32)),  # 64 tiles of dW and 57 uint4 a sample: half the tile, twice the subgroups
+        ((2, 64, 64, 64, 4), (8, 64)),  # 4 column tiles a layer: two subgroups share each
+        ((4, 32, 32, 4), (8, 64)),  # 2 tiles: four share each
+        ((34, 64, 64, 8), (8, 64)),
+        ((2, 48, 48, 48, 48, 4), (4, 64)),  # 3 tiles a layer would leave two of eight idle
+        ((2, 64, 4), (4, 64)),  # no layer split by columns
+        ((2, 128, 128, 4), (8, 32)),  # 64 tiles of dW and 57 uint4 a sample: half the tile
         ((2, 64, 64, 64, 64, 4), (8, 32)),  # 19 accumulator tiles a subgroup of four
         ((2, 128, 128, 128, 4), None),
         ((2, 64, 40, 4), None),
@@ -68,8 +70,8 @@ def test_layout_fits_shared_memory_or_declines(sizes, shape):
 @pytest.mark.parametrize(
     "sizes, held, holds",
     [
-        ((2, 64, 64, 64, 4), 16, True),  # 11 accumulator tiles: 88 + 64 registers
-        ((2, 48, 48, 48, 48, 4), 18, True),  # 96 + 72: the budget exactly
+        ((2, 64, 64, 64, 4), 16, True),  # 7 accumulator tiles (eight subgroups): 56 + 64 registers
+        ((2, 48, 48, 48, 48, 4), 18, True),  # four subgroups, 12 accumulators: 96 + 72, the budget
         ((2, 80, 80, 4), 20, False),  # 2 rounds of 5 tiles each way: 96 + 80 would spill
         ((2, 64, 4), 0, True),  # no hidden layer split by columns
     ],
@@ -77,6 +79,23 @@ def test_layout_fits_shared_memory_or_declines(sizes, shape):
 def test_weights_are_held_for_the_step_within_the_register_budget(sizes, held, holds):
     layout = fused_layout(sizes)
     assert layout.held_tiles == held and layout.holds_weights == holds
+
+
+@pytest.mark.parametrize(
+    ("sizes", "splits"),
+    [
+        ((2, 64, 64, 64, 4), (2, 2)),  # eight subgroups, 4 tiles: two to a tile, 2 of 4 row blocks each
+        ((2, 128, 128, 4), (1, 1)),  # eight subgroups, 8 tiles: one each
+        ((2, 48, 48, 48, 48, 4), (1, 1)),  # four subgroups, 3 tiles: no even split
+    ],
+)
+def test_column_tiles_shared_by_subgroups_split_the_rows(sizes, splits):
+    layout = fused_layout(sizes)
+    copy = layout.copies[0]
+    got = (layout.column_split(copy.fan_out // 16), layout.column_split(copy.fan_in // 16))
+    assert got == splits
+    for split in got:
+        assert layout.row_blocks % split == 0 and layout.warps % split == 0
 
 
 def test_the_kernel_loads_held_weights_before_the_tile_loop_and_others_per_layer():

@@ -39,7 +39,9 @@ CONFIGS = {
     "half pairs": ["--precision", "half", "--hidden", "7,5"],
 }
 TENSOR_CORES = ["--hidden", "64,48", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
-# The fused trainer's second shape: 8 subgroups, 32-sample tiles (app/fused_layout.py)
+# The fused trainer's other shapes (app/fused_layout.py): 8 subgroups on 64-sample tiles, two to
+# a column tile; 8 subgroups on 32-sample tiles
+FUSED_BUSY = ["--hidden", "64,64,64", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
 FUSED_WIDE = ["--hidden", "128,128", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
 # Workgroup tiles on tensor cores: where a device's cooperative matrices hold operands otherwise
 # than the fused trainer's fragment-native copies assume (plan_for(fused=False)), and grid networks
@@ -78,7 +80,9 @@ def _tensor_core_kernel(argv: list[str]):
     return printed, plan, kernel
 
 
-@pytest.mark.parametrize("argv", [TENSOR_CORES, FUSED_WIDE], ids=["4-subgroups", "8-subgroups"])
+@pytest.mark.parametrize(
+    "argv", [TENSOR_CORES, FUSED_BUSY, FUSED_WIDE], ids=["4-subgroups", "8-subgroups-64", "8-subgroups-32"]
+)
 def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu, argv):
     printed, plan, kernel = _tensor_core_kernel(argv)
     layers = len(plan.layers)
@@ -102,7 +106,8 @@ def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu, argv):
     hidden = plan.layers[1]
     copies = printed[printed.index("void storeWeightCopies") :]
     assert f"if (index >= {hidden.offset} && index < {hidden.offset + hidden.fan_in * hidden.fan_out})" in copies
-    assert plan.weight_count == plan.param_count + (-plan.param_count) % 8 + 2 * hidden.fan_in * hidden.fan_out
+    copy_halves = sum(2 * layer.fan_in * layer.fan_out for layer in plan.layers[1:-1])  # both ways
+    assert plan.weight_count == plan.param_count + (-plan.param_count) % 8 + copy_halves
     _compile(gpu.device, printed)
 
 

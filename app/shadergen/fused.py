@@ -65,7 +65,8 @@ def _hold(layout: FusedLayout, s: LayerStep, forward: bool) -> list[str]:
     name = f"{'fw' if forward else 'bw'}{s.k}"
     return [
         f"FusedB {name}[{_rounds(layout, n_tiles) * k_tiles}];",
-        f"fusedHoldColumns<{k_tiles}, {n_tiles}, {_rounds(layout, n_tiles)}>(warp, {_copy(layout, s, forward)}, {name});",
+        f"fusedHoldColumns<{k_tiles}, {n_tiles}, {_rounds(layout, n_tiles)}, {layout.column_split(n_tiles)}>(warp, "
+        f"{_copy(layout, s, forward)}, {name});",
     ]
 
 
@@ -102,7 +103,8 @@ def _forward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
         else:
             calls = [] if layout.holds_weights else _hold(layout, s, True)
             calls.append(
-                f"fusedForwardColumns<{_tile_sizes(s)}, {_rounds(layout, _tiles(s.layer.fan_out))}, HiddenActivation>(warp, "
+                f"fusedForwardColumns<{_tile_sizes(s)}, {_rounds(layout, _tiles(s.layer.fan_out))}, "
+                f"{layout.column_split(_tiles(s.layer.fan_out))}, HiddenActivation>(warp, "
                 f"fw{s.k}, w + {s.layer.bias_offset}, {between});"
             )
         return [*calls, "GroupMemoryBarrierWithGroupSync();  // the next layer reads every column"]
@@ -134,7 +136,8 @@ def _backward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
             calls += [] if layout.holds_weights else _hold(layout, s, False)
             calls.append(
                 f"fusedBackwardColumns<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}, "
-                f"{_rounds(layout, _tiles(s.layer.fan_in))}, HiddenActivation>(warp, bw{k}, {below});"
+                f"{_rounds(layout, _tiles(s.layer.fan_in))}, {layout.column_split(_tiles(s.layer.fan_in))}, "
+                f"HiddenActivation>(warp, bw{k}, {below});"
             )
         return calls
 
