@@ -5,6 +5,7 @@ its gradients are checked against, and the check."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import slangpy as spy
@@ -21,6 +22,7 @@ CHECK_BATCH = 4096
 CHECK_TOLERANCE = 0.03
 STEPS_PER_SUBMIT = 64
 USAGE = spy.BufferUsage.shader_resource | spy.BufferUsage.unordered_access
+ROW_MAJOR, TRAINING_OPTIMAL = spy.CoopVecMatrixLayout.row_major, spy.CoopVecMatrixLayout.training_optimal
 SLOPE = 0.01
 
 
@@ -64,6 +66,29 @@ def reference_gradients(params: np.ndarray, points: np.ndarray) -> np.ndarray:
     return grads
 
 
+@dataclass(frozen=True)
+class MatrixSet:
+    """The four weight matrices (or their gradients) in two layouts: row-major where the
+    parameters (or gradients) keep them, and training-optimal in a buffer of their own."""
+
+    row: list  # descriptors into the row-major parameters
+    optimal_descs: list
+    offsets: tuple[int, ...]  # bytes: each matrix in `optimal`
+    optimal: spy.Buffer
+
+
+def matrix_set(device: spy.Device, data_type: spy.DataType) -> MatrixSet:
+    item = 4 if data_type == spy.DataType.float32 else 2
+    row, descs, offsets, offset = [], [], [], 0
+    for (fan_in, fan_out), at in zip(LAYERS, W_AT):
+        row.append(device.create_coop_vec_matrix_desc(fan_out, fan_in, ROW_MAJOR, data_type, at * item))
+        desc = device.create_coop_vec_matrix_desc(fan_out, fan_in, TRAINING_OPTIMAL, data_type, offset)
+        descs.append(desc)
+        offsets.append(offset)
+        offset += -(-desc.size // 64) * 64  # each matrix 64-byte aligned
+    return MatrixSet(row, descs, tuple(offsets), device.create_buffer(size=offset, usage=USAGE))
+
+
 def road_module(device: spy.Device, grad_type: str) -> spy.SlangModule:
     """shaders/bench_roads.slang with its gradients' type, "float" or "half"."""
     component = "Float32" if grad_type == "float" else "Float16"
@@ -93,8 +118,9 @@ class CoopVecRoad:
 
         self.learn = kernel("roadLearnAtomic" if road == "atomic" else "roadLearnStored")
         self.adam = kernel("roadAdam")
-        data_type = spy.DataType.float32 if grad_type == "float" else spy.DataType.float16
-        self._matrices(data_type)
+        # The weights as the products read them; for the atomic road, its gradients' sums too
+        self.weight_set = matrix_set(device, spy.DataType.float16)
+        self.grad_set = matrix_set(device, spy.DataType.float32 if grad_type == "float" else spy.DataType.float16)
         params = initial_parameters()
         self.params = device.create_buffer(data=params, usage=USAGE)
         self.half_params = device.create_buffer(data=params.astype(np.float16), usage=USAGE)
@@ -111,41 +137,29 @@ class CoopVecRoad:
             partial_floats = groups * sum(o * (i + 16) for i, o in LAYERS)
             self.partials = device.create_buffer(size=partial_floats * 4, usage=USAGE)
 
-    def _matrices(self, data_type: spy.DataType) -> None:
-        """Descriptors of the four weight matrices: row-major in the half parameters,
-        training-optimal in `self.weights`; for the atomic road, the gradients' too."""
-        device, optimal, row = self.device, spy.CoopVecMatrixLayout.training_optimal, spy.CoopVecMatrixLayout.row_major
-        self.row_descs, self.optimal_descs, self.grad_row_descs, self.grad_optimal_descs = [], [], [], []
-        offset = grad_offset = 0
-        self.optimal_offsets = []
-        item = 4 if data_type == spy.DataType.float32 else 2
-        for (fan_in, fan_out), at in zip(LAYERS, W_AT):
-            self.row_descs.append(
-                device.create_coop_vec_matrix_desc(fan_out, fan_in, row, spy.DataType.float16, at * 2)
-            )
-            desc = device.create_coop_vec_matrix_desc(fan_out, fan_in, optimal, spy.DataType.float16, offset)
-            self.optimal_descs.append(desc)
-            self.optimal_offsets.append(offset)
-            offset += -(-desc.size // 64) * 64
-            self.grad_row_descs.append(device.create_coop_vec_matrix_desc(fan_out, fan_in, row, data_type, at * item))
-            gdesc = device.create_coop_vec_matrix_desc(fan_out, fan_in, optimal, data_type, grad_offset)
-            self.grad_optimal_descs.append(gdesc)
-            grad_offset += -(-gdesc.size // 64) * 64
-        self.weights = device.create_buffer(size=offset, usage=USAGE)
-        self.grad_optimal = device.create_buffer(size=grad_offset, usage=USAGE)
-
     def record_learn(self, encoder: spy.CommandEncoder) -> None:
         """The weights into the training-optimal layout and the per-sample kernel (for the atomic
         road, with its gradients cleared first)."""
-        encoder.convert_coop_vec_matrices(self.weights, self.optimal_descs, self.half_params, self.row_descs)
+        encoder.convert_coop_vec_matrices(
+            self.weight_set.optimal, self.weight_set.optimal_descs, self.half_params, self.weight_set.row
+        )
         if self.road == "atomic":
-            encoder.clear_buffer(self.grad_optimal)
+            encoder.clear_buffer(self.grad_set.optimal)
             encoder.clear_buffer(self.grads)
         encoder.global_barrier()
-        args = dict(points=self.points.device_address, batch=self.batch, matrixOffsets=spy.uint4(*self.optimal_offsets))
-        buffers = dict(g=self.grad_optimal, gRowMajor=self.grads) if self.road == "atomic" else dict(store=self.store)
+        args = dict(
+            points=self.points.device_address, batch=self.batch, matrixOffsets=spy.uint4(*self.weight_set.offsets)
+        )
+        buffers = (
+            dict(g=self.grad_set.optimal, gRowMajor=self.grads) if self.road == "atomic" else dict(store=self.store)
+        )
         self.learn.dispatch(
-            [self.batch, 1, 1], command_encoder=encoder, a=args, w=self.weights, p=self.half_params, **buffers
+            [self.batch, 1, 1],
+            command_encoder=encoder,
+            a=args,
+            w=self.weight_set.optimal,
+            p=self.half_params,
+            **buffers,
         )
         encoder.global_barrier()
 
@@ -153,9 +167,8 @@ class CoopVecRoad:
         """The gradients into `self.grads`, row-major: converted back from the training-optimal
         layout (atomic), or multiplied from the stored samples and summed (stored)."""
         if self.road == "atomic":
-            encoder.convert_coop_vec_matrices(
-                self.grads, self.grad_row_descs, self.grad_optimal, self.grad_optimal_descs
-            )
+            grads = self.grad_set
+            encoder.convert_coop_vec_matrices(self.grads, grads.row, grads.optimal, grads.optimal_descs)
             encoder.global_barrier()
             return
         grad_args = dict(
