@@ -1,7 +1,7 @@
 """The cooperative-matrix-2 road's primitive beside the app's (issue 20, item 2): a chain of
 64-sample x 64 x 64 layers (product, leaky ReLU, round trip through shared memory), once as one
 workgroup-scope 64x64 product a layer (VK_NV_cooperative_matrix2) and once as the subgroup-scope
-16x16 products the fused trainer is built from (shaders/bench_roads.slang). Checked against
+16x16 products the fused trainer is built from (shaders/bench_chains.slang). Checked against
 numpy, then timed: TFLOP/s of the products."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ import time
 
 import numpy as np
 import slangpy as spy
+
+from ..resources import shader_dir
 
 USAGE = spy.BufferUsage.shader_resource | spy.BufferUsage.unordered_access
 GROUPS = 132 * 16  # workgroups of 128 threads, each its own 64 x 64 tile
@@ -27,7 +29,7 @@ def _reference(x: np.ndarray, w: np.ndarray, reps: int) -> np.ndarray:
     return c
 
 
-def measure(device: spy.Device, module: spy.SlangModule) -> dict:
+def measure(device: spy.Device) -> dict:
     """{road: {"correct": bool, "tflops": float}} for both scopes; a road the device cannot run
     gets {"error": first line}."""
     rng = np.random.default_rng(2)
@@ -35,6 +37,8 @@ def measure(device: spy.Device, module: spy.SlangModule) -> dict:
     w = (rng.standard_normal((64, 64)) / 8).astype(np.float16)  # keeps the chain's scale near 1
     xb, wb = device.create_buffer(data=x, usage=USAGE), device.create_buffer(data=w, usage=USAGE)
     out = device.create_buffer(size=GROUPS * 64 * 64 * 4, usage=USAGE)
+    source = (shader_dir() / "bench_chains.slang").read_text()
+    module = device.load_module_from_source("bench_chains", source)
     results = {}
     for road, entry in (
         ("workgroup 64x64 (cooperative-matrix-2)", "roadWorkgroupChain"),

@@ -28,7 +28,7 @@ import sys
 import slangpy as spy
 
 from ..bench import chain_probe, options
-from ..bench.coopvec_road import CHECK_TOLERANCE, CoopVecRoad, check, road_module
+from ..bench.coopvec_road import CHECK_TOLERANCE, CoopVecRoad, check
 from ..bench.runners import time_app
 from ..config import Config, validate
 from ..device import describe
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
         print("error: this device has no cooperative vectors (Feature.cooperative_vector)", file=sys.stderr)
         return 2
     figures = {"device": describe(device), "rows": []}
-    chains = chain_probe.measure(device, road_module(device, "float"))
+    chains = chain_probe.measure(device)
     for road, result in chains.items():
         print(f"64x64 layer chain, {road}: {result}", flush=True)
     figures["chains"] = chains
