@@ -33,8 +33,8 @@ from .trainer import Trainer
 EVAL_INTERVAL_S = 0.5  # the window plots an eval point at most this often
 FRAME_SUBMIT_STEPS = 64  # whole steps per command buffer (the most a buffer takes: app/trainer.py SUBMIT_STEPS): the GPU starts on one while the CPU records more
 # A frame's first buffer holds few steps: the GPU has been idle since the previous frame's wait,
-# and recording 64 steps of 2-64-64-64-4 took the CPU 1.2 ms on the H200 (a twelfth of the
-# frame); with 4 the GPU starts within about 0.1 ms.
+# and recording 64 steps of 2-64-64-64-4 takes the CPU about 1.2 ms on the H200. With 4, the GPU
+# trained 14.0 instead of 13.45 ms of a 15.3 ms frame (python -m app.bench.frame, batch 4096).
 FRAME_FIRST_SUBMIT_STEPS = 4
 THROUGHPUT_WINDOW_S = 1.0  # samples/s shown: over the last second
 SOFTWARE_FRAME_SECONDS = 1 / 36  # with the frames that draw the UI (~12 a second), ~30 on average

@@ -133,6 +133,10 @@ class FusedLayout:
         """fp32 tiles a subgroup holds: its dW blocks, and one tile for every layer's biases."""
         return sum(b.rounds * b.bo * b.bi for b in self.blocks) + 1
 
+    def rounds(self, tiles: int) -> int:
+        """Rounds of output tiles a subgroup takes in a layer split by columns into `tiles`."""
+        return -(-tiles // self.warps)
+
     def column_split(self, tiles: int) -> int:
         """How many subgroups share each of a column-split layer's `tiles` output tiles, each
         taking a part of the tile's row blocks: where the layer has fewer tiles than there are
@@ -144,16 +148,8 @@ class FusedLayout:
     def keeps_subgroups_busy(self) -> bool:
         """Whether every layer split by columns (a hidden layer's weight copy, both ways) gives
         each subgroup the same share: whole rounds of tiles, or one tile shared evenly."""
-        if not self.copies:
-            return False
-        for copy in self.copies:
-            for tiles in (copy.fan_in // 16, copy.fan_out // 16):
-                share = (
-                    tiles % self.warps == 0 if tiles >= self.warps else self.column_split(tiles) * tiles == self.warps
-                )
-                if not share:
-                    return False
-        return True
+        tiles = [t for copy in self.copies for t in (copy.fan_in // 16, copy.fan_out // 16)]
+        return bool(tiles) and all(self.rounds(t) * self.warps == t * self.column_split(t) for t in tiles)
 
     @property
     def held_tiles(self) -> int:
@@ -162,7 +158,7 @@ class FusedLayout:
         held = 0
         for copy in self.copies:
             ti, to = copy.fan_in // 16, copy.fan_out // 16
-            held += -(-to // self.warps) * ti + -(-ti // self.warps) * to
+            held += self.rounds(to) * ti + self.rounds(ti) * to
         return held
 
     @property

@@ -52,9 +52,10 @@ def _copy(layout: FusedLayout, s: LayerStep, forward: bool) -> str:
     return f"w + {copy.forward if forward else copy.backward}"
 
 
-def _rounds(layout: FusedLayout, tiles: int) -> int:
-    """Rounds of output tiles a subgroup takes in a layer split by columns."""
-    return -(-tiles // layout.warps)
+def _columns(layout: FusedLayout, tiles: int) -> str:
+    """The R, S generics of a layer split by columns into `tiles` output tiles: the subgroup's
+    rounds of tiles, and how many subgroups share each (fused_layers.slang)."""
+    return f"{layout.rounds(tiles)}, {layout.column_split(tiles)}"
 
 
 def _hold(layout: FusedLayout, s: LayerStep, forward: bool) -> list[str]:
@@ -64,9 +65,8 @@ def _hold(layout: FusedLayout, s: LayerStep, forward: bool) -> list[str]:
     k_tiles, n_tiles = (fan_in, fan_out) if forward else (fan_out, fan_in)
     name = f"{'fw' if forward else 'bw'}{s.k}"
     return [
-        f"FusedB {name}[{_rounds(layout, n_tiles) * k_tiles}];",
-        f"fusedHoldColumns<{k_tiles}, {n_tiles}, {_rounds(layout, n_tiles)}, {layout.column_split(n_tiles)}>(warp, "
-        f"{_copy(layout, s, forward)}, {name});",
+        f"FusedB {name}[{layout.rounds(n_tiles) * k_tiles}];",
+        f"fusedHoldColumns<{k_tiles}, {n_tiles}, {_columns(layout, n_tiles)}>(warp, {_copy(layout, s, forward)}, {name});",
     ]
 
 
@@ -103,9 +103,8 @@ def _forward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
         else:
             calls = [] if layout.holds_weights else _hold(layout, s, True)
             calls.append(
-                f"fusedForwardColumns<{_tile_sizes(s)}, {_rounds(layout, _tiles(s.layer.fan_out))}, "
-                f"{layout.column_split(_tiles(s.layer.fan_out))}, HiddenActivation>(warp, "
-                f"fw{s.k}, w + {s.layer.bias_offset}, {between});"
+                f"fusedForwardColumns<{_tile_sizes(s)}, {_columns(layout, _tiles(s.layer.fan_out))}, "
+                f"HiddenActivation>(warp, fw{s.k}, w + {s.layer.bias_offset}, {between});"
             )
         return [*calls, "GroupMemoryBarrierWithGroupSync();  // the next layer reads every column"]
 
@@ -136,8 +135,7 @@ def _backward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
             calls += [] if layout.holds_weights else _hold(layout, s, False)
             calls.append(
                 f"fusedBackwardColumns<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}, "
-                f"{_rounds(layout, _tiles(s.layer.fan_in))}, {layout.column_split(_tiles(s.layer.fan_in))}, "
-                f"HiddenActivation>(warp, bw{k}, {below});"
+                f"{_columns(layout, _tiles(s.layer.fan_in))}, HiddenActivation>(warp, bw{k}, {below});"
             )
         return calls
 
