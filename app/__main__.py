@@ -2,12 +2,12 @@
 
 import sys
 
-from .fast_start import skip_torch
+from .entry.fast_start import skip_torch
 
 
 def main() -> int:
     skip_torch()  # before anything imports slangpy
-    from .cli import main as cli_main
+    from .entry.cli import main as cli_main
 
     return cli_main()
 

@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 @pytest.fixture(scope="session")
 def gpu():
-    from app.gpu import create_gpu
+    from app.gpu.gpu import create_gpu
 
     return create_gpu(os.environ.get("VISUAL_TRAINER_TEST_DEVICE", "auto"))
 
@@ -26,8 +26,8 @@ def device(gpu):
 
 @pytest.fixture
 def make_trainer(gpu):
-    from app.config import Config, validate
-    from app.trainer import Trainer
+    from app.config.config import Config, validate
+    from app.train.trainer import Trainer
 
     def make(**fields):
         return Trainer(gpu, validate(Config(**fields)))
@@ -38,8 +38,8 @@ def make_trainer(gpu):
 @pytest.fixture
 def make_session(gpu):
     """A session as the window runs it: the window's grid, heatmaps drawn."""
-    from app.config import Config, validate
-    from app.session import Session
+    from app.config.config import Config, validate
+    from app.loop.session import Session
 
     def make(**fields):
         return Session(gpu, validate(Config(**fields)), grid=64, heatmaps=True)

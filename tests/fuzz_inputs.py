@@ -10,12 +10,12 @@ import random
 import struct
 from pathlib import Path
 
-from app import checkpoint as ckpt
-from app import config as cfg
-from app import config_files
-from app.network_io import export_network
-from app.plan import plan_for
-from app.session import Session
+from app.config import config as cfg
+from app.config import files as config_files
+from app.files import checkpoint as ckpt
+from app.files.network_io import export_network
+from app.kernels.plan import plan_for
+from app.loop.session import Session
 
 ODD_VALUES = [
     None,

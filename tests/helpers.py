@@ -43,7 +43,7 @@ def gpu_loss(trainer, params: np.ndarray, step: int = 0) -> float:
 
 def exported_network(trainer) -> dict:
     """network.json of the trainer's network as it computes: half precision's weights rounded."""
-    from app.network_io import export_network
+    from app.files.network_io import export_network
 
     params = trainer.parameters()
     if trainer.config.precision == "half":

@@ -205,7 +205,7 @@ def batch_rows(seed: int, position: int, count: int, batch: int) -> np.ndarray:
 
 
 def truth_values(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    from app.targets import target_to_numpy
+    from app.truth.targets import target_to_numpy
 
     return np.stack([target_to_numpy(t)(x.astype(np.float64), y.astype(np.float64)) for t in config.targets], axis=1)
 

@@ -1,4 +1,4 @@
-"""Files written whole or not at all (app/atomic.py), as the settings file and a headless run's
+"""Files written whole or not at all (app/files/atomic.py), as the settings file and a headless run's
 folder use them; and the one-line error text every message shows (app/errors.first_line)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import os
 
 import pytest
 
-from app import saved
-from app.atomic import staged_folder
-from app.config import Config
+from app.config.config import Config
 from app.errors import first_line
+from app.files import saved
+from app.files.atomic import staged_folder
 
 
 def test_staged_folder_appears_whole_in_a_new_folder(tmp_path):

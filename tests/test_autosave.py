@@ -12,7 +12,7 @@ pytest.importorskip("imgui_bundle")
 
 from test_ui_offscreen import _centre
 
-from app import autosave, checkpoint
+from app.files import autosave, checkpoint
 from app.ui.offscreen import OffscreenApp
 from app.ui.restore import save_on_exit
 

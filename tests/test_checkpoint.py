@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from old_checkpoints import full_series_bytes
 
-from app import checkpoint as ckpt
-from app.checkpoint import CheckpointError
-from app.config import Config, validate
-from app.session import Session
+from app.config.config import Config, validate
+from app.files import checkpoint as ckpt
+from app.files.checkpoint import CheckpointError
+from app.loop.session import Session
 
 
 def _session(gpu, **fields) -> Session:

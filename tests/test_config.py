@@ -5,12 +5,12 @@ import re
 import numpy as np
 import pytest
 
-from app.config import Config, from_dict, validate
-from app.config_files import load_preset, preset_names
+from app.config.config import Config, from_dict, validate
+from app.config.files import load_preset, preset_names
 from app.errors import UserError
-from app.plan import plan_for
-from app.shadergen import network_source
-from app.targets import target_to_numpy, target_to_slang
+from app.kernels.plan import plan_for
+from app.kernels.shadergen import network_source
+from app.truth.targets import target_to_numpy, target_to_slang
 
 
 def test_shapes_follow_encoding_and_targets():
@@ -66,7 +66,7 @@ def test_from_dict_rejects_wrong_types():
 
 def test_constants_are_defined_once_in_python_and_emitted():
     """The LeakyReLU slope, optimizer ids and heatmap panel ids reach the Slang module from
-    app.components; no shader file defines them itself."""
+    app.model.components; no shader file defines them itself."""
     from pathlib import Path
 
     source = network_source(plan_for(Config()))
@@ -87,10 +87,10 @@ def test_the_config_table_derives_the_lists():
     options refused beside --resume and --load-network all come from the fields' Specs."""
     import dataclasses
 
-    from app import cli_args, cli_checks, cli_fields
-    from app.config import FIELDS, HOT_FIELDS, STRUCTURAL_FIELDS, Structure
-    from app.config_spec import HOT, STRUCTURE, TRUTH
-    from app.plan import _plan
+    from app.config.config import FIELDS, HOT_FIELDS, STRUCTURAL_FIELDS, Structure
+    from app.config.spec import HOT, STRUCTURE, TRUTH
+    from app.entry import cli_args, cli_checks, cli_fields
+    from app.kernels.plan import _plan
 
     assert list(FIELDS) == [f.name for f in dataclasses.fields(Config)]
     structural = ("hidden", "activation", "output_activation", "encoding", "frequencies", "features")

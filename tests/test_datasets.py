@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from app import datasets
-from app.config import Config, validate
+from app.config.config import Config, validate
 from app.datasets.csv_data import read_csv
 from app.datasets.generators import GENERATORS, multigauss_value
 from app.errors import UserError

@@ -9,10 +9,10 @@ import pytest
 from helpers import exported_network
 from reference import grid_centres, linear_to_srgb
 
-from app.evaluation import GridEvaluator
-from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
-from app.network_io import forward
-from app.targets import target_to_numpy
+from app.files.network_io import forward
+from app.truth.targets import target_to_numpy
+from app.views.evaluation import GridEvaluator
+from app.views.heatmaps import COLORBAR_HEIGHT, HeatmapImages
 
 GRID = 20
 # ColorBrewer's RdBu (11 classes), as published: the diverging map's anchors, t = 0 .. 1.
@@ -54,7 +54,7 @@ def _network_differences(trainer, h):
         dict(activation="sigmoid", hidden=[12, 12, 12]),
         dict(precision="half", activation="tanh"),
         # on a CPU driver the wide float networks above take lane tiles, whose evaluation loops
-        # over a layer table (app/shadergen/lanes.py): this one keeps the GPUs' chain of layers
+        # over a layer table (app/kernels/shadergen/lanes.py): this one keeps the GPUs' chain of layers
         dict(encoding="fourier", frequencies=3, activation="relu", hidden=[24, 16], lane_tiles=False),
     ],
     ids=["leaky_relu", "fourier-relu-wide", "raw-sin", "sigmoid-3-layers", "half", "fourier-relu-wide-gpu-path"],
@@ -90,8 +90,8 @@ TRUTHS = [
 
 @pytest.fixture(scope="module")
 def truth_derivatives(gpu):
-    from app.config import Config, validate
-    from app.trainer import Trainer
+    from app.config.config import Config, validate
+    from app.train.trainer import Trainer
 
     trainer = Trainer(gpu, validate(Config(targets=TRUTHS)))
     x, y = (a.astype(np.float64) for a in grid_centres(trainer.config.domain, GRID))

@@ -12,11 +12,11 @@ import pytest
 import slangpy as spy
 from reference import forward_with_input_gradients, grid_centres
 
-from app.config import Config, validate
-from app.evaluation import GridEvaluator
-from app.export_slang import evaluated_parameters, trainer_source
-from app.network_io import export_network, forward
-from app.trainer import Trainer
+from app.config.config import Config, validate
+from app.files.export_slang import evaluated_parameters, trainer_source
+from app.files.network_io import export_network, forward
+from app.train.trainer import Trainer
+from app.views.evaluation import GridEvaluator
 
 CONFIGS = {
     "float, tutorial network": dict(),

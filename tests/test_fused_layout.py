@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.config import Config, validate
-from app.fused_layout import FUSED_SHARED_BUDGET, fragment_slot, fused_layout
-from app.plan import plan_for
-from app.shadergen import network_source, weight_copies_function
+from app.config.config import Config, validate
+from app.kernels.fused_layout import FUSED_SHARED_BUDGET, fragment_slot, fused_layout
+from app.kernels.plan import plan_for
+from app.kernels.shadergen import network_source, weight_copies_function
 
 WIDE = dict(encoding="raw", hidden=[64, 64, 64], precision="half")
 

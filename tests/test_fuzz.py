@@ -19,16 +19,16 @@ import numpy as np
 import pytest
 from fuzz_inputs import InputFiles, command_line, mutate_bytes, mutate_json
 
-from app import checkpoint as ckpt
-from app import config as cfg
-from app import config_files
-from app.cli_args import build_parser, iterations_for, resolve_start
-from app.cli_checks import check_headless
+from app.config import config as cfg
+from app.config import files as config_files
+from app.entry.cli_args import build_parser, iterations_for, resolve_start
+from app.entry.cli_checks import check_headless
 from app.errors import UserError
-from app.network_io import load_network
-from app.optimizers import OPTIMIZERS
-from app.plan import plan_for
-from app.session import Session
+from app.files import checkpoint as ckpt
+from app.files.network_io import load_network
+from app.kernels.plan import plan_for
+from app.loop.session import Session
+from app.model.optimizers import OPTIMIZERS
 
 ROOT = Path(__file__).resolve().parent.parent
 COUNTS: dict[str, list[int]] = {}  # kind -> [cases, valid ones]

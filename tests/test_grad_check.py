@@ -11,7 +11,7 @@ import pytest
 from helpers import gpu_loss_and_gradient, run_headless
 from reference import loss_and_gradient, sample_points, truth_values
 
-from app import grad_check, grad_reference
+from app.check import grad_check, grad_reference
 
 # Every activation appears in each precision, hidden or at the output.
 NETWORKS = {
@@ -165,7 +165,7 @@ def test_command_line_grad_check_after_a_headless_run(tmp_path):
 
 def test_command_line_grad_check_exits_4_when_it_fails(monkeypatch, capsys):
     """--grad-check alone (no window, the initial network), with the training gradient zeroed."""
-    from app import cli
+    from app.entry import cli
 
     monkeypatch.setattr(grad_check, "training_gradient", lambda trainer, step: np.zeros(trainer.plan.param_count))
     assert cli.main(["--grad-check"]) == 4

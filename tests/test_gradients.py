@@ -118,8 +118,8 @@ def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for
     layer below's activation derivative as it writes dH. Its gradient matches numpy's, and neither
     blocking nor holding changes a bit: the same network built with 1 x 1 blocks (one output a
     thread, too many to hold: added into memory tile by tile) gives identical sums."""
-    from app.plan import NetworkPlan
-    from app.shadergen import network_source, tiles
+    from app.kernels.plan import NetworkPlan
+    from app.kernels.shadergen import network_source, tiles
 
     monkeypatch.setattr(gpu, "lane_tiles", False)  # the GPU paths, on any device
     fields = dict(hidden=[64, 64], activation=activation, precision="float", batch_size=300, seed=5)
@@ -194,7 +194,7 @@ def test_half_pairs_count_every_sample_once(make_trainer):
 def test_lane_tiles_gradient_matches_numpy(gpu, monkeypatch, make_trainer, fields):
     """The CPU drivers' path for wide float networks (shaders/lanes.slang)."""
     if not gpu.software:  # NVIDIA's Vulkan driver fails the 68-132-8 lane module's pipeline (VK_ERROR_UNKNOWN)
-        pytest.skip("lane tiles are the CPU drivers' path (app/gpu.py lane_tiles)")
+        pytest.skip("lane tiles are the CPU drivers' path (app/gpu/gpu.py lane_tiles)")
     monkeypatch.setattr(gpu, "lane_tiles", True)
     trainer = make_trainer(seed=13, **fields)
     assert trainer.plan.gradient_path == "lanes"

@@ -1,4 +1,4 @@
-"""The evaluation grid's cell centres on the host (app/grid.py) against tests/reference.py's:
+"""The evaluation grid's cell centres on the host (app/truth/eval_grid.py) against tests/reference.py's:
 one cell (the heatmaps' hover) and the neuron views' coarser grid are cells of the same grid."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from reference import grid_centres as reference_centres
 
-from app.grid import cell_centre, grid_centres
-from app.neurons import neuron_points, neuron_stride
+from app.truth.eval_grid import cell_centre, grid_centres
+from app.views.neurons import neuron_points, neuron_stride
 
 DOMAIN = [-0.5, 2.0, -3.0, 1.0]
 

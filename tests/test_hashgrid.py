@@ -14,13 +14,13 @@ import slangpy as spy
 from helpers import gpu_loss_and_gradient
 from reference import sample_points
 
-import app.launch_shape
-from app.config import Config, validate
-from app.hashgrid import FIXED_POINT_BITS, grid_units
-from app.plan import plan_for
-from app.shadergen.grid import encoding_constants
-from app.targets import target_to_numpy
-from app.trainer import Trainer
+import app.kernels.launch_shape
+from app.config.config import Config, validate
+from app.kernels.plan import plan_for
+from app.kernels.shadergen.grid import encoding_constants
+from app.model.hashgrid import FIXED_POINT_BITS, grid_units
+from app.train.trainer import Trainer
+from app.truth.targets import target_to_numpy
 
 # 4 levels of scales 3, 6, 12, 24: the last one (26^2 corners > 2^8) hashed
 SMALL = dict(encoding="hashgrid", grid_levels=4, grid_features=2, grid_log2_size=8, grid_base_resolution=3,

@@ -16,13 +16,13 @@ import slangpy as spy
 from helpers import run_headless
 from reference import activate, activation_derivative, grid_centres
 
-from app import grad_check
-from app.config import Config, validate
-from app.evaluation import GridEvaluator
-from app.export_grid import tables_path
-from app.export_slang import evaluated_parameters, export_files
-from app.network_io import TABLES_FILE, export_network, forward, load_network
-from app.trainer import Trainer
+from app.check import grad_check
+from app.config.config import Config, validate
+from app.files.export_grid import tables_path
+from app.files.export_slang import evaluated_parameters, export_files
+from app.files.network_io import TABLES_FILE, export_network, forward, load_network
+from app.train.trainer import Trainer
+from app.views.evaluation import GridEvaluator
 
 GRID = dict(encoding="hashgrid", grid_levels=4, grid_features=2, grid_log2_size=8, grid_base_resolution=3,
             grid_level_scale=2.0, targets=["sin(3*x)*y", "x*x - y"], domain=[-1.0, 1.0, -0.75, 0.75])  # fmt: skip

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from reference import grid_centres
 
-from app.config import Config, validate
-from app.network_io import forward
-from app.trainer import Trainer
+from app.config.config import Config, validate
+from app.files.network_io import forward
+from app.train.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 

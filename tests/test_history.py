@@ -1,4 +1,4 @@
-"""The bounded loss record (app/history.py) against a numpy reference: the recent points exactly,
+"""The bounded loss record (app/loop/history.py) against a numpy reference: the recent points exactly,
 every older point in buckets whose min, mean and max are those of their points; the same record
 whatever the chunks it was appended in; flat memory and checkpoint size over 10^8 steps; the
 checkpoint round trip byte-identical, version 1 files converted; loss.csv and the plot's curve."""
@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from old_checkpoints import full_series_bytes
 
-from app import checkpoint as ckpt
-from app.config import Config
-from app.headless import loss_csv as _loss_csv
-from app.history import BUCKETS, COLUMNS, RECENT, LossRecord, Run, RunHistory
-from app.plan import plan_for
+from app.config.config import Config
+from app.files import checkpoint as ckpt
+from app.files.run_summary import loss_csv as _loss_csv
+from app.kernels.plan import plan_for
+from app.loop.history import BUCKETS, COLUMNS, RECENT, LossRecord, Run, RunHistory
 from app.ui.panels.loss_plot import MAX_POINTS, curve
 
 LENGTHS = [

@@ -17,12 +17,12 @@ import pytest
 import slangpy as spy
 from helpers import run_headless
 
-from app import image_truth
-from app.config import Config, validate
+from app.config.config import Config, validate
 from app.errors import UserError
-from app.evaluation import GridEvaluator
-from app.grid import grid_centres
-from app.trainer import Trainer
+from app.train.trainer import Trainer
+from app.truth import image_truth
+from app.truth.eval_grid import grid_centres
+from app.views.evaluation import GridEvaluator
 
 # The lavapipe-sized fit: a grid whose finest level has 68 cells across, an MLP of 6 (thread accumulators)
 FIT = ["--encoding", "hashgrid", "--grid-levels", "8", "--grid-table", "13", "--grid-base-resolution", "4"]
@@ -182,8 +182,8 @@ def test_resume_of_an_image_run_is_byte_identical_and_needs_the_same_file(gpu, t
     """A grid network fitting an image, checkpointed after 20 steps and resumed to 40: the same
     parameters, optimizer state and learned image as 40 steps never stopped. Resuming once the
     image file has changed is refused."""
-    from app import checkpoint as ckpt
-    from app.session import Session
+    from app.files import checkpoint as ckpt
+    from app.loop.session import Session
 
     spy.Bitmap(sharp_edges(32)).write(str(tmp_path / "edges.png"))
     info, _ = image_truth.load(tmp_path / "edges.png")
@@ -210,7 +210,7 @@ def test_resume_of_an_image_run_is_byte_identical_and_needs_the_same_file(gpu, t
 
 def test_gradient_check_passes_with_an_image_truth(gpu, tmp_path):
     """The independent path takes an image's truth from its numpy twin."""
-    from app import grad_check
+    from app.check import grad_check
 
     pixels = np.random.default_rng(3).integers(0, 256, (12, 16, 4), dtype=np.uint8)
     spy.Bitmap(pixels).write(str(tmp_path / "rgba.png"))
@@ -225,7 +225,7 @@ def test_gradient_check_passes_with_an_image_truth(gpu, tmp_path):
 def test_a_saved_image_target_whose_file_is_gone_is_dropped(tmp_path, capsys):
     """The window's next launch restores the last config: without its image file, it starts from
     the expressions rather than failing."""
-    from app.saved import saved_config
+    from app.files.saved import saved_config
 
     spy.Bitmap(sharp_edges(8)).write(str(tmp_path / "gone.png"))
     info, _ = image_truth.load(tmp_path / "gone.png")

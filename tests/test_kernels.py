@@ -5,9 +5,9 @@ import pytest
 from helpers import gpu_loss_and_gradient
 from reference import MAGMA_ENDS, VIRIDIS_ENDS, grid_centres, linear_to_srgb
 
-from app.evaluation import GridEvaluator
-from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
-from app.network_io import export_network, forward
+from app.files.network_io import export_network, forward
+from app.views.evaluation import GridEvaluator
+from app.views.heatmaps import COLORBAR_HEIGHT, HeatmapImages
 
 
 def test_adam_steps_match_numpy(make_trainer):
@@ -32,7 +32,7 @@ def test_adam_steps_match_numpy(make_trainer):
 
 
 def test_adamw_steps_match_numpy(make_trainer):
-    """AdamW, the optimizer added as app/optimizers.py's example: Adam's step plus the decay of
+    """AdamW, the optimizer added as app/model/optimizers.py's example: Adam's step plus the decay of
     every parameter by lr * weight_decay, apart from the moments."""
     lr, b1, b2, eps, decay = 0.02, 0.8, 0.99, 1e-6, 0.3
     trainer = make_trainer(
@@ -150,7 +150,7 @@ def test_heatmap_pixels_follow_values(make_trainer):
 def test_frame_readback_matches_direct_reads(make_trainer, gpu):
     """A frame's one-copy readback returns the same losses and eval summary as direct reads,
     also when the loss ring wraps."""
-    from app.loss_ring import LOSS_HISTORY
+    from app.train.loss_ring import LOSS_HISTORY
 
     trainer = make_trainer(batch_size=64, eval_grid=16)
     evaluator = GridEvaluator(trainer, 16)

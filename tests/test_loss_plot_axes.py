@@ -12,7 +12,7 @@ pytest.importorskip("imgui_bundle")
 
 from test_ui_offscreen import _centre
 
-from app.history import Run
+from app.loop.history import Run
 from app.ui.offscreen import OffscreenApp
 from app.ui.panels import loss_plot
 

@@ -8,10 +8,10 @@ import pytest
 from helpers import exported_network
 from reference import activate
 
-from app.evaluation import GridEvaluator, neuron_side, neuron_stride
-from app.heatmaps import COLORBAR_HEIGHT, HeatmapImages
-from app.network_io import encode
-from app.neurons import from_ordered_bits, neuron_points
+from app.files.network_io import encode
+from app.views.evaluation import GridEvaluator, neuron_side, neuron_stride
+from app.views.heatmaps import COLORBAR_HEIGHT, HeatmapImages
+from app.views.neurons import from_ordered_bits, neuron_points
 
 
 def _numpy_neurons(trainer, grid):

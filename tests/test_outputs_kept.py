@@ -11,8 +11,8 @@ pytest.importorskip("imgui_bundle")
 
 from test_ui_offscreen import _centre, _type
 
-from app.carry import carry_weights
-from app.plan import plan_for
+from app.kernels.plan import plan_for
+from app.loop.carry import carry_weights
 from app.ui.offscreen import OffscreenApp
 
 

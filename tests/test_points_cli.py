@@ -16,8 +16,8 @@ import slangpy as spy
 from helpers import run_headless
 
 from app.errors import UserError
-from app.losses import LOSSES
-from app.network_io import predict
+from app.files.network_io import predict
+from app.model.losses import LOSSES
 
 SPIRAL = ["--dataset", "spiral", "--features", "x,y,x2,y2,xy,sinx,siny", "--hidden", "8", "--activation", "tanh"]
 
@@ -73,9 +73,9 @@ def test_the_run_writes_its_points_and_figures(spiral_run):
 def test_resume_restores_the_split_and_the_batches(spiral_run, gpu):
     """The checkpoint after 300 steps, resumed to 400, against 400 steps in one go (in process:
     the command line's --resume is tests/test_resume_cli.py's)."""
-    from app import checkpoint
-    from app.session import Session
-    from app.start import Start
+    from app.files import checkpoint
+    from app.files.start import Start
+    from app.loop.session import Session
 
     folder, _ = spiral_run
     saved = checkpoint.load(folder / "run.ckpt")
@@ -91,8 +91,8 @@ def test_resume_restores_the_split_and_the_batches(spiral_run, gpu):
 
 
 def test_load_network_brings_its_dataset(spiral_run):
-    from app.cli_args import build_parser, resolve_start
-    from app.cli_checks import check_headless
+    from app.entry.cli_args import build_parser, resolve_start
+    from app.entry.cli_checks import check_headless
 
     folder, _ = spiral_run
     args = build_parser().parse_args(["--headless", "--load-network", str(folder / "out" / "network.json")])
@@ -132,8 +132,8 @@ BAD = {
 
 
 def _main(capsys, *argv: str) -> str:
-    """app.cli's main in this process: its exit code must be 2 and stderr one line."""
-    from app.cli import main
+    """app.entry.cli's main in this process: its exit code must be 2 and stderr one line."""
+    from app.entry.cli import main
 
     assert main(["--headless", "--quiet", *argv]) == 2
     lines = capsys.readouterr().err.strip().splitlines()

@@ -14,10 +14,10 @@ from helpers import exported_network, gpu_loss, gpu_loss_and_gradient
 from reference import batch_rows, loss_and_gradient, sample_losses
 
 from app import datasets
-from app.config import Config, validate
-from app.network_io import forward
-from app.session import Session
-from app.trainer import Trainer
+from app.config.config import Config, validate
+from app.files.network_io import forward
+from app.loop.session import Session
+from app.train.trainer import Trainer
 
 SPIRAL = dict(
     dataset={"generator": "spiral"},
@@ -89,9 +89,9 @@ def test_each_loss_and_its_gradient_match_numpy(gpu, three_classes, case):
 
 
 def test_the_losses_match_numpy_where_they_are_extreme():
-    """The Slang losses' twins in app/losses.py against the references' formulas, at logits
+    """The Slang losses' twins in app/model/losses.py against the references' formulas, at logits
     where a careless form overflows."""
-    from app.losses import LOSSES
+    from app.model.losses import LOSSES
 
     z = np.array([[-80.0], [-3.0], [0.0], [2.5], [80.0]])
     for t in (0.0, 1.0):
@@ -220,7 +220,7 @@ def test_data_changes_live_and_bad_ones_change_nothing(gpu, tmp_path):
 
 
 def test_the_gradient_check_covers_points_losses_and_regularisation(gpu, three_classes):
-    from app import grad_check
+    from app.check import grad_check
 
     for source, fields in (
         (None, dict(SPIRAL, hidden=[8], regularization="l1", reg_rate=0.01)),
@@ -235,8 +235,8 @@ def test_the_gradient_check_covers_points_losses_and_regularisation(gpu, three_c
 def test_tensor_cores_take_the_squared_error_only():
     """The tensor-core kernel computes the squared error's output gradient inline: classes in
     half precision train on SIMT tiles, and the generated module says so; values keep them."""
-    from app.plan import plan_for
-    from app.shadergen import network_source
+    from app.kernels.plan import plan_for
+    from app.kernels.shadergen import network_source
 
     wide = dict(hidden=[64, 64], precision="half", encoding="raw")
     classes = plan_for(_config({"generator": "spiral"}, **wide), tensor_cores=True)

@@ -14,7 +14,7 @@ pytest.importorskip("imgui_bundle")
 
 from test_ui_offscreen import _centre
 
-from app.rate_probe import MIN_PROBE_STEPS, PROBE_STEPS, advise, candidates
+from app.loop.rate_probe import MIN_PROBE_STEPS, PROBE_STEPS, advise, candidates
 from app.ui.offscreen import OffscreenApp
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers import run_headless
 
-from app import checkpoint
+from app.files import checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 

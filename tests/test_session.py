@@ -9,11 +9,11 @@ import itertools
 import numpy as np
 import pytest
 
-from app.budget import FrameBudget, StepShape, TrainingWork
-from app.config import Config, validate
-from app.evaluation import GridEvaluator
-from app.session import Session
-from app.trainer import Trainer
+from app.config.config import Config, validate
+from app.loop.budget import FrameBudget, StepShape, TrainingWork
+from app.loop.session import Session
+from app.train.trainer import Trainer
+from app.views.evaluation import GridEvaluator
 
 SPLITS = {
     "thread accumulators, float": dict(),
@@ -82,7 +82,7 @@ def test_a_change_in_the_middle_of_a_step_keeps_the_stable_network(gpu, where):
     """A change that arrives while a step is recorded in pieces, before its first parameter
     update (a slow device's frames end there), still keeps the network to go back to: the state
     at the step's start, with the settings it trained with."""
-    from app.stable_network import STABLE_STEPS
+    from app.loop.stable_network import STABLE_STEPS
 
     session = Session(gpu, validate(Config(hidden=[24, 16], batch_size=20_000, seed=3)))
     t = session.trainer

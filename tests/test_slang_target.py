@@ -13,14 +13,14 @@ import pytest
 from helpers import run_headless
 from reference import grid_centres
 
-from app import slang_target
-from app.config import Config, validate
+from app.config.config import Config, validate
 from app.errors import UserError
-from app.evaluation import GridEvaluator
-from app.network_io import forward
-from app.session import Session
-from app.slang_target import SlangTargetError
-from app.trainer import Trainer
+from app.files.network_io import forward
+from app.gpu import target_probe
+from app.loop.session import Session
+from app.train.trainer import Trainer
+from app.truth.slang_file import SlangTargetError
+from app.views.evaluation import GridEvaluator
 
 ROOT = Path(__file__).resolve().parent.parent
 RIPPLE = """// two targets: a ripple and a saddle
@@ -48,7 +48,7 @@ def _write(path: Path, text: str) -> str:
 
 
 def test_a_file_that_compiles_is_the_truth(gpu, tmp_path):
-    target = slang_target.load(gpu, _write(tmp_path / "ripple.slang", RIPPLE))
+    target = target_probe.load(gpu, _write(tmp_path / "ripple.slang", RIPPLE))
     assert target["count"] == 2 and target["source"] == RIPPLE
     config = validate(Config(slang_target=target, hidden=[8]))
     assert config.output_dim == 2 and config.target_labels() == ["target(p, 0)", "target(p, 1)"]
@@ -65,7 +65,7 @@ def test_a_file_that_compiles_is_the_truth(gpu, tmp_path):
 
 
 def test_the_example_file_compiles(gpu):
-    target = slang_target.load(gpu, str(ROOT / "assets" / "example-target.slang"))
+    target = target_probe.load(gpu, str(ROOT / "assets" / "example-target.slang"))
     assert target["count"] == 2
 
 
@@ -89,7 +89,7 @@ BROKEN = {
 def test_a_file_that_does_not_compile_is_an_error_with_the_compilers_line(gpu, tmp_path, name):
     text, words = BROKEN[name]
     with pytest.raises(SlangTargetError) as caught:
-        slang_target.load(gpu, _write(tmp_path / "broken.slang", text))
+        target_probe.load(gpu, _write(tmp_path / "broken.slang", text))
     message = str(caught.value)
     assert "\n" not in message and message.startswith(("target file", "broken.slang"))
     for word in words:
@@ -106,12 +106,12 @@ def test_an_unreadable_file_is_an_error(gpu, tmp_path, content, words):
     if content is not None:
         path.write_bytes(content)
     with pytest.raises(UserError, match=words):
-        slang_target.load(gpu, str(path))
+        target_probe.load(gpu, str(path))
 
 
 def test_a_truth_that_is_not_finite_is_refused(gpu, tmp_path):
     text = RIPPLE.replace("return 0.5 * p.x * p.y;", "return log(p.x);")
-    target = slang_target.load(gpu, _write(tmp_path / "log.slang", text))
+    target = target_probe.load(gpu, _write(tmp_path / "log.slang", text))
     with pytest.raises(UserError, match=r"target f2 = target\(p, 1\) of log.slang is nan at x = -0.9"):
         Session(gpu, validate(Config(slang_target=target, hidden=[8])), grid=16)
 
@@ -165,7 +165,7 @@ def test_a_file_edited_while_the_window_runs(gpu, tmp_path):
     from app.ui.offscreen import OffscreenApp
 
     path = _write(tmp_path / "live.slang", RIPPLE)
-    config = validate(Config(slang_target=slang_target.load(gpu, path), hidden=[8]))
+    config = validate(Config(slang_target=target_probe.load(gpu, path), hidden=[8]))
     ui = OffscreenApp(Session(gpu, config, grid=32, heatmaps=True), 1280, 800)
     try:
         ui.frame(3)

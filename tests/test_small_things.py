@@ -21,8 +21,8 @@ from helpers import run_headless  # noqa: E402
 from reference import grid_centres  # noqa: E402
 
 from app.errors import UserError  # noqa: E402
-from app.finite_truth import check_finite  # noqa: E402
-from app.targets import target_to_numpy  # noqa: E402
+from app.truth.finite import check_finite  # noqa: E402
+from app.truth.targets import target_to_numpy  # noqa: E402
 from app.ui.panels import network, training  # noqa: E402
 from app.ui.state import Stats  # noqa: E402
 

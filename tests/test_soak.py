@@ -18,13 +18,13 @@ pytest.importorskip("imgui_bundle")
 
 from slangpy.ui import imgui_bundle as spy_imgui
 
-from app import frame_driver
-from app import gpu as gpu_module
 from app.bench.soak import Changes, WarmUp
 from app.bench.soak_measure import rss_bytes
-from app.config import Config, validate
-from app.history import BUCKETS, COLUMNS, EARLIER_RUNS_KEPT, RECENT
-from app.session import Session
+from app.config.config import Config, validate
+from app.gpu import gpu as gpu_module
+from app.loop import frame_driver
+from app.loop.history import BUCKETS, COLUMNS, EARLIER_RUNS_KEPT, RECENT
+from app.loop.session import Session
 from app.ui.offscreen import OffscreenApp
 
 FRAMES = 20_000

@@ -9,13 +9,12 @@ import numpy as np
 import pytest
 from reference import grid_centres
 
-from app.config import Config, validate
+from app.config.config import Config, validate
 from app.errors import UserError
-from app.evaluation import GridEvaluator
-from app.finite_truth import TRUTH_LIMIT, check_finite
-from app.plan import plan_for
-from app.shadergen import network_source
-from app.targets import (
+from app.kernels.plan import plan_for
+from app.kernels.shadergen import network_source
+from app.truth.finite import TRUTH_LIMIT, check_finite
+from app.truth.targets import (
     MAX_TARGET_DEPTH,
     MAX_TARGET_LENGTH,
     TargetError,
@@ -24,6 +23,7 @@ from app.targets import (
     target_to_numpy,
     target_to_slang,
 )
+from app.views.evaluation import GridEvaluator
 
 VALID = {
     "x": lambda x, y: x,

@@ -13,9 +13,9 @@ import pytest
 from helpers import gpu_loss_and_gradient
 from reference import loss_and_gradient, sample_points, truth_values
 
-from app.config import Config, validate
-from app.session import Session
-from app.trainer import Trainer
+from app.config.config import Config, validate
+from app.loop.session import Session
+from app.train.trainer import Trainer
 
 WIDE = dict(encoding="raw", hidden=[64, 64, 64], activation="leaky_relu")
 
@@ -71,7 +71,7 @@ def test_fused_trainer_gradients_match_float64_on_other_shapes(tensor_gpu, field
 
 def test_devices_with_other_operand_layouts_keep_workgroup_tiles(tensor_gpu, monkeypatch):
     """Where a device's cooperative matrices hold B operands otherwise than the fused trainer's
-    fragment-native weight copies assume (app/gpu.py fused_fragments), workgroup tiles train."""
+    fragment-native weight copies assume (app/gpu/gpu.py fused_fragments), workgroup tiles train."""
     monkeypatch.setattr(type(tensor_gpu), "fused_fragments", property(lambda self: False))
     config = Config(encoding="raw", hidden=[128, 128], precision="half", batch_size=2048, seed=2)
     trainer = Trainer(tensor_gpu, validate(config))

@@ -12,8 +12,8 @@ imgui = pytest.importorskip("imgui_bundle").imgui
 
 from test_ui_offscreen import _centre, _type  # noqa: E402
 
-from app.components import INVALID_COLOUR  # noqa: E402
-from app.optimizers import OPTIMIZERS  # noqa: E402
+from app.model.components import INVALID_COLOUR  # noqa: E402
+from app.model.optimizers import OPTIMIZERS  # noqa: E402
 from app.ui.offscreen import OffscreenApp  # noqa: E402
 from app.ui.panels.training import BATCH_SIZES  # noqa: E402
 
@@ -162,7 +162,7 @@ def test_reset_layout_undoes_a_dragged_splitter(ui):
 
 
 def test_dragged_panel_sizes_come_back_at_the_next_launch(ui, make_session, tmp_path, monkeypatch):
-    from app import saved
+    from app.files import saved
     from app.ui import settings
 
     monkeypatch.setattr(saved, "settings_path", lambda: tmp_path / "settings.json")

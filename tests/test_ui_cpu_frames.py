@@ -17,12 +17,12 @@ imgui = pytest.importorskip("imgui_bundle").imgui
 
 from test_ui_offscreen import _centre  # noqa: E402
 
-from app.budget import TrainingWork  # noqa: E402
-from app.compile_progress import STAGES, CompileProgress  # noqa: E402
-from app.config import Config, validate  # noqa: E402
-from app.frame_driver import FrameWork  # noqa: E402
-from app.start import Start  # noqa: E402
-from app.step_cost import StepCost, step_flops  # noqa: E402
+from app.config.config import Config, validate  # noqa: E402
+from app.files.start import Start  # noqa: E402
+from app.gpu.compile_progress import STAGES, CompileProgress  # noqa: E402
+from app.loop.budget import TrainingWork  # noqa: E402
+from app.loop.frame_driver import FrameWork  # noqa: E402
+from app.loop.step_cost import StepCost, step_flops  # noqa: E402
 from app.ui import redraw, state  # noqa: E402
 from app.ui.offscreen import OffscreenApp  # noqa: E402
 from app.ui.opening import build_restored, open_session  # noqa: E402

@@ -15,12 +15,12 @@ from test_ui_files import FakePfd
 from test_ui_offscreen import _centre
 
 from app import datasets
-from app.config import Config, validate
-from app.data_view import point_radius
-from app.point_colours import BACKGROUND_LIGHTEN, CLASS_COLOURS
-from app.session import Session
+from app.config.config import Config, validate
+from app.kernels.point_colours import BACKGROUND_LIGHTEN, CLASS_COLOURS
+from app.loop.session import Session
 from app.ui import files
 from app.ui.offscreen import OffscreenApp
+from app.views.data_view import point_radius
 
 SPIRAL = dict(dataset={"generator": "spiral"}, domain=[-6.0, 6.0, -6.0, 6.0], points=120, batch_size=32, hidden=[8])
 

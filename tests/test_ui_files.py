@@ -12,10 +12,10 @@ pytest.importorskip("imgui_bundle")
 
 from test_ui_offscreen import _centre
 
-from app import checkpoint as ckpt
-from app.config import Config, validate
-from app.export_slang import trainer_source
-from app.session import Session
+from app.config.config import Config, validate
+from app.files import checkpoint as ckpt
+from app.files.export_slang import trainer_source
+from app.loop.session import Session
 from app.ui import files
 from app.ui.offscreen import OffscreenApp
 

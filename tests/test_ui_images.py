@@ -29,8 +29,8 @@ def dialogs(monkeypatch):
 
 @pytest.fixture(scope="module")
 def ui(gpu):
-    from app.config import Config, validate
-    from app.session import Session
+    from app.config.config import Config, validate
+    from app.loop.session import Session
 
     app = OffscreenApp(Session(gpu, validate(Config()), grid=64, heatmaps=True), 1280, 800)
     app.frame(3)
@@ -57,9 +57,9 @@ def _linear(srgb: np.ndarray) -> np.ndarray:
 def test_an_image_is_shown_pixel_exact_with_its_psnr(gpu, tmp_path):
     """The window as File > Open image leaves it (that path's rebuild is the one every network
     change takes; started here directly, to spare a staged compile)."""
-    from app import image_truth
-    from app.config import Config, validate
-    from app.session import Session
+    from app.config.config import Config, validate
+    from app.loop.session import Session
+    from app.truth import image_truth
 
     truth = sharp_edges(32)
     spy.Bitmap(truth).write(str(tmp_path / "edges.png"))

@@ -15,9 +15,9 @@ imgui = pytest.importorskip("imgui_bundle").imgui
 
 from test_ui_offscreen import _centre, _type  # noqa: E402
 
-from app.budget import FRAME_SECONDS  # noqa: E402
-from app.config import Config, validate  # noqa: E402
-from app.trainer import Trainer  # noqa: E402
+from app.config.config import Config, validate  # noqa: E402
+from app.loop.budget import FRAME_SECONDS  # noqa: E402
+from app.train.trainer import Trainer  # noqa: E402
 from app.ui.offscreen import OffscreenApp  # noqa: E402
 
 MAX_TEST_BATCH = 1 << 22
@@ -54,7 +54,7 @@ def test_divergence_pauses_and_puts_back_the_last_finite_network(ui, tmp_path, m
     ui.frame(3)
     assert ui.session.trainer.step == steps, "it stays paused"
     # the next launch starts from the settings that trained stably, never from those that diverged
-    from app import saved
+    from app.files import saved
     from app.ui import settings
 
     monkeypatch.setattr(saved, "settings_path", lambda: tmp_path / "settings.json")

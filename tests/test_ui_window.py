@@ -193,8 +193,8 @@ def test_minimise_and_restore_keeps_rendering(display, tmp_path):
 def _rebuild_clicks(gpu, size) -> tuple[tuple[float, float], tuple[float, float]]:
     """Where "+ layer" and then "Apply (rebuild)" are in a fresh window of `size`: the same frame
     code lays out the offscreen UI identically."""
-    from app.config import Config
-    from app.session import Session
+    from app.config.config import Config
+    from app.loop.session import Session
     from app.ui.offscreen import OffscreenApp
 
     ui = OffscreenApp(Session(gpu, Config(), grid=64, heatmaps=True), *size)
@@ -232,7 +232,7 @@ def test_closing_during_a_rebuild_ends_cleanly(display, tmp_path, gpu, closing):
         time.sleep(0.5)
     compiling: list = []
     assert _wait_for(
-        lambda: compiling.extend(c for c in _children(window.process.pid) if "app.rebuild" in c[1]) or compiling,
+        lambda: compiling.extend(c for c in _children(window.process.pid) if "app.loop.rebuild" in c[1]) or compiling,
         30,
         window.process,
     ), "Apply started a rebuild"

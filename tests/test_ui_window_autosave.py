@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app import checkpoint
+from app.files import checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,7 +25,11 @@ def _launch(display: str, cache: Path, shot: Path, *options: str, code: str | No
     argv = ["--width", "900", "--height", "650", "--screenshot-after", "10", "--screenshot", str(shot), *options]
     command = [sys.executable, "-m", "app", *argv]
     if code is not None:
-        command = [sys.executable, "-c", f"{code}\nimport sys\nfrom app.cli import main\nsys.exit(main({argv!r}))"]
+        command = [
+            sys.executable,
+            "-c",
+            f"{code}\nimport sys\nfrom app.entry.cli import main\nsys.exit(main({argv!r}))",
+        ]
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 90
     while not shot.exists() and process.poll() is None and time.monotonic() < deadline:

@@ -19,12 +19,12 @@ from __future__ import annotations
 import os
 import sys
 
-from ..bench import hashgrid_task, options, torch_hashgrid, torch_reference
-from ..bench.runners import AtomicReference, time_app
-from ..bench.startup import cold_and_warm
-from ..config import Config, validate
-from ..device import describe
-from ..gpu import create_gpu
+from ..config.config import Config, validate
+from ..gpu.device import describe
+from ..gpu.gpu import create_gpu
+from . import hashgrid_task, options, torch_hashgrid, torch_reference
+from .runners import AtomicReference, time_app
+from .startup import cold_and_warm
 
 NETWORKS = {  # name: (config fields, PyTorch layer sizes)
     "4-16-4": (dict(), [4, 16, 4]),

@@ -22,16 +22,16 @@ from __future__ import annotations
 import statistics
 import time
 
-from .. import image_truth
-from ..bench import options
-from ..config import ENCODINGS, PRECISIONS, Config, validate
-from ..config_files import load_file
-from ..device import describe
-from ..gpu import create_gpu
-from ..session import Session
-from ..timing import PARTS
+from ..config.config import ENCODINGS, PRECISIONS, Config, validate
+from ..config.files import load_file
+from ..gpu.device import describe
+from ..gpu.gpu import create_gpu
+from ..gpu.timing import PARTS
+from ..loop.session import Session
+from ..truth import image_truth
 from ..ui.offscreen import OffscreenApp
 from ..ui.window import HEATMAP_GRID
+from . import options
 
 
 def _frames(ui: OffscreenApp, frames: int, force: bool = False) -> dict:

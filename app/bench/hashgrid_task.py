@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import image_truth
-from ..hashgrid import GridSpec
+from ..model.hashgrid import GridSpec
+from ..truth import image_truth
 from .photo import landscape
 
 PHOTO_SIZE = 1024

@@ -11,12 +11,12 @@ from __future__ import annotations
 import sys
 import time
 
-from .. import image_truth
-from ..bench import hashgrid_task, options
-from ..config import Config, validate
-from ..device import describe
-from ..gpu import create_gpu
-from ..session import Session
+from ..config.config import Config, validate
+from ..gpu.device import describe
+from ..gpu.gpu import create_gpu
+from ..loop.session import Session
+from ..truth import image_truth
+from . import hashgrid_task, options
 
 
 def _config(args) -> Config:

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from ..atomic import write_atomic
+from ..files.atomic import write_atomic
 
 DEVICES = ("auto", "vulkan", "cuda", "d3d12", "metal")
 

@@ -14,11 +14,11 @@ import sys
 import time
 from collections.abc import Callable
 
-from ..bench import options
-from ..config import Config, validate
-from ..device import describe
-from ..gpu import Gpu, create_gpu
-from ..session import Session
+from ..config.config import Config, validate
+from ..gpu.device import describe
+from ..gpu.gpu import Gpu, create_gpu
+from ..loop.session import Session
+from . import options
 
 SPIRAL = dict(
     dataset={"generator": "spiral"},

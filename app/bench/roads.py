@@ -27,12 +27,12 @@ import sys
 
 import slangpy as spy
 
-from ..bench import chain_probe, options
-from ..bench.coopvec_road import CHECK_TOLERANCE, CoopVecRoad, check
-from ..bench.runners import time_app
-from ..config import Config, validate
-from ..device import describe
-from ..gpu import create_gpu
+from ..config.config import Config, validate
+from ..gpu.device import describe
+from ..gpu.gpu import create_gpu
+from . import chain_probe, options
+from .coopvec_road import CHECK_TOLERANCE, CoopVecRoad, check
+from .runners import time_app
 
 
 def _rate(run, batch: int, seconds: float) -> float:

@@ -8,14 +8,14 @@ import time
 import numpy as np
 import slangpy as spy
 
-from .. import optimizers
-from ..components import slang_constants
-from ..config import Config
-from ..gpu import Gpu
-from ..loss_ring import LOSS_HISTORY
-from ..plan import plan_for
+from ..config.config import Config
+from ..gpu.gpu import Gpu
+from ..kernels.plan import plan_for
+from ..model import optimizers
+from ..model.components import slang_constants
 from ..resources import shader_dir
-from ..trainer import Trainer
+from ..train.loss_ring import LOSS_HISTORY
+from ..train.trainer import Trainer
 
 STEPS_PER_SUBMIT = 64  # as the app's headless loop does: many steps per command encoder
 

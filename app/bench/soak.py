@@ -28,15 +28,15 @@ import subprocess
 import sys
 import time
 
-from ..bench import options
-from ..bench.soak_measure import Samples, percentiles, x_display
-from ..config import Config
-from ..device import describe
-from ..gpu import create_gpu
-from ..session import Session
-from ..start import Start
+from ..config.config import Config
+from ..files.start import Start
+from ..gpu.device import describe
+from ..gpu.gpu import create_gpu
+from ..loop.session import Session
 from ..ui.offscreen import OffscreenApp
 from ..ui.window import HEATMAP_GRID, WindowOptions, run_window
+from . import options
+from .soak_measure import Samples, percentiles, x_display
 
 ARCHITECTURES = ([16], [24, 12], [8, 8, 8], [32])
 WARMUP_STEPS = 50_000  # fills the loss record's arrays and the command-buffer pool

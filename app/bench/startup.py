@@ -18,12 +18,12 @@ STAGES = ("imports", "device", "compile", "first_step")
 def _child(mode: str) -> None:
     """Prints a wall-clock stamp after each stage; the parent knows when the process started.
     It starts as the app does (app/__main__.py), without PyTorch."""
-    from ..fast_start import skip_torch
+    from ..entry.fast_start import skip_torch
 
     skip_torch()
-    from ..config import Config
-    from ..gpu import create_gpu
-    from ..trainer import Trainer
+    from ..config.config import Config
+    from ..gpu.gpu import create_gpu
+    from ..train.trainer import Trainer
 
     print(f"imports {time.time():.6f}", flush=True)
     gpu = create_gpu(os.environ.get("VISUAL_TRAINER_BENCH_DEVICE", "auto"))

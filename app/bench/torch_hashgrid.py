@@ -1,6 +1,6 @@
 """The PyTorch reference for the hash-grid benchmark row: the same model and task as the app's
 `hashgrid` row, written plainly in PyTorch. A multiresolution hash encoding (the app's layout,
-hash and bilinear weights: app/hashgrid.py) of points sampled uniformly over the image, a 64-64
+hash and bilinear weights: app/model/hashgrid.py) of points sampled uniformly over the image, a 64-64
 ReLU MLP, the squared error against the image's bilinear sample summed over channels, Adam
 with the app's settings (lr 0.01, betas 0.9 and 0.999; epsilon 1e-15 for the tables, 1e-7 for
 the MLP). The tables' gradients are PyTorch's own (a dense scatter-add into a zeroed gradient),
@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import time
 
-from ..hashgrid import HASH_PRIME
+from ..model.hashgrid import HASH_PRIME
 from .hashgrid_task import GRID, HIDDEN, photo_pixels
 from .torch_reference import capture, replay_seconds
 
 
 def encode(u, tables):
-    """(B, 2) grid coordinates and the (entries, F) tables -> (B, L * F): app/hashgrid.py's encoding."""
+    """(B, 2) grid coordinates and the (entries, F) tables -> (B, L * F): app/model/hashgrid.py's encoding."""
     import torch
 
     features = []

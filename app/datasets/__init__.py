@@ -8,7 +8,7 @@ run or a summary.json finds its data again (a CSV's SHA-256 is checked).
 
 The split shuffles the points with the data seed (as the Playground does) and takes the first
 floor(n * train_ratio) as training points, at least one of each. The Dataset keeps the points
-in that order, training points first: the GPU buffer (app/point_data.py) holds them so."""
+in that order, training points first: the GPU buffer (app/train/point_data.py) holds them so."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ class Problem:
 
     @property
     def loss(self) -> str:
-        """The loss's name in app/losses.py."""
+        """The loss's name in app/model/losses.py."""
         return {"regression": "squared", "binary": "logistic", "classes": "softmax"}[self.kind]
 
     def output_labels(self) -> list[str]:

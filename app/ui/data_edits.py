@@ -13,7 +13,7 @@ import random
 import threading
 
 from .. import datasets
-from ..config import Config
+from ..config.config import Config
 from ..datasets.csv_data import CsvData
 from ..errors import UserError, first_line
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from imgui_bundle import imgui
 
-from ..device import cache_dir
 from ..errors import first_line
+from ..gpu.device import cache_dir
 
 LOG_NAME = "errors.log"
 MAX_LOGGED = 50  # distinct failures written per session: one failing every frame writes once

@@ -1,5 +1,5 @@
-"""Widgets drawn from declarations: a Config field's by its Spec's widget (app/config.py), an
-optimizer's hyper-parameters by their Hyper (app/optimizers.py)."""
+"""Widgets drawn from declarations: a Config field's by its Spec's widget (app/config/config.py), an
+optimizer's hyper-parameters by their Hyper (app/model/optimizers.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any
 
 from imgui_bundle import imgui
 
-from ..components import FEATURES
-from ..config import FIELDS, Config
-from ..optimizers import Hyper
-from ..ui.sliders import real, typed_slider, whole
-from ..ui.style import field_error
+from ..config.config import FIELDS, Config
+from ..model.components import FEATURES
+from ..model.optimizers import Hyper
+from .sliders import real, typed_slider, whole
+from .style import field_error
 
 FEATURE_LABELS = {name: feature.label for name, feature in FEATURES.items()}
 

@@ -17,12 +17,13 @@ from pathlib import Path
 
 from imgui_bundle import portable_file_dialogs as pfd
 
-from .. import checkpoint, image_truth
-from ..atomic import write_atomic
-from ..device import cache_dir
 from ..errors import UserError, first_line
-from ..export_slang import export_files
-from ..headless import data_entry
+from ..files import checkpoint
+from ..files.atomic import write_atomic
+from ..files.export_slang import export_files
+from ..files.run_summary import data_entry
+from ..gpu.device import cache_dir
+from ..truth import image_truth
 
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")  # what portable_file_dialogs runs on Linux
 ERROR_SECONDS = 10.0

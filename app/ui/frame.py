@@ -14,13 +14,13 @@ from collections.abc import Callable
 import slangpy as spy
 from imgui_bundle import imgui
 
-from ..frame_driver import FrameWork
-from ..ui import layout, menu, path_prompt, restore
-from ..ui.failures import guarded, guarded_ui
-from ..ui.panels import neuron_view, training
-from ..ui.panels.table import LOSS, PANELS
-from ..ui.state import AppState
-from ..ui.style import BAD, MUTED, TRANSPARENT, WINDOW_BG
+from ..loop.frame_driver import FrameWork
+from . import layout, menu, path_prompt, restore
+from .failures import guarded, guarded_ui
+from .panels import neuron_view, training
+from .panels.table import LOSS, PANELS
+from .state import AppState
+from .style import BAD, MUTED, TRANSPARENT, WINDOW_BG
 
 BACKGROUND = list(WINDOW_BG)  # the frame is cleared to the panels' background
 

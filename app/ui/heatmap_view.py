@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 from imgui_bundle import imgui
 
-from ..components import INVALID_COLOUR
-from ..heatmaps import PANELS, VIEWS, HeatmapImages
-from ..ui.style import MUTED, em
+from ..model.components import INVALID_COLOUR
+from ..views.heatmaps import PANELS, VIEWS, HeatmapImages
+from .style import MUTED, em
 
 # (view, output, i, j) -> (x, y, truth, prediction): values under the mouse for the tooltip.
 Lookup = Callable[[int, int, int, int], tuple[float, float, float, float]]

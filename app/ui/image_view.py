@@ -1,5 +1,5 @@
 """An image target in the Heatmaps panel: ground truth | learned | |error| at the image's own
-resolution (app/image_eval.py's last complete pass), zoomed and panned together, pixel-exact
+resolution (app/views/image_eval.py's last complete pass), zoomed and panned together, pixel-exact
 (each screen pixel shows the one image pixel under it: shaders/image_eval.slang's
 drawImageView), with the values under the mouse and the PSNR. Wheel: zoom about the mouse;
 drag: pan; "fit" and "1:1" set the zoom."""
@@ -14,12 +14,12 @@ import numpy as np
 import slangpy as spy
 from imgui_bundle import imgui
 
-from .. import image_truth
-from ..config import Config
+from ..config.config import Config
 from ..errors import UserError
-from ..heatmaps import PANELS
-from ..ui.heatmap_view import BAR_COLUMNS, colorbar
-from ..ui.style import MUTED, em
+from ..truth import image_truth
+from ..views.heatmaps import PANELS
+from .heatmap_view import BAR_COLUMNS, colorbar
+from .style import MUTED, em
 
 BACKGROUND = (0.09, 0.10, 0.12)  # the window's, outside the image
 TEXTURE_STEP = 256  # the view's texture grows in these steps: not a new texture at every resize

@@ -21,7 +21,7 @@ from typing import Any
 from imgui_bundle import imgui
 from imgui_bundle.imgui import internal as imgui_internal
 
-from ..ui.style import em
+from .style import em
 
 DOCK_SPACE = "main dock space"
 DRAGGED = 0.01  # a ratio that moved this much since the last build was dragged by the user

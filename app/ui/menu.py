@@ -6,7 +6,7 @@ import time
 
 from imgui_bundle import imgui
 
-from ..ui.style import BAD, MUTED, em
+from .style import BAD, MUTED, em
 
 KEYS = (
     ("Space", "play / pause"),

@@ -8,10 +8,10 @@ from collections.abc import Callable
 
 from imgui_bundle import imgui
 
-from ..session import Session
-from ..ui.frame import frame
-from ..ui.renderer import UiRenderer, create_target, save_png
-from ..ui.state import AppState
+from ..loop.session import Session
+from .frame import frame
+from .renderer import UiRenderer, create_target, save_png
+from .state import AppState
 
 
 class OffscreenApp:

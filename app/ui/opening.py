@@ -8,10 +8,10 @@ network swaps in with the checkpoint's or network.json's state, and training sta
 
 from __future__ import annotations
 
-from ..config import Config
-from ..gpu import Gpu
-from ..session import Session
-from ..start import Start
+from ..config.config import Config
+from ..files.start import Start
+from ..gpu.gpu import Gpu
+from ..loop.session import Session
 
 PLACEHOLDER_WIDTH = 8
 
@@ -46,4 +46,4 @@ def build_restored(app, start: Start) -> None:
         app.running = True
 
     app.session.start_rebuild(start.config, then=swap_in)
-    app.say(f"building {app.gpu.plan(start.config).title}: the window shows a placeholder until it is ready", 10.0)
+    app.say(f"building {app.gpu.gpu.plan(start.config).title}: the window shows a placeholder until it is ready", 10.0)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ..ui.files import TITLES
-from ..ui.style import BAD, MUTED, em
+from .files import TITLES
+from .style import BAD, MUTED, em
 
 BUTTONS = {"save": "Save", "load": "Load", "export": "Export"}
 

@@ -13,7 +13,7 @@ import slangpy as spy
 from imgui_bundle import imgui, implot
 from slangpy.ui import imgui_bundle as spy_imgui
 
-from ..ui.style import apply_style
+from .style import apply_style
 
 FONT_PIXELS = 15.0
 TARGET_FORMAT = spy.Format.rgba8_unorm  # the renderer encodes sRGB itself for non-sRGB targets

@@ -6,12 +6,12 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from .. import datasets
-from ..headless import metrics_text
-from ..heatmaps import HeatmapImages
-from ..ui.heatmap_view import HeatmapLayout, axis_labels, draw_heatmaps
-from ..ui.panels.data import legend
-from ..ui.renderer import UiRenderer, create_target, save_png
-from ..ui.style import MUTED, em
+from ..files.run_summary import metrics_text
+from ..views.heatmaps import HeatmapImages
+from .heatmap_view import HeatmapLayout, axis_labels, draw_heatmaps
+from .panels.data import legend
+from .renderer import UiRenderer, create_target, save_png
+from .style import MUTED, em
 
 _FLAGS = (
     imgui.WindowFlags_.no_decoration

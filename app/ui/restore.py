@@ -1,13 +1,13 @@
-"""The autosave as the window sees it (app/autosave.py): written when the window ends, and the
+"""The autosave as the window sees it (app/files/autosave.py): written when the window ends, and the
 prompt at the next launch that offers to restore it."""
 
 from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from .. import autosave
 from ..errors import first_line
-from ..ui.style import MUTED, em
+from ..files import autosave
+from .style import MUTED, em
 
 PROMPT = "Restore the last session?"
 

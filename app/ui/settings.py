@@ -1,4 +1,4 @@
-"""The view part of the saved settings (app.saved holds the file and the config part): the
+"""The view part of the saved settings (app.files.saved holds the file and the config part): the
 window layout (ImGui's ini text and the panels' ratios once the user has dragged a splitter), a
 few view preferences and the user's own target expressions (the target menu's "yours").
 `--fresh` starts from none of it: the CLI then passes no saved settings."""
@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from .. import saved
 from ..errors import UserError
-from ..targets import parse_target
-from ..ui import layout
-from ..ui.target_edits import MAX_MINE
+from ..files import saved
+from ..truth.targets import parse_target
+from . import layout
+from .target_edits import MAX_MINE
 
 
 def restore_view(app, data: dict) -> None:

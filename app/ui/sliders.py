@@ -16,7 +16,7 @@ from typing import Any
 
 from imgui_bundle import imgui
 
-from ..ui.style import field_error
+from .style import field_error
 
 
 class NotANumber(ValueError):

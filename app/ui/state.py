@@ -1,5 +1,5 @@
 """The window's view state: what the panels show and change besides the training session (which
-owns everything about training, app.session). Panels change this state, and the session
+owns everything about training, app.loop.session). Panels change this state, and the session
 through it; frame.py turns it into GPU work."""
 
 from __future__ import annotations
@@ -13,26 +13,27 @@ from dataclasses import dataclass, field
 import numpy as np
 from imgui_bundle import imgui
 
-from .. import grad_check, rate_probe
-from ..autosave import Offer
-from ..config import Config, fields_of
-from ..config_spec import STRUCTURE
-from ..device import cache_dir
+from ..check import grad_check
+from ..check.grad_check import GradCheck
+from ..config.config import Config, fields_of
+from ..config.spec import STRUCTURE
 from ..errors import UserError, first_line
-from ..evaluation import Evaluation
-from ..frame_driver import FrameDriver, FrameWork
-from ..grad_check import GradCheck
-from ..rate_probe import RateAdvice
-from ..session import Session
-from ..ui.data_edits import DataEdits
-from ..ui.failures import Failures
-from ..ui.files import FileActions
-from ..ui.heatmap_view import HeatmapLayout
-from ..ui.layout import Layout
-from ..ui.redraw import Redraw
-from ..ui.renderer import UiRenderer
-from ..ui.sliders import Typing
-from ..ui.target_edits import TargetEdits
+from ..files.autosave import Offer
+from ..gpu.device import cache_dir
+from ..loop import rate_probe
+from ..loop.frame_driver import FrameDriver, FrameWork
+from ..loop.rate_probe import RateAdvice
+from ..loop.session import Session
+from ..views.evaluation import Evaluation
+from .data_edits import DataEdits
+from .failures import Failures
+from .files import FileActions
+from .heatmap_view import HeatmapLayout
+from .layout import Layout
+from .redraw import Redraw
+from .renderer import UiRenderer
+from .sliders import Typing
+from .target_edits import TargetEdits
 
 FIGURE_FRAMES = 30  # the frame figures are means over this many frames
 DIAGRAM_INTERVAL_S = 0.25  # weights read back for the diagram at most 4 times a second
@@ -220,7 +221,7 @@ class AppState:
 
     def rate_advice(self) -> RateAdvice:
         """After a divergence: a learning rate that trains on, found once per divergence by
-        replaying (app/rate_probe.py)."""
+        replaying (app/loop/rate_probe.py)."""
         divergence = self.session.divergence
         if self._advice is None or self._advice[0] is not divergence:
             self._advice = (divergence, rate_probe.advise(self.session, self.frames.seconds_per_step()))

@@ -1,5 +1,5 @@
 """The targets as the window edits them (no drawing here; app/ui/panels/targets.py draws them):
-one text per output, checked by app.targets when the user presses Enter (text typed but not
+one text per output, checked by app.truth.targets when the user presses Enter (text typed but not
 entered stays in its field, unapplied, until Enter or Escape); presets from
 assets/targets.json and the user's own expressions; a Slang target file, watched for changes.
 
@@ -12,11 +12,11 @@ added (it starts fresh) or removed."""
 
 from __future__ import annotations
 
-from .. import slang_target
-from ..config import MAX_TARGETS, Config
+from ..config.config import Config
 from ..errors import UserError
-from ..slang_target import FileWatch, SlangTargetError
-from ..targets import TargetError, parse_target, target_presets
+from ..gpu import target_probe
+from ..truth.slang_file import FileWatch, SlangTargetError
+from ..truth.targets import MAX_TARGETS, TargetError, parse_target, target_presets
 
 MAX_MINE = 12  # the user's own expressions remembered, most recent first
 NEW_TARGET = "x * y"  # what "+ output" starts the new output with
@@ -150,7 +150,7 @@ class TargetEdits:
         changes and the compiler's lines are kept for the panel."""
         self.file_path = path
         try:
-            target = slang_target.load(self.session.gpu, path)
+            target = target_probe.load(self.session.gpu, path)
             same = target == self._base().slang_target  # touched, not changed
             error = None if same else self._rebuild(slang_target=target)
         except UserError as failure:

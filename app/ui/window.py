@@ -13,16 +13,16 @@ from dataclasses import dataclass
 import slangpy as spy
 from slangpy.ui import imgui_bundle as spy_imgui
 
-from ..autosave import Offer
 from ..errors import first_line
-from ..gpu import Gpu
-from ..start import Start
-from ..ui import settings, x_errors
-from ..ui.frame import frame
-from ..ui.opening import build_restored, open_session
-from ..ui.renderer import UiRenderer, create_target, save_png
-from ..ui.restore import save_on_exit
-from ..ui.state import AppState
+from ..files.autosave import Offer
+from ..files.start import Start
+from ..gpu.gpu import Gpu
+from . import settings, x_errors
+from .frame import frame
+from .opening import build_restored, open_session
+from .renderer import UiRenderer, create_target, save_png
+from .restore import save_on_exit
+from .state import AppState
 
 MINIMISED_SLEEP_S = 0.05
 IDLE_FRAME_S = 1 / 60  # a frame that drew nothing, paused, lasts at least this long

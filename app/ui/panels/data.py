@@ -1,6 +1,6 @@
 """The data, in the heatmaps panel: the choice of formulas or points (a generator, or a CSV
 through File > Load CSV), and for points their live settings, what is shown of them, and the
-data view itself (app/data_view.py): the points over the learned function, with a legend of the
+data view itself (app/views/data_view.py): the points over the learned function, with a legend of the
 class colours or the value scale. The state and its rules are in app/ui/data_edits.py."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from pathlib import Path
 from imgui_bundle import imgui
 
 from ... import datasets
-from ...data_view import DataView
 from ...datasets.source import MAX_ROWS
-from ...grid import cell_centre
-from ...point_colours import CLASS_COLOURS
-from ...ui.heatmap_view import axis_labels
-from ...ui.style import BAD, MUTED, em
+from ...kernels.point_colours import CLASS_COLOURS
+from ...truth.eval_grid import cell_centre
+from ...views.data_view import DataView
+from ..heatmap_view import axis_labels
+from ..style import BAD, MUTED, em
 
 FORMULAS = "formulas (the targets)"
 LEGEND_EM = 9.5  # the legend's width beside the view

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from imgui_bundle import imgui
 
-from ...ui.style import MUTED, em, too_small
+from ..style import MUTED, em, too_small
 
 NEGATIVE = (0.96, 0.58, 0.13)  # Playground's orange
 POSITIVE = (0.03, 0.47, 0.74)  # Playground's blue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...ui.style import BAD, GOOD, MUTED
+from ..style import BAD, GOOD, MUTED
 
 
 def draw(app) -> None:

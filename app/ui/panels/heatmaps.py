@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...grid import cell_centre
-from ...heatmaps import VIEWS
-from ...ui import image_view
-from ...ui.heatmap_view import draw_heatmaps
-from ...ui.panels import data, targets
-from ...ui.sliders import real, typed_slider
-from ...ui.style import MUTED, em
+from ...truth.eval_grid import cell_centre
+from ...views.heatmaps import VIEWS
+from .. import image_view
+from ..heatmap_view import draw_heatmaps
+from ..sliders import real, typed_slider
+from ..style import MUTED, em
+from . import data, targets
 
 IMAGE_EM = (4.0, 14.0)  # the heatmap size slider's range
 

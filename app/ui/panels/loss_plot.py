@@ -1,5 +1,5 @@
 """Loss plot: train and eval loss against step on a log scale; earlier runs stay, in colours of
-their own. A loss record (app/history.py) holds the recent steps exactly and older ones in
+their own. A loss record (app/loop/history.py) holds the recent steps exactly and older ones in
 buckets; the plot draws each row's mean as the line and, where a row stands for several steps,
 their min to max as a band, so a run of 10^8 steps costs a frame no more than one of 10^4. For a
 dataset: the batch's loss, the training set's and the test set's, and for classes both sets'
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui, implot
 
-from ...history import LossRecord
-from ...ui.panels import psnr_plot
-from ...ui.style import MUTED, too_small
+from ...loop.history import LossRecord
+from ..style import MUTED, too_small
+from . import psnr_plot
 
 # Rows plotted per curve; more are grouped, keeping their min, mean and max. The plot is one
 # ImGui draw list, and SlangPy's renderer takes at most 65,536 vertices per list (16-bit
@@ -227,7 +227,15 @@ def draw(app) -> None:
     if points:
         _data_lines(evals, metrics)
     else:
-        _line(f"eval ({app.session.grid}x{app.session.grid} grid)", evals, EVAL, 1.0, 2.0, band=False, marker=True)
+        _line(
+            f"eval ({app.loop.session.grid}x{app.loop.session.grid} grid)",
+            evals,
+            EVAL,
+            1.0,
+            2.0,
+            band=False,
+            marker=True,
+        )
     psnr_plot.plot(app)
     _hover(train, evals, metrics, points)
     implot.end_plot()

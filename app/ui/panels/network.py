@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...config import FIELDS, MAX_HIDDEN_LAYERS, MAX_WIDTH, fields_of
-from ...config_spec import STRUCTURE
+from ...config.config import FIELDS, MAX_HIDDEN_LAYERS, MAX_WIDTH, fields_of
+from ...config.spec import STRUCTURE
 from ...errors import UserError
-from ...hashgrid import grid_spec
-from ...plan import plan_for
-from ...ui.fields import draw_field, widget_fields
-from ...ui.panels import step_warning
-from ...ui.sliders import typed_slider, whole
-from ...ui.style import BAD, MUTED, WARN, em, field_error
+from ...kernels.plan import plan_for
+from ...model.hashgrid import grid_spec
+from ..fields import draw_field, widget_fields
+from ..sliders import typed_slider, whole
+from ..style import BAD, MUTED, WARN, em, field_error
+from . import step_warning
 
 
 def _edit(app, field: str, **changes) -> None:
@@ -108,7 +108,7 @@ def _apply_row(app) -> None:
         app.remember("pending")
         step_warning.draw(app)
     else:
-        imgui.text_colored(MUTED, f"{app.session.trainer.plan.param_count:,} parameters")
+        imgui.text_colored(MUTED, f"{app.loop.session.trainer.plan.param_count:,} parameters")
     field_error(app, "network")
     if app.session.rebuild_error:
         imgui.push_text_wrap_pos(0.0)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...ui.heatmap_view import BAR_COLUMNS, axis_labels, colorbar
-from ...ui.style import MUTED, em
+from ..heatmap_view import BAR_COLUMNS, axis_labels, colorbar
+from ..style import MUTED, em
 
 
 def neuron_name(plan, neuron: int) -> str:

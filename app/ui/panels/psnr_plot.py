@@ -1,4 +1,4 @@
-"""An image target's PSNR (app/image_eval.py), plotted in the loss panel on a second axis
+"""An image target's PSNR (app/views/image_eval.py), plotted in the loss panel on a second axis
 against the same steps: it rises as the loss falls."""
 
 from __future__ import annotations

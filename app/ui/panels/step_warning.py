@@ -1,11 +1,11 @@
 """The Network panel's warning before a rebuild whose network would train one step in more than
-SLOW_STEP_S here, with the estimate (app/step_cost.py: this device's measured speed)."""
+SLOW_STEP_S here, with the estimate (app/loop/step_cost.py: this device's measured speed)."""
 
 from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...ui.style import WARN
+from ..style import WARN
 
 SLOW_STEP_S = 1.0
 

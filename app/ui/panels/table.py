@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...ui.layout import Panel, ems, fits, fraction
-from ...ui.panels import diagram, heatmaps, loss_plot, network, training
+from ..layout import Panel, ems, fits, fraction
+from . import diagram, heatmaps, loss_plot, network, training
 
 TRAINING, NETWORK, HEATMAPS, DIAGRAM, LOSS = "Training", "Network", "Heatmaps", "Network diagram", "Loss"
 

@@ -10,9 +10,8 @@ from pathlib import Path
 
 from imgui_bundle import imgui
 
-from ...config import MAX_TARGETS
-from ...targets import MAX_TARGET_LENGTH, TargetError
-from ...ui.style import BAD, MUTED, em
+from ...truth.targets import MAX_TARGET_LENGTH, MAX_TARGETS, TargetError
+from ..style import BAD, MUTED, em
 
 
 def _mark_column(text: str, column: int, field_min: imgui.ImVec2, field_max: imgui.ImVec2) -> None:

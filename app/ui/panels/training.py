@@ -7,11 +7,11 @@ import random
 
 from imgui_bundle import imgui
 
-from ...optimizers import OPTIMIZERS
-from ...ui.fields import draw_field, draw_hyper
-from ...ui.panels import divergence
-from ...ui.sliders import real, typed_slider, whole
-from ...ui.style import BAD, GOOD, MUTED, em, field_error
+from ...model.optimizers import OPTIMIZERS
+from ..fields import draw_field, draw_hyper
+from ..sliders import real, typed_slider, whole
+from ..style import BAD, GOOD, MUTED, em, field_error
+from . import divergence
 
 BATCH_SIZES = [2**k for k in range(4, 21)]
 # A dataset's batches go down to one point, as the Playground's do (the whole set at most)

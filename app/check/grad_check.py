@@ -1,0 +1,231 @@
+"""The gradient check: the parameter gradient that the training kernels compute, against an
+independent path on the same fixed batch, and that path against central finite differences.
+
+- The training kernels' gradient is read exactly: one plain SGD step with a learning rate of
+  2^24 moves each parameter by -2^24 g, which float32 holds to ~1e-7 of g however small g is
+  next to the parameter (with a rate of 1, a gradient 1e-4 of its parameter would keep only
+  three digits); the trainer is put back as it was.
+- The independent path (app/check/grad_reference.py) is SlangPy's .bwds of shaders/grad_check.slang,
+  on the same batch; it shares no code with the training kernels.
+- Central differences check that path in turn, for each layer's weight and bias with the
+  largest gradient, and a grid's largest table value's. They difference the batch's loss in
+  float64 through the app's numpy twins of the network's parts (app/model/components.py,
+  app/model/hashgrid.py, app/model/losses.py), which share no code with either GPU path.
+- Regularisation's gradient (rate * sign(w) or rate * w on the weights) is added to the
+  reference in numpy.
+
+Errors are relative to max(|reference|, 1e-2 * the largest |reference| component): a component
+far below the gradient's scale is compared at 1% of that scale, where float noise is meaningful.
+Tolerances, from the unit roundoff u of each precision and measured against a float64 numpy
+gradient of the same batch (tests/test_grad_check.py):
+- float (u = 6e-8): each component is a float32 mean of 256 per-sample terms. Untrained, both
+  paths are within ~2e-6 of float64; trained, the terms cancel (the residuals are small and of
+  either sign) and the error grows to ~1e-3 of a component in this measure (18-32-32-2 after
+  800 steps: training kernels 6.6e-4, the SlangPy path 8.7e-4). 1e-2 leaves ten times that;
+  a wrong derivative, layer or term moves components by far more.
+- half (u = 4.9e-4): the network runs in half (weights, sums, activations), the reference in
+  float32 with the same half weights and inputs: ~u * sqrt(fan-in) per layer, a few 1e-3 early
+  in training; 5e-2. Once a network fits to within a few half ulps of its outputs, half's own
+  rounding of the residuals dominates the training gradient (12% of its scale for the network
+  above) and the check says so: that gradient really is that far from the exact one.
+- finite differences (float64, step h = 1e-6 * max(1, |w|)): truncation ~h^2 and rounding
+  ~1e-16 * loss / h are far below the float32 path's own error, so 1e-2 again. ReLU-family
+  losses have kinks, and a step that carries a sample across one is wrong by that sample's
+  whole change of slope: the step is cut by 8 until no pre-activation changes side (down to
+  1e-9). The GPU's float32 loss has no right step: at h = 1e-3, 5 of 50 checks of the default
+  network in its first 200 steps were out by 1.1-5.4% (kinks; the worst a first-layer weight),
+  and at h = 1.6e-5 float32's rounding of each forward pass is ~1e-2 of a small component; in
+  float64 the worst of the same 50 is 8e-6. A sample exactly on a kink (a spiral's point at
+  the origin, before the biases move) is one no step avoids: the difference is the mean of its
+  two slopes, the path takes one, 0.4% apart there."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kernels.plan import NetworkPlan
+from ..train.trainer import Trainer
+from .grad_reference import CHECK_BATCH, ReferencePath
+
+PROBE_LR = float(2**24)
+TOLERANCE = {"float": 1e-2, "half": 5e-2}
+FD_TOLERANCE = 1e-2
+FD_STEP = 1e-6  # relative to max(1, |w|); float64 differences, see the notes above
+FD_SMALLEST_STEP = 1e-9  # where float64 rounding, ~1e-16 * loss / h, is still ~1e-7 of the loss
+SCALE_FLOOR = 1e-2
+EXIT_FAILED = 4
+
+
+@dataclass
+class GradCheck:
+    error: float  # max relative error, training kernels against the SlangPy path
+    parameters: int
+    fd_error: float  # max relative error, the SlangPy path against central differences
+    fd_parameters: int
+    tolerance: float
+    loss: float  # the batch's mean loss, both paths agreeing
+    step: int
+    precision: str
+    reference_device: str = ""  # where the SlangPy path ran, when not on the trainer's device
+
+    @property
+    def passed(self) -> bool:
+        return self.error <= self.tolerance and self.fd_error <= FD_TOLERANCE
+
+    def line(self) -> str:
+        return f"grad-check: max relative error {self.error:.3g} over {self.parameters:,} parameters"
+
+    def detail(self) -> str:
+        where = f" (run on {self.reference_device})" if self.reference_device else ""
+        text = (
+            f"training kernels against SlangPy's bwds{where} on {CHECK_BATCH} samples of step {self.step} "
+            f"(tolerance {self.tolerance:g}); float64 central differences agree within {self.fd_error:.3g} "
+            f"on {self.fd_parameters} parameters (tolerance {FD_TOLERANCE:g})"
+        )
+        if self.precision == "half" and self.error > self.tolerance:
+            text += (
+                "; in half precision, once the outputs are within a few half ulps of the truth, half's "
+                "rounding of the residuals dominates the training gradient"
+            )
+        return text
+
+    def to_dict(self) -> dict:
+        return {
+            "max_relative_error": self.error,
+            "parameters": self.parameters,
+            "tolerance": self.tolerance,
+            "finite_difference_error": self.fd_error,
+            "finite_difference_parameters": self.fd_parameters,
+            "finite_difference_tolerance": FD_TOLERANCE,
+            "batch": CHECK_BATCH,
+            "step": self.step,
+            "reference_device": self.reference_device or None,
+            "passed": self.passed,
+        }
+
+
+def relative_errors(gradient: np.ndarray, reference: np.ndarray, whole: np.ndarray | None = None) -> np.ndarray:
+    """Each component's error relative to its reference, or to SCALE_FLOOR of the largest
+    |reference| component where it is smaller; of `whole` when `reference` is a part of it."""
+    scale = max(float(np.max(np.abs(reference if whole is None else whole))), 1e-30) * SCALE_FLOOR
+    return np.abs(gradient - reference) / np.maximum(np.abs(reference), scale)
+
+
+def regularization_gradient(plan: NetworkPlan, config, params: np.ndarray) -> np.ndarray:
+    """The gradient of rate * sum |w| (L1) or rate * sum w^2 / 2 (L2) over every layer's
+    weights (not its biases), float64."""
+    gradient = np.zeros(plan.param_count)
+    if config.regularization == "none":
+        return gradient
+    for layer in plan.layers:
+        w = params[layer.offset : layer.bias_offset].astype(np.float64)
+        gradient[layer.offset : layer.bias_offset] = config.reg_rate * (
+            np.sign(w) if config.regularization == "l1" else w
+        )
+    return gradient
+
+
+def check_batch(trainer: Trainer) -> int:
+    return trainer.data.batch(CHECK_BATCH) if trainer.data is not None else CHECK_BATCH
+
+
+def training_gradient(trainer: Trainer, step: int) -> np.ndarray:
+    """The mean-loss gradient the training kernels compute for the first CHECK_BATCH samples
+    of `step`'s batch, at the current parameters; the trainer is left as it was."""
+    config, snapshot, saved_step = trainer.config, trainer.snapshot(), trainer.step
+    before = trainer.parameters().astype(np.float64)
+    try:
+        trainer.apply(config.replace(optimizer="sgd", lr=PROBE_LR, beta1=0.0, batch_size=check_batch(trainer)))
+        trainer.step = step
+        trainer.train(1)
+        after = trainer.parameters().astype(np.float64)
+    finally:
+        trainer.apply(config)
+        trainer.restore(snapshot)
+        trainer.step = saved_step
+    return (before - after) / PROBE_LR
+
+
+def numpy_loss(path: ReferencePath, params: np.ndarray, inputs: np.ndarray | None, truths: np.ndarray):
+    """The batch's mean loss in float64 through the app's numpy twins of the network's parts
+    (encodings and grids, activations, losses), and which side of its kink each ReLU-family
+    pre-activation is on. `inputs` are the encoded points, or None for a grid, which encodes
+    them here from the tables in `params`."""
+    plan = path.plan
+    h = plan.grid.encode(path.units, plan.tables(params)) if inputs is None else inputs
+    sides = []
+    for layer in plan.layers:
+        z = h @ layer.weights(params).T + layer.biases(params)
+        if layer.activation.relu_like:
+            sides.append(z > 0)
+        h = layer.activation.numpy(z, **layer.activation.params)
+    return float(np.mean(plan.loss.numpy(h, truths.astype(np.float64)))), sides
+
+
+def _central_difference(path: ReferencePath, params: np.ndarray, index: int, inputs, truths, sides) -> float:
+    """d loss / d params[index] by central differences of numpy_loss, with a step that carries
+    no sample across a kink (a step that does is wrong by that sample's whole change of slope);
+    `sides` are numpy_loss's at `params`."""
+    h = FD_STEP * max(1.0, abs(params[index]))
+    while True:
+        plus, minus = params.copy(), params.copy()
+        plus[index] += h
+        minus[index] -= h
+        (up, up_sides), (down, down_sides) = (numpy_loss(path, p, inputs, truths) for p in (plus, minus))
+        smooth = all(np.array_equal(a, b) and np.array_equal(a, c) for a, b, c in zip(sides, up_sides, down_sides))
+        if smooth or h < FD_SMALLEST_STEP:
+            return (up - down) / (2 * h)
+        h /= 8
+
+
+def _finite_differences(
+    path: ReferencePath, params: np.ndarray, reference: np.ndarray, points: np.ndarray, truths: np.ndarray
+) -> tuple[float, int]:
+    """Max relative error of `reference` against central differences of the float64 numpy loss,
+    for each layer's weight and bias with the largest |reference|, and a grid's largest table value's."""
+    ranges = [
+        r for layer in path.plan.layers for r in ((layer.offset, layer.bias_offset), (layer.bias_offset, layer.end))
+    ]
+    if path.plan.grid is not None:
+        ranges.append((path.plan.mlp_param_count, path.plan.param_count))
+    chosen = [first + int(np.argmax(np.abs(reference[first:end]))) for first, end in ranges]
+    params = params.astype(np.float64)
+    inputs = None if path.plan.grid is not None else path.inputs(params, points).astype(np.float64)
+    _, sides = numpy_loss(path, params, inputs, truths)  # once: every difference starts from here
+    numeric = [_central_difference(path, params, index, inputs, truths, sides) for index in chosen]
+    return float(np.max(relative_errors(np.array(numeric), reference[chosen], whole=reference))), len(chosen)
+
+
+def run(trainer: Trainer, step: int | None = None) -> GradCheck:
+    """Checks the current network's gradient on the first CHECK_BATCH samples of `step`'s batch
+    (the trainer's next step by default). Call between steps."""
+    if trainer.progress.started:
+        raise RuntimeError("the gradient check runs between steps")
+    step = trainer.step if step is None else step
+    plan, config = trainer.plan, trainer.config
+    masters = params = trainer.parameters()
+    if plan.precision == "half":
+        params = params.astype(np.float16).astype(np.float32)
+    path = ReferencePath(trainer.gpu, plan, check_batch(trainer))
+    path.image = config.image
+    if trainer.data is None:
+        points, truths = path.batch(config.seed, step, config.domain)
+    else:
+        points, truths = path.dataset_batch(trainer)
+    loss, reference = path.gradient(params, points, truths)
+    gradient = training_gradient(trainer, step)
+    fd_error, fd_count = _finite_differences(path, params, reference, points, truths)
+    reference = reference + regularization_gradient(plan, config, masters)
+    return GradCheck(
+        error=float(np.max(relative_errors(gradient, reference))),
+        parameters=plan.param_count,
+        fd_error=fd_error,
+        fd_parameters=fd_count,
+        tolerance=TOLERANCE[plan.precision],
+        loss=loss,
+        step=step,
+        precision=plan.precision,
+        reference_device=path.device_note,
+    )

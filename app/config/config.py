@@ -1,0 +1,302 @@
+"""One typed configuration for a training run, and the table that describes it: each field
+carries its Spec (app/config/spec.py), its kind, range or choices, command-line option and
+widget. Adding a field is one entry here plus its use; the lists of structural and hot fields,
+the parser, the --resume overrides and validation follow.
+
+"Hot" fields are kernel arguments and may change between any two steps; "structural" fields
+(kinds STRUCTURE and TRUTH) pick the compiled network and need a rebuild."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..datasets.source import MAX_ROWS, check_dataset, problem_of
+from ..errors import UserError
+from ..model import components, hashgrid, optimizers
+from ..resources import asset
+from ..truth.image_truth import CHANNEL_NAMES, check_image
+from ..truth.targets import TUTORIAL_TARGETS
+from .checks import (
+    MAX_FREQUENCIES,
+    MAX_HIDDEN_LAYERS,
+    MAX_TARGETS,
+    MAX_WIDTH,
+    check_domain,
+    check_hidden,
+    check_slang_target,
+    check_targets,
+)
+from .spec import HOT, STRUCTURE, TRUTH, Between, Choice, Flag, Fraction, Positive, Subset, Whole, spec_field, spec_of
+
+ACTIVATIONS = tuple(components.ACTIVATIONS)
+ENCODINGS = tuple(components.ENCODINGS) + hashgrid.GRID_ENCODINGS
+FEATURES = tuple(components.FEATURES)
+REGULARIZATIONS = ("none", "l1", "l2")
+PRECISIONS = ("float", "half")
+MATMULS = ("auto", "simt")  # auto: tensor cores where the device and the network allow
+OPTIMIZERS = tuple(optimizers.OPTIMIZERS)
+PRESET_DIR = asset("presets")  # the presets' JSON files (app/config/files.py reads them)
+
+
+def _choice_flag(name: str) -> Flag:
+    return Flag(name, "{label}: {choices} (default {default})")
+
+
+_HIDDEN_HELP = f"hidden layer widths, 1-{MAX_HIDDEN_LAYERS} layers of 1-{MAX_WIDTH} (default {{default}})"
+_MATMUL_HELP = (
+    "auto: half-precision layers multiply on tensor cores where the device has them (Vulkan); simt: always on "
+    "the shader cores (default {default})"
+)
+_TARGET_HELP = (
+    f"a target function of x and y; repeat for more outputs (1-{MAX_TARGETS}), replacing the default set. "
+    "Numbers, x, y, + - * / **, parentheses, sin cos tan exp log sqrt abs pow min max"
+)
+_TARGET_FILE_HELP = (
+    "ground truth from your own Slang file: "
+    "[Differentiable] float target(float2 p, int k) and static const int TARGET_COUNT"
+)
+_FREQUENCIES_HELP = f"Fourier encoding frequencies, 1-{MAX_FREQUENCIES} (default {{default}})"
+_FEATURES_HELP = (
+    f"the Playground's input features, comma-separated: {','.join(FEATURES)} (implies --encoding features; "
+    "poly2 is x,y,x2,y2 and raw is x,y)"
+)
+_DATASET_HELP = (
+    "train on points: circle, xor, gauss, spiral (two classes), plane, multigauss (regression), or a CSV file "
+    "(x, y, then a label column or value columns)"
+)
+
+
+def _grid_flag(name: str, what: str, metavar: str, parse: str | None = None) -> Flag:
+    return Flag(name, f"hashgrid and densegrid encodings: {what} (default {{default}})", metavar, parse=parse)
+
+
+@dataclass
+class Config:
+    """The table: each field's default, kind, label, check, command-line option and widget."""
+
+    # fmt: off
+    hidden: list[int] = spec_field(
+        [16], STRUCTURE, "hidden", check_hidden, Flag("--hidden", _HIDDEN_HELP, "W,W", parse="widths"),
+        in_network_file=True,
+    )
+    activation: str = spec_field(
+        "leaky_relu", STRUCTURE, "activation", Choice(ACTIVATIONS), _choice_flag("--activation"),
+        widget="combo", in_network_file=True,
+    )
+    output_activation: str = spec_field(
+        "identity", STRUCTURE, "output activation", Choice(ACTIVATIONS), _choice_flag("--output-activation"),
+        widget="combo", in_network_file=True,
+    )
+    encoding: str = spec_field(
+        "poly2", STRUCTURE, "encoding", Choice(ENCODINGS), _choice_flag("--encoding"),
+        widget="combo", in_network_file=True,
+    )
+    frequencies: int = spec_field(
+        4, STRUCTURE, "frequencies", Whole(1, MAX_FREQUENCIES), Flag("--frequencies", _FREQUENCIES_HELP, "K"),
+        widget="slider", shown=lambda config: config.encoding == "fourier", in_network_file=True,
+    )
+    features: list[str] = spec_field(
+        ["x", "y"], STRUCTURE, "features", Subset(FEATURES),
+        Flag("--features", _FEATURES_HELP, "F,F", parse="names"),
+        widget="checks", shown=lambda config: config.encoding == "features", in_network_file=True,
+    )
+    grid_levels: int = spec_field(
+        16, STRUCTURE, "levels", Whole(1, 32), _grid_flag("--grid-levels", "resolution levels L, 1-32", "L"),
+        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
+    )
+    grid_features: int = spec_field(
+        2, STRUCTURE, "features", Whole(1, 8), _grid_flag("--grid-features", "features per level F, 1-8", "F"),
+        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
+    )
+    grid_log2_size: int = spec_field(
+        15, STRUCTURE, "table size (log2)", Whole(8, 24),
+        _grid_flag("--grid-table", "log2 of the entries of a hashed level's table, T, 8-24", "T"),
+        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
+    )
+    grid_base_resolution: int = spec_field(
+        16, STRUCTURE, "base resolution", Whole(1, 4096),
+        _grid_flag("--grid-base-resolution", "cells across the domain at the coarsest level", "N"),
+        in_network_file=True,
+    )
+    grid_level_scale: float = spec_field(
+        1.5, STRUCTURE, "per-level scale", hashgrid.check_level_scale,
+        _grid_flag("--grid-level-scale", "each level's resolution over the one before, 1-4", "B", parse="real"),
+        in_network_file=True,
+    )
+    precision: str = spec_field(
+        "float", STRUCTURE, "precision", Choice(PRECISIONS), _choice_flag("--precision"), widget="combo"
+    )
+    matmul: str = spec_field("auto", STRUCTURE, "matmul", Choice(MATMULS), Flag("--matmul", _MATMUL_HELP))
+    targets: list[str] = spec_field(
+        list(TUTORIAL_TARGETS), TRUTH, "targets", check_targets,
+        Flag("--target", _TARGET_HELP, "EXPR", parse="text", repeat=True), in_network_file=True,
+    )
+    # The ground truth from a user's Slang file instead of `targets` (kept for going back):
+    # {"file": path, "source": its text, "count": its TARGET_COUNT}, read and compiled by
+    # app/gpu/target_probe.py. The text itself is kept, so a summary.json reproduces the run.
+    # --target-file names the file; app/entry/cli.py compiles it into this field.
+    slang_target: dict | None = spec_field(
+        None, TRUTH, "slang_target", check_slang_target,
+        Flag("--target-file", _TARGET_FILE_HELP, "FILE.slang", parse="text", dest="target_file"),
+        in_network_file=True,
+    )
+    # Points instead of formulas: a generator or a CSV (app/datasets/source.py says what the entry
+    # holds); --dataset names one, and app/entry/cli.py reads a CSV into this field.
+    dataset: dict | None = spec_field(
+        None, TRUTH, "dataset", check_dataset,
+        Flag("--dataset", _DATASET_HELP, "NAME|PATH.csv", parse="text", dest="dataset_source"),
+        in_network_file=True,
+    )
+    # How a generator makes its points and how they split; live changes (app/train/point_data.py)
+    points: int = spec_field(
+        500, HOT, "points", Whole(2, MAX_ROWS),
+        Flag("--points", f"points a generator makes, 2-{MAX_ROWS:,} (default {{default}})", "N"),
+    )
+    noise: float = spec_field(
+        0.0, HOT, "noise", Between(0.0, 0.5), Flag("--noise", "a generator's noise, 0-0.5 (default {default})", "F")
+    )
+    train_ratio: float = spec_field(
+        0.5, HOT, "train ratio", Between(0.1, 0.9),
+        Flag("--train-ratio", "the share of the points that trains, 0.1-0.9 (default {default})", "F"),
+    )
+    data_seed: int = spec_field(
+        0, HOT, "data seed", Whole(0, 2**32 - 1),
+        Flag("--data-seed", "the seed of a generator's points and of the split (default {default})", "S"),
+    )
+    regularization: str = spec_field(
+        "none", HOT, "regularization", Choice(REGULARIZATIONS),
+        Flag("--regularization", "{label} of the weights, in the loss: {choices} (default {default})"),
+        widget="combo",
+    )
+    reg_rate: float = spec_field(
+        0.0, HOT, "regularization rate", Between(0.0, 10.0),
+        Flag("--reg-rate", "regularization rate, 0-10 (default {default})", "R"),
+    )
+    # An image as the ground truth instead (app/truth/image_truth.py): {"file", "width", "height",
+    # "channels", "sha256"}, its pixels read from the file. --image names the file; app/entry/cli.py
+    # reads it into this field (and the domain that keeps its aspect ratio).
+    image: dict | None = spec_field(
+        None, TRUTH, "image", check_image,
+        Flag("--image", "an image as the ground truth: a PNG or JPEG file, one output per channel", "PATH",
+             parse="text", dest="image_file"),
+        in_network_file=True,
+    )
+    domain: list[float] = spec_field(  # x0, x1, y0, y1
+        [-1.0, 1.0, -1.0, 1.0], HOT, "domain", check_domain, in_network_file=True
+    )
+    optimizer: str = spec_field(
+        "adam", HOT, "optimizer", Choice(OPTIMIZERS), _choice_flag("--optimizer"), widget="combo"
+    )
+    lr: float = spec_field(0.01, HOT, "learning rate", Positive(), Flag("--lr", "learning rate (default {default})"))
+    # The optimizers' hyper-parameters; which optimizer uses which is app/model/optimizers.py's to say.
+    beta1: float = spec_field(
+        0.9, HOT, "beta1", Fraction(),
+        Flag("--beta1", "first-moment decay, or momentum; used by {used_by} (default {default})", "B1"),
+    )
+    beta2: float = spec_field(
+        0.999, HOT, "beta2", Positive(below=1.0),
+        Flag("--beta2", "second-moment decay; used by {used_by} (default {default})", "B2"),
+    )
+    epsilon: float = spec_field(
+        1e-7, HOT, "epsilon", Positive(),
+        Flag("--epsilon", "added to the second moment's root; used by {used_by} (default {default})", "EPS"),
+    )
+    weight_decay: float = spec_field(
+        0.01, HOT, "weight decay", Fraction(),
+        Flag("--weight-decay", "decoupled: each step shrinks the weights by lr x this; used by {used_by} "
+             "(default {default})", "WD"),
+    )
+    batch_size: int = spec_field(
+        4096, HOT, "batch size", Whole(1, 1 << 26), Flag("--batch-size", "samples a step (default {default})", "B")
+    )
+    seed: int = spec_field(
+        0, HOT, "seed", Whole(0, 2**32 - 1), Flag("--seed", "random seed: initial weights and samples (default {default})")
+    )
+    eval_grid: int = spec_field(
+        64, HOT, "eval grid", Whole(2, 1024), Flag("--eval-grid", "evaluation grid side (default {default})", "G")
+    )
+    # fmt: on
+
+    # Shapes and the parameter layout are derived once, in app.kernels.plan.plan_for(config).
+    @property
+    def output_dim(self) -> int:
+        if self.dataset:
+            return problem_of(self.dataset).outputs
+        if self.image:
+            return self.image["channels"]
+        return self.slang_target["count"] if self.slang_target else len(self.targets)
+
+    def target_labels(self) -> list[str]:
+        """What each output learns, as the UI and reports name it."""
+        if self.dataset:
+            return problem_of(self.dataset).output_labels()
+        if self.image:
+            return [f"{name} of {Path(self.image['file']).name}" for name in CHANNEL_NAMES[self.image["channels"]]]
+        if self.slang_target:
+            return [f"target(p, {k})" for k in range(self.slang_target["count"])]
+        return list(self.targets)
+
+    def structure(self) -> Structure:
+        """The structural fields, frozen: what picks the compiled network (hashable)."""
+        return Structure(**{name: _freeze(getattr(self, name)) for name in STRUCTURAL_FIELDS})
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes: Any) -> Config:
+        return validate(dataclasses.replace(self, **changes))
+
+
+FIELDS = {field.name: spec_of(field) for field in dataclasses.fields(Config)}
+
+
+def fields_of(*kinds: str) -> tuple[str, ...]:
+    """The names of the fields of these kinds, in the table's order."""
+    return tuple(name for name, spec in FIELDS.items() if spec.kind in kinds)
+
+
+STRUCTURAL_FIELDS = fields_of(STRUCTURE, TRUTH)
+HOT_FIELDS = fields_of(HOT)
+# The structural fields as a frozen record, e.g. Structure(hidden=(16,), activation="leaky_relu", ...)
+Structure = dataclasses.make_dataclass("Structure", [(name, Any) for name in STRUCTURAL_FIELDS], frozen=True)
+for _optimizer in optimizers.OPTIMIZERS.values():
+    for _hyper in _optimizer.hypers:
+        if _hyper.field not in HOT_FIELDS:
+            raise TypeError(f"optimizer {_optimizer.name}'s {_hyper.field} must be a hot Config field")
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((key, _freeze(item)) for key, item in value.items()))
+    return tuple(_freeze(item) for item in value) if isinstance(value, list) else value
+
+
+def validate(config: Config) -> Config:
+    """Checks every field, in the table's order; raises UserError naming the first problem."""
+    for name, spec in FIELDS.items():
+        setattr(config, name, spec.check(spec.label, getattr(config, name)))
+    hashgrid.check_size(config)
+    return config
+
+
+def from_dict(data: Any, base: Config | None = None, source: str = "config") -> Config:
+    """Overlays the keys of `data` on `base` (defaults if None). Unknown keys are errors."""
+    if not isinstance(data, dict):
+        raise UserError(f"{source} must be a JSON object")
+    if "config" in data and isinstance(data["config"], dict) and "steps" in data:
+        data = data["config"]  # a summary.json written by a headless run
+    known = {f.name for f in dataclasses.fields(Config)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise UserError(f"{source}: unknown key {unknown[0]!r}")
+    merged = dataclasses.replace(base or Config(), **{k: _copy(v) for k, v in data.items()})
+    return validate(merged)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return dict(value)
+    return list(value) if isinstance(value, list) else value

@@ -1,0 +1,51 @@
+"""Config files and presets: a JSON config (or a summary.json) read with the checks a user's
+file needs (its size, its nesting, its JSON), and the presets of assets/presets. app/config/config.py
+keeps the table and re-exports these under the names they always had there."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ..errors import UserError, read_user_text
+from .config import PRESET_DIR, Config, from_dict
+
+MAX_CONFIG_BYTES = 1 << 20  # a config is a few hundred bytes; don't read a huge or endless file
+MAX_CONFIG_NESTING = 16  # a config nests two levels; json's own limit differs between Python versions
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _nesting_depth(text: str) -> int:
+    """Deepest bracket nesting outside strings, without recursing (json.loads may crash or hang on it)."""
+    depth = deepest = 0
+    for char in _JSON_STRING.sub("", text):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def load_file(path: str | Path, base: Config | None = None) -> Config:
+    text = read_user_text(path, "config file", MAX_CONFIG_BYTES)
+    if _nesting_depth(text) > MAX_CONFIG_NESTING:
+        raise UserError(f"config file {str(path)!r} is nested too deeply")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UserError(f"config file {str(path)!r} is not valid JSON (line {error.lineno}: {error.msg})") from None
+    except RecursionError:
+        raise UserError(f"config file {str(path)!r} is nested too deeply") from None
+    return from_dict(data, base, source=f"config file {str(path)!r}")
+
+
+def preset_names() -> list[str]:
+    return sorted(p.stem for p in PRESET_DIR.glob("*.json"))
+
+
+def load_preset(name: str, base: Config | None = None) -> Config:
+    if name not in preset_names():
+        raise UserError(f"unknown preset {name!r} (choose from {', '.join(preset_names())})")
+    return load_file(PRESET_DIR / f"{name}.json", base)

@@ -1,0 +1,183 @@
+"""Command line: `visual-trainer` opens the window; `--headless` trains a fixed number of steps.
+Options are in app/entry/cli_args.py, their checks in app/entry/cli_checks.py; every bad input ends here as
+one line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..config import config as cfg
+from ..errors import UserError
+from .cli_args import build_parser, iterations_for, resolve_start
+from .cli_checks import check_export_image, check_headless, check_window
+
+EXIT_USAGE = 2
+EXIT_GRAD_CHECK = 4  # the gradient check found the training kernels' gradients wrong
+EXIT_INTERRUPTED = 130  # Ctrl+C: a headless run writes what it trained first
+OUTPUT_OPTIONS = {
+    "--save-checkpoint": "checkpoint",
+    "--export-slang": "slang",
+    "--screenshot": "screenshot",
+    "--export-image": "image",
+}
+
+
+def _with_target_file(config: cfg.Config, args: argparse.Namespace, gpu) -> cfg.Config:
+    """The config with --target-file's Slang file as its truth (read and compiled: a bad file is
+    a UserError naming the compiler's first message and its line)."""
+    if args.target_file is None:
+        return config
+    from ..gpu import target_probe
+
+    return config.replace(slang_target=target_probe.load(gpu, args.target_file))
+
+
+def _with_image(config: cfg.Config, args: argparse.Namespace) -> cfg.Config:
+    """The config with --image's file as its truth, over the domain that keeps its aspect ratio
+    (a bad image is a UserError of one line)."""
+    if args.image_file is None:
+        return config
+    from ..truth import image_truth
+
+    info, _ = image_truth.load(args.image_file)
+    return config.replace(
+        image=info, slang_target=None, domain=image_truth.aspect_domain(info["width"], info["height"])
+    )
+
+
+def _report_grad_check(check) -> int:
+    print(check.line())
+    print(f"  {check.detail()}: {'passed' if check.passed else 'FAILED'}")
+    return 0 if check.passed else EXIT_GRAD_CHECK
+
+
+def _grad_check(args: argparse.Namespace) -> int:
+    """--grad-check without --headless: the network the options start from (its initial weights,
+    a --resume checkpoint or a --load-network file)."""
+    from ..check import grad_check
+    from ..gpu.gpu import create_gpu
+    from ..loop.session import Session
+
+    start = resolve_start(args)
+    gpu = create_gpu(args.device)
+    start.config = _with_image(_with_target_file(start.config, args, gpu), args)
+    session = Session(gpu, start.config)
+    start.apply(session)
+    return _report_grad_check(grad_check.run(session.trainer))
+
+
+def _headless(args: argparse.Namespace) -> int:
+    from ..gpu.gpu import create_gpu
+    from ..loop.session import Session
+    from . import headless, run_output
+
+    check_headless(args)
+    start = resolve_start(args)
+    iterations = iterations_for(args, start)
+    out = Path(args.out) if args.out else Path("runs") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    start.config = _with_image(start.config, args)
+    check_export_image(args, start.config)
+    gpu = create_gpu(args.device)
+    start.config = _with_target_file(start.config, args, gpu)
+    session = Session(gpu, start.config, heatmaps=True)
+    start.apply(session)
+    session.eval_every = args.eval_every
+    result = headless.train(session, iterations, args.quiet)
+    check = None
+    if args.grad_check and result.interrupted_at is None:
+        from ..check import grad_check
+
+        check = grad_check.run(session.trainer)
+        result.grad_check = check.to_dict()
+    written = run_output.write_run(
+        session,
+        result,
+        out,
+        {option: getattr(args, option[2:].replace("-", "_")) for option in OUTPUT_OPTIONS},
+        (args.width, args.height),
+        args.export_scale,
+    )
+    return _report_headless(session, result, written, out, check)
+
+
+def _report_headless(session, result, written, out: Path, check) -> int:
+    """The run's last lines and its exit code: a failed write (2) before a divergence (3), an
+    interruption (130) or a failed gradient check (4)."""
+    from ..files.run_summary import metrics_text
+    from .headless import EXIT_DIVERGED
+
+    for what, where in written.files:
+        if what in OUTPUT_OPTIONS:
+            print(f"{OUTPUT_OPTIONS[what]}: {where}")
+    failure = written.error_line()
+    if failure is not None:
+        print(f"error: {failure}", file=sys.stderr)
+        return EXIT_USAGE
+    if result.diverged_at is not None:
+        print(
+            f"error: loss became non-finite at step {result.diverged_at}; "
+            f"network.json holds the last finite network (step {result.steps})",
+            file=sys.stderr,
+        )
+        return EXIT_DIVERGED
+    if result.interrupted_at is not None:
+        print(f"interrupted at step {result.interrupted_at:,}: the run so far is in {out}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if session.metrics is None:
+        figures = f"eval loss {result.eval_loss:.6g}, eval grad loss {result.eval_grad_loss:.6g}"
+    else:
+        figures = metrics_text(session.metrics)
+    if session.image is not None:
+        figures += f", PSNR {session.image.psnr:.2f} dB"
+    print(
+        f"done: {result.steps} steps in {result.wall_seconds:.2f} s, train loss {result.train_loss:.6g}, {figures} -> {out}"
+    )
+    return _report_grad_check(check) if check is not None else 0
+
+
+def _window(args: argparse.Namespace) -> int:
+    from ..files import autosave, saved
+    from ..gpu.gpu import create_gpu
+    from ..ui.window import WindowOptions, run_window
+
+    check_window(args)
+    settings = {} if args.fresh else saved.load()
+    chosen_start = args.fresh or args.resume is not None or args.load_network is not None
+    offer = None if chosen_start else autosave.find()
+    if offer is not None:
+        print(f"the last session was autosaved ({offer.describe()}): the window offers to restore it", file=sys.stderr)
+    start = resolve_start(args, (None if args.fresh else saved.saved_config(settings)) or cfg.Config())
+    options = WindowOptions(
+        width=args.width,
+        height=args.height,
+        vsync=False if args.no_vsync else None,
+        screenshot=args.screenshot,
+        screenshot_after=args.screenshot_after,
+        restore=offer,
+    )
+    start.config = _with_image(start.config, args)
+    gpu = create_gpu(args.device)
+    start.config = _with_target_file(start.config, args, gpu)
+    return run_window(gpu, start, options, settings)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.headless:
+            return _headless(args)
+        return _grad_check(args) if args.grad_check else _window(args)
+    except UserError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

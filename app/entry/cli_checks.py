@@ -1,0 +1,125 @@
+"""The command line's checks that turn any bad value into one line naming the problem, before
+a device is created or a file written: output folders and files that can be written, window
+sizes, options that contradict --resume or --load-network, and where a window can open."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ..errors import UserError
+from .cli_fields import FLAGGED, NETWORK_FILE_OPTIONS, NETWORK_OPTIONS, option_dest
+
+WINDOW_MIN = (320, 240)
+WINDOW_MAX = 16384
+MAX_EXPORT_SCALE = 16
+MAX_EXPORT_PIXELS = 1 << 26  # --export-image: 64 megapixels
+
+
+def check_output_dir(path: Path, option: str = "--out") -> None:
+    """Fails early on a folder that can't be written, without creating anything."""
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise UserError(f"cannot write {option} {str(path)!r}: {str(probe)!r} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write {option} {str(path)!r}: no write permission in {str(probe)!r}")
+
+
+def check_file_path(text: str, option: str, suffix: str | None = None) -> None:
+    """A file that can be written (created or replaced), with `suffix` when one is given."""
+    path = Path(text)
+    if suffix is not None and path.suffix.lower() != suffix:
+        raise UserError(f"{option} must name a {suffix} file (got {text!r})")
+    if path.is_dir():
+        raise UserError(f"{option} {text!r} is a folder, not a file")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UserError(f"cannot write {option} {text!r}: no write permission")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise UserError(f"cannot write {option} {text!r}: the folder {str(folder)!r} does not exist")
+    check_output_dir(folder, option)
+
+
+def check_export_image(args: argparse.Namespace, config) -> None:
+    """--export-image needs an image target, and its scale a result of at most MAX_EXPORT_PIXELS
+    (the config's image is known once --image is read, after check_headless)."""
+    if args.export_image is None:
+        return
+    image = config.image
+    if image is None:
+        raise UserError("--export-image needs an image target (--image)")
+    pixels = image["width"] * image["height"] * args.export_scale**2
+    if pixels > MAX_EXPORT_PIXELS:
+        raise UserError(
+            f"--export-image at scale {args.export_scale} would be {pixels:,} pixels; at most {MAX_EXPORT_PIXELS:,}"
+        )
+
+
+def check_headless(args: argparse.Namespace) -> None:
+    if args.iterations is not None and args.iterations < 0:
+        raise UserError(f"--iterations must be 0 or more (got {args.iterations})")
+    if args.eval_every < 1:
+        raise UserError(f"--eval-every must be at least 1 (got {args.eval_every})")
+    if args.out is not None:
+        check_output_dir(Path(args.out))
+    if not 1 <= args.export_scale <= MAX_EXPORT_SCALE:
+        raise UserError(f"--export-scale must be between 1 and {MAX_EXPORT_SCALE} (got {args.export_scale})")
+    checked = (
+        ("--screenshot", ".png"),
+        ("--save-checkpoint", None),
+        ("--export-slang", ".slang"),
+        ("--export-image", ".png"),
+    )
+    for option, suffix in checked:
+        value = getattr(args, option[2:].replace("-", "_"))
+        if value is not None:
+            check_file_path(value, option, suffix)
+    _check_size(args)
+    _check_start(args)
+
+
+def check_window(args: argparse.Namespace) -> None:
+    _check_size(args)
+    for option in ("--save-checkpoint", "--export-slang", "--export-image"):
+        if getattr(args, option[2:].replace("-", "_")) is not None:
+            raise UserError(f"{option} is for --headless runs; in the window use the File menu")
+    if args.screenshot is not None:
+        check_file_path(args.screenshot, "--screenshot", ".png")
+    _check_start(args)
+    if args.screenshot_after is not None and args.screenshot_after < 0:
+        raise UserError(f"--screenshot-after must be 0 or more (got {args.screenshot_after})")
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise UserError("no display to open a window on (DISPLAY is not set); use --headless to train without a window")
+
+
+def _check_start(args: argparse.Namespace) -> None:
+    """--resume takes the network and config from the checkpoint, --load-network the network
+    from its file: options that would contradict them are refused rather than ignored."""
+    if args.resume is not None:
+        taken = ["--load-network"] if args.load_network is not None else []
+        taken += [f"--{name}" for name in ("preset", "config") if getattr(args, name) is not None]
+        taken += [FLAGGED[name].flag.name for name in NETWORK_OPTIONS if getattr(args, option_dest(name)) is not None]
+        if taken:
+            raise UserError(
+                f"{taken[0]} cannot be combined with --resume, which continues the checkpoint's network and config"
+            )
+    if args.load_network is not None:
+        taken = [
+            FLAGGED[name].flag.name for name in NETWORK_FILE_OPTIONS if getattr(args, option_dest(name)) is not None
+        ]
+        if taken:
+            raise UserError(
+                f"{taken[0]} cannot be combined with --load-network, which takes the network's structure from its file"
+            )
+
+
+def _check_size(args: argparse.Namespace) -> None:
+    for name, value, low in (("--width", args.width, WINDOW_MIN[0]), ("--height", args.height, WINDOW_MIN[1])):
+        if not low <= value <= WINDOW_MAX:
+            raise UserError(f"{name} must be between {low} and {WINDOW_MAX} pixels (got {value})")

@@ -1,0 +1,170 @@
+"""What a headless run leaves behind, written after training: --out's files and the checkpoint,
+Slang export and screenshot asked for.
+
+A failed write never discards the run. The files go one by one, the network first: network.json,
+then the checkpoint, then the rest. Each appears whole or not at all (written under a
+temporary name and renamed). One that cannot be written is skipped and the rest are still
+tried. network.json and the checkpoint, which hold what was trained, go to a folder in the
+cache (RESCUE_FOLDER) when their own place refuses them. The CLI then reports every failure,
+and where the network went, on one line and exits with code 2."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import first_line
+from ..files.atomic import temporary_beside, write_synced
+from ..files.network_io import TABLES_FILE, export_network, tables_npy
+from ..files.run_summary import HeadlessResult, data_entry, loss_csv, summary
+from ..gpu.device import cache_dir
+
+RESCUE_FOLDER = "rescued"  # under the cache folder: a run's network when --out refused it
+
+
+@dataclass(frozen=True)
+class Failure:
+    option: str  # "--out", or the option that named the file
+    target: Path  # --out's folder, or the file
+    name: str  # the file's name (in --out)
+    reason: str
+
+
+@dataclass
+class Written:
+    """What a run's writing did: the files written and where, and what could not be."""
+
+    files: list[tuple[str, Path]] = field(default_factory=list)  # (option or file name, where), in order
+    failures: list[Failure] = field(default_factory=list)
+    rescued: list[Path] = field(default_factory=list)  # written to the rescue folder instead
+    out_files: int = 0  # files tried in --out (a failure names them unless all failed)
+
+    def error_line(self) -> str | None:
+        """The one line a run with failed writes ends with, or None when all were written."""
+        if not self.failures:
+            return None
+        parts = []
+        for option in dict.fromkeys(f.option for f in self.failures):
+            mine = [f for f in self.failures if f.option == option]
+            reasons = sorted({f.reason for f in mine})
+            where = f"{option} {str(mine[0].target)!r}"
+            if option == "--out" and len(mine) < self.out_files:
+                where += f" ({', '.join(f.name for f in mine)})"
+            parts.append(f"{where}: {', '.join(reasons)}")
+        line = "cannot write " + "; ".join(parts)
+        line += "".join(f"; {path.name} went to {path}" for path in self.rescued)
+        written = [str(where) for _, where in self.files if where not in self.rescued]
+        return line + (f"; written: {', '.join(written)}" if written else "")
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.written = Written()
+        self._rescue: Path | None = None
+
+    def rescue_folder(self) -> Path:
+        if self._rescue is None:
+            stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}"
+            self._rescue = cache_dir() / RESCUE_FOLDER / stamp
+        return self._rescue
+
+    def file(self, option: str, target: Path, path: Path, make: Callable[[Path], None], rescue: bool = False) -> None:
+        """`make(temporary)` writes the file under a temporary name beside `path`, renamed into
+        place once whole. A failure is recorded against `option` and its `target` (--out's
+        folder, or the file); with `rescue`, the rescue folder is tried next."""
+        written = self.written
+        written.out_files += option == "--out"
+        for place in (path, self.rescue_folder() / path.name) if rescue else (path,):
+            temporary = temporary_beside(place)
+            try:
+                place.parent.mkdir(parents=True, exist_ok=True)
+                make(temporary)
+                os.replace(temporary, place)
+            except Exception as error:  # OSError, or sgl's RuntimeError from a failed image write
+                _remove(temporary)
+                if place == path:
+                    reason = error.strerror if isinstance(error, OSError) and error.strerror else first_line(error)
+                    reason = reason.removeprefix(f"{temporary}: ")  # sgl names the file it wrote
+                    written.failures.append(Failure(option, target, path.name, reason))
+                continue
+            written.files.append((option if option != "--out" else path.name, place))
+            if place != path:
+                written.rescued.append(place)
+            return
+
+    def data(self, option: str, target: Path, path: Path, data: bytes, rescue: bool = False) -> None:
+        self.file(option, target, path, lambda temporary: write_synced(temporary, data), rescue)
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:  # a folder that refuses even that: nothing was left in it
+        pass
+
+
+def write_run(
+    session,
+    result: HeadlessResult,
+    out: Path,
+    asked: dict[str, str | None],
+    screen: tuple[int, int] = (1280, 800),
+    image_scale: int = 1,
+) -> Written:
+    """Writes the run's files: --out's, then those `asked` for by option ("--save-checkpoint",
+    "--export-slang", "--screenshot" of size `screen`, "--export-image" at `image_scale` times
+    the image's resolution: a path or None). Never raises for a failed write."""
+    from ..files import checkpoint
+    from ..files.export_slang import export_files
+
+    writer, trainer, data = _Writer(), session.trainer, data_entry(session)
+    plan, params = trainer.plan, trainer.parameters()
+    network = export_network(plan, session.config, params, data)
+    writer.data("--out", out, out / "network.json", (json.dumps(network) + "\n").encode(), rescue=True)
+    if plan.grid is not None:  # the tables network.json names, beside it
+        writer.data("--out", out, out / TABLES_FILE, tables_npy(plan, params), rescue=True)
+    if asked.get("--save-checkpoint"):
+        path = Path(asked["--save-checkpoint"])
+        writer.data("--save-checkpoint", path, path, checkpoint.encode(checkpoint.capture(session)), rescue=True)
+    text = (json.dumps(summary(session, result), indent=2) + "\n").encode()
+    writer.data("--out", out, out / "summary.json", text)
+    writer.data("--out", out, out / "loss.csv", loss_csv(session))
+    if trainer.data is not None:
+        writer.data("--out", out, out / "split.csv", trainer.data.dataset.split_csv())
+    if asked.get("--export-slang"):  # the .slang file, and a grid's tables beside it
+        path = Path(asked["--export-slang"])
+        for file, contents in export_files(trainer, path, data):
+            writer.data("--export-slang", path, file, contents)
+    writer.file("--out", out, out / "heatmaps.png", lambda temporary: _heatmaps(session, temporary))
+    if session.image is not None:  # the learned image at the input's resolution (summary.json's psnr)
+        writer.file("--out", out, out / "learned.png", lambda temporary: _png(temporary, session.image.learned()))
+    if asked.get("--export-image"):
+        path = Path(asked["--export-image"])
+        # rendered inside the write: a failure is that file's, and the files after it are still tried
+        writer.file("--export-image", path, path, lambda temporary: _png(temporary, session.image.render(image_scale)))
+    if asked.get("--screenshot"):
+        path = Path(asked["--screenshot"])
+        writer.file("--screenshot", path, path, lambda temporary: _screenshot(session, temporary, screen))
+    return writer.written
+
+
+def _png(path: Path, pixels) -> None:
+    from ..views.image_eval import write_png
+
+    write_png(path, pixels)
+
+
+def _heatmaps(session, path: Path) -> None:
+    from ..ui.report import write_run_heatmaps  # imgui only when a picture is wanted
+
+    write_run_heatmaps(session, path)
+
+
+def _screenshot(session, path: Path, screen: tuple[int, int]) -> None:
+    from ..ui.offscreen import render_screenshot
+
+    render_screenshot(session, str(path), *screen)

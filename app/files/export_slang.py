@@ -1,0 +1,267 @@
+"""Export to Slang: the trained network as one standalone .slang file (no includes, no imports)
+that defines
+
+    static const int TRAINED_OUTPUTS;
+    [Differentiable] void trained_network(float2 xy, out float outputs[TRAINED_OUTPUTS]);
+    [Differentiable] float[TRAINED_OUTPUTS] trained_network_outputs(float2 xy);
+
+with the encoding included and the weights baked in, printed from the NetworkPlan and the
+Python <-> Slang twins of app.model.components. A classifier also gets
+
+    [Differentiable] float[TRAINED_OUTPUTS] trained_network_probabilities(float2 xy);
+
+(the second class's probability for two classes, each class's for more), and its header names
+the classes, the data source, the split and the final training and test loss and accuracy.
+A grid encoding's tables go to a sidecar file that the caller binds (app/files/export_grid.py says
+how); the functions stay [Differentiable] in xy.
+
+It computes what the app's kernels compute, in the same order (bias first, then the inputs in
+order), in float. A half network exports the half weights its kernels use, converted exactly
+to float; the app evaluates those in half arithmetic, the export in float.
+
+Why the code looks the way it does (each measured with SlangPy 0.43.1 on lavapipe):
+- Weights are literals in straight-line code, not static const arrays: Slang copies a whole
+  constant array into a local variable at every dynamically indexed read (2-64-64-64-4 took
+  seconds per dispatch of 32 threads), and an array in a variable made the driver's compile
+  take minutes. Literals compile in ~3 s for that network (forward), ~18 s with a backward pass.
+- Each layer has hand-written forward and backward derivatives (W h, W^T dz): Slang's own
+  autodiff through 64-wide array loops fails (an unroll limit) and through the straight-line
+  code took minutes to compile.
+- Layers return arrays rather than filling `out` parameters: Slang loses the gradients of a
+  differentiable loop that reads an array filled through an `out` parameter (only element 0
+  kept its gradient), so trained_network_outputs is the form to use inside such loops."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..config.config import Config
+from ..kernels.plan import LayerPlan, NetworkPlan
+from ..train.trainer import Trainer
+from .export_grid import grid_source, tables_bytes, tables_path
+
+
+def _literal(value: np.float32) -> str:
+    """The float32 as the shortest decimal of its exact float64 value: it parses back to the
+    same float32 whether a compiler rounds it to float directly or through double."""
+    return repr(float(value))
+
+
+def _sums(name: str, matrix: np.ndarray, vector: str, first: np.ndarray | None = None) -> str:
+    """`name`[r] = first[r] + sum over c of matrix[r, c] * vector[c], in that order, with the
+    numbers as literals (one statement per row)."""
+    lines = []
+    for r, row in enumerate(matrix):
+        terms = [_literal(first[r])] if first is not None else []
+        terms += [f"{_literal(w)} * {vector}[{c}]" for c, w in enumerate(row)]
+        lines.append(f"    {name}[{r}] = {' + '.join(terms)};")
+    return "\n".join(lines)
+
+
+def _layer(k: int, layer: LayerPlan, params: np.ndarray) -> str:
+    """Layer k: act(W h + b), and its derivatives written out (see the module's note)."""
+    n_in, n_out, act = layer.fan_in, layer.fan_out, f"trained_{layer.activation.name}"
+    w, b = layer.weights(params), layer.biases(params)
+    return f"""float[{n_out}] trained_z{k}(float h[{n_in}])
+{{
+    float z[{n_out}];
+{_sums("z", w, "h", b)}
+    return z;
+}}
+
+[ForwardDerivative(trained_layer{k}_fwd)]
+[BackwardDerivative(trained_layer{k}_bwd)]
+float[{n_out}] trained_layer{k}(float h[{n_in}])
+{{
+    float z[{n_out}] = trained_z{k}(h);
+    for (int o = 0; o < {n_out}; o++)
+        z[o] = {act}(z[o]);
+    return z;
+}}
+
+DifferentialPair<float[{n_out}]> trained_layer{k}_fwd(DifferentialPair<float[{n_in}]> h)
+{{
+    float z[{n_out}] = trained_z{k}(h.p);
+    float d[{n_out}];
+{_sums("d", w, "h.d")}
+    for (int o = 0; o < {n_out}; o++)
+    {{
+        let pair = fwd_diff({act})(diffPair(z[o], d[o]));
+        z[o] = pair.p;
+        d[o] = pair.d;
+    }}
+    return diffPair(z, d);
+}}
+
+void trained_layer{k}_bwd(inout DifferentialPair<float[{n_in}]> h, float dResult[{n_out}])
+{{
+    float z[{n_out}] = trained_z{k}(h.p);
+    float dz[{n_out}];
+    for (int o = 0; o < {n_out}; o++)
+    {{
+        var pair = diffPair(z[o]);
+        bwd_diff({act})(pair, dResult[o]);
+        dz[o] = pair.d;
+    }}
+    float dh[{n_in}];
+{_sums("dh", w.T, "dz")}
+    h = diffPair(h.p, dh);
+}}"""
+
+
+def _activations(plan: NetworkPlan) -> list[str]:
+    used = {layer.activation.name: layer.activation for layer in plan.layers}
+    return [
+        f"[Differentiable]\nfloat trained_{name}(float z) {{ return {act.slang_of('z')}; }}"
+        for name, act in used.items()
+    ]
+
+
+def _data_lines(data: dict | None) -> str:
+    """The data source, split and figures as comment lines (no text of the user's but numbers,
+    a generator's name, and a CSV's hash: a path or a class name could end a comment)."""
+    if data is None:
+        return ""
+    source = data["source"]
+    named = f"generator {source['generator']}" if "generator" in source else f"a CSV (SHA-256 {source['sha256']})"
+    lines = [f"// Trained on {named}: {data['points']} points, {data['train']} to train and {data['test']} to test."]
+    figures = {name: value for name, value in data.get("metrics", {}).items() if value is not None}
+    if figures:
+        lines.append(
+            "// Final " + ", ".join(f"{name.replace('_', ' ')} {value:.6g}" for name, value in figures.items())
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _header(plan: NetworkPlan, config: Config, step: int, data: dict | None = None) -> str:
+    hidden = plan.layers[0].activation.name
+    x0, x1, y0, y1 = config.domain
+    outputs = "\n".join(f"//   outputs[{k}] ~ {target}" for k, target in enumerate(plan.targets))
+    if plan.loss.output == "logistic":
+        outputs = "//   outputs[0] ~ the logit of the second class (p = sigmoid; classes in network.json's output)"
+    elif plan.loss.output == "softmax":
+        outputs = "//   outputs[k] ~ the logit of class k (p = softmax; classes in network.json's output)"
+    return f"""// A network trained by Slang Visual Trainer, exported as standalone Slang: include or import it.
+// {plan.title}: {plan.encoding.name} encoding, {hidden} hidden layers, {plan.layers[-1].activation.name} output,
+// {plan.precision} precision, {step} steps from seed {config.seed}, trained on x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}].
+{_data_lines(data)}{outputs}
+//
+//     float outputs[TRAINED_OUTPUTS];
+//     trained_network(xy, outputs);
+//
+// Both entry points are [Differentiable] in xy, e.g. bwd_diff(trained_network)(xyPair, dOutputs).
+// In a differentiable loop over the outputs, call trained_network_outputs(xy), which returns
+// the array: Slang loses the gradients of such a loop over an array filled by an out parameter."""
+
+
+_PROBABILITIES = {
+    "logistic": """    float p[TRAINED_OUTPUTS] = { 1.0 / (1.0 + exp(-z[0])) };
+    return p;""",
+    "softmax": """    float top = z[0];
+    for (int o = 1; o < TRAINED_OUTPUTS; o++)
+        top = max(top, z[o]);
+    float sum = 0.0;
+    float p[TRAINED_OUTPUTS];
+    for (int o = 0; o < TRAINED_OUTPUTS; o++)
+    {
+        p[o] = exp(z[o] - top);
+        sum += p[o];
+    }
+    for (int o = 0; o < TRAINED_OUTPUTS; o++)
+        p[o] /= sum;
+    return p;""",
+}
+
+
+def _probabilities(plan: NetworkPlan) -> str:
+    """A classifier's probabilities from its logits (the app's loss applies the same function)."""
+    if not plan.loss.classifies:
+        return ""
+    body = _PROBABILITIES[plan.loss.output]
+    return f"""
+// The class probabilities: for two classes, the second class's; for more, each class's (softmax)
+[Differentiable]
+float[TRAINED_OUTPUTS] trained_network_probabilities(float2 xy)
+{{
+    float z[TRAINED_OUTPUTS] = trained_network_outputs(xy);
+{body}
+}}
+"""
+
+
+def _encoding(plan: NetworkPlan, config: Config, tables_file: str) -> str:
+    if plan.grid is not None:
+        return grid_source(plan.grid, config.domain, tables_file)
+    inputs = ",\n        ".join(plan.encoding.expressions(plan.encoding_setting))
+    return f"""[Differentiable]
+float[TRAINED_INPUTS] trained_encode(float2 xy)
+{{
+    float h[TRAINED_INPUTS] = {{
+        {inputs}
+    }};
+    return h;
+}}"""
+
+
+def slang_source(
+    plan: NetworkPlan,
+    config: Config,
+    params: np.ndarray,
+    step: int,
+    tables_file: str = "trained_network.tables.bin",
+    data: dict | None = None,
+) -> str:
+    """The standalone module for `params` (flat, in the plan's layout, the values to bake in; a
+    grid's tables are named `tables_file`, written apart); `data` is the dataset's entry
+    (app/files/run_summary.py's data_entry), where it learned points."""
+    params = np.asarray(params, np.float32)
+    parts = [
+        _header(plan, config, step, data),
+        "",
+        f"static const int TRAINED_INPUTS = {plan.input_dim};",
+        f"static const int TRAINED_OUTPUTS = {plan.output_dim};",
+        "",
+        _encoding(plan, config, tables_file),
+    ]
+    parts += [""] + [x for a in _activations(plan) for x in (a, "")]
+    parts += [x for k, layer in enumerate(plan.layers) for x in (_layer(k, layer, params), "")]
+    chain = "\n".join(f"    let h{k + 1} = trained_layer{k}(h{k});" for k in range(len(plan.layers) - 1))
+    parts.append(f"""[Differentiable]
+float[TRAINED_OUTPUTS] trained_network_outputs(float2 xy)
+{{
+    let h0 = trained_encode(xy);
+{chain}
+    return trained_layer{len(plan.layers) - 1}(h{len(plan.layers) - 1});
+}}
+
+[Differentiable]
+void trained_network(float2 xy, out float outputs[TRAINED_OUTPUTS])
+{{
+    outputs = trained_network_outputs(xy);
+}}
+{_probabilities(plan)}""")
+    return "\n".join(parts)
+
+
+def evaluated_parameters(trainer: Trainer) -> np.ndarray:
+    """The parameters the app's kernels evaluate with: the fp32 masters, or the half copy."""
+    count = trainer.plan.param_count
+    if trainer.weights is trainer.master:
+        return trainer.parameters()
+    return trainer.gpu.read(trainer.weights, count, np.float16).astype(np.float32)
+
+
+def trainer_source(trainer: Trainer, tables_file: str = "trained_network.tables.bin", data: dict | None = None) -> str:
+    return slang_source(trainer.plan, trainer.config, evaluated_parameters(trainer), trainer.step, tables_file, data)
+
+
+def export_files(trainer: Trainer, path: str | Path, data: dict | None = None) -> list[tuple[Path, bytes]]:
+    """What --export-slang PATH writes: the .slang file, and beside it a grid's tables."""
+    path = Path(path)
+    params = evaluated_parameters(trainer)
+    files = [(path, trainer_source(trainer, tables_path(path).name, data).encode())]
+    if trainer.plan.grid is not None:
+        files.append((tables_path(path), tables_bytes(trainer.plan.tables(params))))
+    return files

@@ -1,0 +1,171 @@
+"""The one SlangPy device and what belongs to it: the kernels compiled for it, its wave width,
+and the one way work is submitted and results come back to the host."""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import functools
+import os
+from collections.abc import Iterator
+
+import numpy as np
+import slangpy as spy
+
+from ..config.config import Config
+from ..kernels.fused_layout import fragment_slot
+from ..kernels.plan import NetworkPlan, plan_for
+from ..resources import shader_dir
+from .device import create_device
+from .kernel_cache import KernelCache
+
+STORAGE = (
+    spy.BufferUsage.unordered_access
+    | spy.BufferUsage.shader_resource
+    | spy.BufferUsage.copy_source
+    | spy.BufferUsage.copy_destination
+)
+
+
+class HostCopy:
+    """Host-visible memory that results are copied into by the encoder that computed them, and
+    read once that work has finished. Every result reaches the host this way: a to_numpy() on
+    device memory is a GPU round trip of its own (~1.3 ms per call on an H200)."""
+
+    def __init__(self, device: spy.Device, nbytes: int):
+        self.buffer = device.create_buffer(
+            size=max(nbytes, 4), usage=spy.BufferUsage.copy_destination, memory_type=spy.MemoryType.read_back
+        )
+
+    def record(
+        self, encoder: spy.CommandEncoder, source: spy.Buffer, source_offset: int, nbytes: int, offset: int = 0
+    ) -> None:
+        if nbytes:
+            encoder.copy_buffer(self.buffer, offset, source, source_offset, nbytes)
+
+    def read(self, count: int, dtype=np.float32, offset: int = 0) -> np.ndarray:
+        """`count` values from byte `offset` (only after the recording encoder has run)."""
+        data = self.buffer.to_numpy().view(np.uint8)[offset : offset + count * np.dtype(dtype).itemsize]
+        return data.view(dtype).copy()
+
+
+# Command buffers submitted and not yet finished, at most. slang-rhi keeps, for the life of the
+# device, one pooled command buffer for each buffer that was ever in flight at once, and each
+# keeps what its largest recording needed: megabytes once it held dispatches
+# (docs/slangpy-command-buffer-memory.md). Three keep the GPU fed while the CPU records the next
+# (on lavapipe 2, 3, 4 and unbounded trained at the same speed); more only grow the pool.
+MAX_IN_FLIGHT = 3
+
+
+class Gpu:
+    def __init__(self, device: spy.Device):
+        self.device = device
+        self.kernels = KernelCache(device)
+        self._in_flight: collections.deque[int] = collections.deque()  # submit ids, oldest first
+        self.peak_in_flight = 0
+
+    @functools.cached_property
+    def tensor_cores(self) -> bool:
+        """Cooperative matrices (fp16 tensor cores) for half-precision workgroup tiles: where
+        Vulkan reports them. SlangPy's CUDA backend reports none, yet runs them through WMMA;
+        VISUAL_TRAINER_TENSOR_CORES=1 or 0 decides there (and overrides elsewhere)."""
+        forced = os.environ.get("VISUAL_TRAINER_TENSOR_CORES")
+        if forced in ("0", "1"):
+            return forced == "1"
+        return self.device.has_feature(spy.Feature.cooperative_matrix)
+
+    @functools.cached_property
+    def fused_fragments(self) -> bool:
+        """Whether this device's cooperative matrices hold B operands as the fused trainer's
+        fragment-native weight copies assume (app/kernels/fused_layout.py: fragment_slot): checked once
+        with a probe kernel; where they don't, plans keep the other tensor-core path."""
+        # On SlangPy's CUDA backend the fused kernel read shared memory out of bounds
+        # (compute-sanitizer): it runs on Vulkan only.
+        if not self.tensor_cores or self.device.info.type != spy.DeviceType.vulkan:
+            return False
+        try:
+            program = self.device.load_program(str(shader_dir() / "fragment_probe.slang"), ["fragmentLayout"])
+            matrix = self.device.create_buffer(
+                data=np.arange(256, dtype=np.float16), usage=spy.BufferUsage.shader_resource
+            )
+            out = self.buffer(32 * 8 * 4)
+            self.device.create_compute_kernel(program).dispatch(
+                [32, 1, 1], matrix=matrix.device_address, out=out.device_address
+            )
+            held = self.read(out, 32 * 8).astype(np.int64)
+        except Exception:  # a driver that builds no such kernel (CUDA here): the other path
+            return False
+        k, n = np.divmod(held, 16)
+        return bool(np.all(held >= 0) and np.array_equal(fragment_slot(k, n), np.arange(256)))
+
+    @functools.cached_property
+    def lane_tiles(self) -> bool:
+        """Lane tiles for wide float networks (shaders/lanes.slang): on a CPU driver, where they
+        train 8 x 256 layers ~10x faster than the GPU paths. VISUAL_TRAINER_LANE_TILES=1 or 0
+        decides elsewhere (tests set the attribute to train the other paths on lavapipe)."""
+        forced = os.environ.get("VISUAL_TRAINER_LANE_TILES")
+        if forced in ("0", "1"):
+            return forced == "1"
+        return self.software
+
+    def plan(self, config: Config) -> NetworkPlan:
+        """`config`'s plan on this device."""
+        return plan_for(config, self.tensor_cores, self.fused_fragments, self.lane_tiles)
+
+    @property
+    def software(self) -> bool:
+        """A CPU driver (lavapipe): compiles are slow and a second process is cheap."""
+        return self.device.has_feature(spy.Feature.software_device)
+
+    @functools.cached_property
+    def wave_width(self) -> int:
+        """The device's wave (subgroup) width: 8 on lavapipe, 32 on NVIDIA. Never assume 32."""
+        program = self.device.load_program(str(shader_dir() / "probe.slang"), ["waveWidth"])
+        result = self.buffer(4)
+        self.device.create_compute_kernel(program).dispatch([64, 1, 1], result=result.device_address)
+        return int(self.read(result, 1, np.uint32)[0])
+
+    def buffer(self, nbytes: int) -> spy.Buffer:
+        """Device memory that kernels reach by pointer and copies can read and write."""
+        return self.device.create_buffer(size=max(nbytes, 4), usage=STORAGE)
+
+    @contextlib.contextmanager
+    def submit(self, wait: bool = True) -> Iterator[spy.CommandEncoder]:
+        """`with gpu.submit() as encoder:` records into a new encoder, then submits it (and waits
+        for it, unless wait=False). Nothing is submitted if the block raises."""
+        encoder = self.device.create_command_encoder()
+        yield encoder
+        self.submit_buffer(encoder.finish())
+        if wait:
+            self.device.wait()
+
+    def submit_buffer(self, command_buffer: spy.CommandBuffer) -> None:
+        """Submits a finished command buffer; first waits for the oldest unfinished one while
+        MAX_IN_FLIGHT are unfinished (every submit goes through here, so the bound holds)."""
+        in_flight = self._in_flight
+        while in_flight and self.device.is_submit_finished(in_flight[0]):
+            in_flight.popleft()
+        while len(in_flight) >= MAX_IN_FLIGHT:
+            self.device.wait_for_submit(in_flight.popleft())
+        in_flight.append(self.device.submit_command_buffer(command_buffer))
+        self.peak_in_flight = max(self.peak_in_flight, len(in_flight))
+
+    def read(self, buffer: spy.Buffer, count: int, dtype=np.float32, offset: int = 0) -> np.ndarray:
+        """`count` values of `buffer` from byte `offset`, now."""
+        nbytes = count * np.dtype(dtype).itemsize
+        out = HostCopy(self.device, nbytes)
+        with self.submit() as encoder:
+            encoder.global_barrier()  # kernels wrote through pointers the driver cannot track
+            out.record(encoder, buffer, offset, nbytes)
+        return out.read(count, dtype)
+
+    def write(self, buffer: spy.Buffer, values: np.ndarray) -> None:
+        """`values` into `buffer` once the GPU has finished what was submitted before: the
+        window's training runs while the UI is built, and a UI action (a reset, a checkpoint)
+        writes then. Nothing orders a host write after work in flight otherwise."""
+        self.device.wait()
+        buffer.copy_from_numpy(np.ascontiguousarray(values))
+
+
+def create_gpu(kind: str = "auto") -> Gpu:
+    return Gpu(create_device(kind))

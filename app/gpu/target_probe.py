@@ -1,0 +1,54 @@
+"""A user's Slang target (app/truth/slang_file.py) compiled alone on the device, with a small
+probe kernel: that finds compile errors with the compiler's message and line before anything is
+rebuilt, checks that `target` is differentiable (the derivative views run fwd_diff through it)
+and reads TARGET_COUNT. There is no numpy twin of a Slang target: its values are checked for NaN
+and infinity on the GPU evaluation instead (app/truth/finite.py: check_truth_finite)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..truth.slang_file import TARGET_NAMESPACE, SlangTargetError, compiler_messages, read_source, slang_target_block
+from ..truth.targets import MAX_TARGETS
+from .gpu import Gpu
+
+_PROBE = f"""
+#line 1 "probe"
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void probeTarget(uniform int* count, uniform float* derivative)
+{{
+    count[0] = {TARGET_NAMESPACE}::TARGET_COUNT;
+    derivative[0] = fwd_diff({TARGET_NAMESPACE}::target)(diffPair(float2(0.0, 0.0), float2(1.0, 0.0)), 0).d;
+}}
+"""
+
+
+def probe(gpu: Gpu, source: str, name: str) -> int:
+    """Compiles `source` with the probe kernel and returns its TARGET_COUNT; a
+    SlangTargetError carries the compiler's messages."""
+    device = gpu.device
+    module_name = f"target_probe_{abs(hash(source)):x}"
+    try:
+        module = device.load_module_from_source(module_name, slang_target_block(source) + _PROBE)
+        kernel = device.create_compute_kernel(device.link_program([module], [module.entry_point("probeTarget")]))
+    except Exception as error:  # SlangCompileError, or a pipeline the driver refused
+        messages = compiler_messages(str(error), name)
+        more = f" (and {len(messages) - 1} more)" if len(messages) > 1 else ""
+        raise SlangTargetError(f"target file {name!r} does not compile: {messages[0]}{more}", messages) from None
+    count, derivative = gpu.buffer(4), gpu.buffer(4)
+    kernel.dispatch([1, 1, 1], count=count.device_address, derivative=derivative.device_address)
+    value = int(gpu.read(count, 1, np.int32)[0])
+    if not 1 <= value <= MAX_TARGETS:
+        message = f"{name}: TARGET_COUNT must be between 1 and {MAX_TARGETS} (got {value})"
+        raise SlangTargetError(message, [message])
+    return value
+
+
+def load(gpu: Gpu, path: str | Path) -> dict:
+    """Config.slang_target for the file at `path`: read, compiled and counted."""
+    source = read_source(path)
+    count = probe(gpu, source, Path(path).name)
+    return {"file": str(path), "source": source, "count": count}

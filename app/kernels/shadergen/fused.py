@@ -1,0 +1,246 @@
+"""Prints learnGradient for the fully fused tensor-core trainer (shaders/fused.slang): the layout
+constants of app/kernels/fused_layout.py, the forward calls and the loss, then from the output layer down
+a workgroup barrier, the weight-gradient products and the backward call of each layer; and
+storeWeightCopies, with which adjustParameters keeps the block copies of the hidden weights."""
+
+from __future__ import annotations
+
+from ..fused_layout import FusedLayout, fused_layout
+from ..plan import NetworkPlan
+from .chain import LayerStep, indent, layer_lines
+
+
+def layout_of(plan: NetworkPlan) -> FusedLayout:
+    layout = fused_layout(plan.sizes)
+    if layout is None:
+        raise ValueError(f"{plan.title} does not fit the fused tensor-core trainer")
+    return layout
+
+
+def fused_constants(plan: NetworkPlan) -> str:
+    layout = layout_of(plan)
+    return f"""// The fused trainer's layout (app/kernels/fused_layout.py): uint4 offsets and strides in shared memory
+static const uint FUSED_WARPS = {layout.warps};
+static const uint FUSED_THREADS = {layout.threads};
+static const uint FUSED_SAMPLES = {layout.samples};
+static const uint FUSED_ROW_BLOCKS = {layout.row_blocks};  // subgroups that own 16 rows of a tile
+static const uint FUSED_MEM = {layout.words};
+static const uint FUSED_SLOT0 = {layout.bases[0]};
+static const uint FUSED_SLOT0_STRIDE = {layout.strides[0]};
+static const uint FUSED_FIRST_W = {layout.first_w};
+static const uint FUSED_FIRST_STRIDE = {layout.first_stride};
+static const uint FUSED_LAST_W = {layout.last_w};
+static const uint FUSED_LAST_STRIDE = {layout.last_stride};
+static const uint FUSED_LAST_B = {layout.last_b};
+static const uint FUSED_ONES = {layout.ones};
+static const uint FIRST_OUT = {plan.sizes[1]};
+static const uint LAST_IN = {plan.sizes[-2]};"""
+
+
+def _tiles(size: int) -> int:
+    return -(-size // 16)
+
+
+def _slot(layout: FusedLayout, j: int) -> str:
+    """Slot j's first uint4 and row stride: slot k holds layer k's input, slot k + 2 its dZ."""
+    return f"{layout.bases[j]}, {layout.strides[j]}"
+
+
+def _copy(layout: FusedLayout, s: LayerStep, forward: bool) -> str:
+    """A hidden layer's fragment-native weight copy for one direction."""
+    copy = next(c for c in layout.copies if c.layer == s.k)
+    return f"w + {copy.forward if forward else copy.backward}"
+
+
+def _columns(layout: FusedLayout, tiles: int) -> str:
+    """The R, S generics of a layer split by columns into `tiles` output tiles: the subgroup's
+    rounds of tiles, and how many subgroups share each (fused_layers.slang)."""
+    return f"{layout.rounds(tiles)}, {layout.column_split(tiles)}"
+
+
+def _hold(layout: FusedLayout, s: LayerStep, forward: bool) -> list[str]:
+    """A hidden layer's weight tiles the subgroup multiplies with in one direction (fw: forward,
+    bw: backward), declared and loaded (fused_layers.slang: fusedHoldColumns)."""
+    fan_in, fan_out = _tiles(s.layer.fan_in), _tiles(s.layer.fan_out)
+    k_tiles, n_tiles = (fan_in, fan_out) if forward else (fan_out, fan_in)
+    name = f"{'fw' if forward else 'bw'}{s.k}"
+    return [
+        f"FusedB {name}[{layout.rounds(n_tiles) * k_tiles}];",
+        f"fusedHoldColumns<{k_tiles}, {n_tiles}, {_columns(layout, n_tiles)}>(warp, {_copy(layout, s, forward)}, {name});",
+    ]
+
+
+def _held(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
+    """Where the layout holds the weights for the whole step: every hidden layer's, both
+    directions, before the tile loop (else each is loaded just before its layer, every tile)."""
+    if not layout.holds_weights:
+        return ["// (loaded every tile, just before each layer: holding them all would spill registers)"]
+    return layer_lines(
+        plan, lambda s: [] if s.k == 0 or s.last else [*_hold(layout, s, True), *_hold(layout, s, False)]
+    )
+
+
+def _tile_sizes(s: LayerStep) -> str:
+    return f"{_tiles(s.layer.fan_in)}, {_tiles(s.layer.fan_out)}"
+
+
+def _forward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
+    """Layer k reads slot k and writes slot k + 1: the first and output layers each subgroup for
+    its own rows (their weights staged in shared memory), hidden layers split by columns with a
+    workgroup barrier after each; the output layer ends in the loss and its dZ in slot k + 2."""
+
+    def layer(s: LayerStep) -> list[str]:
+        between = f"{_slot(layout, s.k)}, {_slot(layout, s.k + 1)}"
+        if s.last:
+            return [
+                f"fusedOutputAndLoss<{_tiles(s.layer.fan_in)}, OutputActivation>(warp, lane, p, valid, "
+                f"{between}, {_slot(layout, s.k + 2)}, loss);"
+            ]
+        if s.k == 0:
+            calls = [
+                f"fusedForwardRows<{_tile_sizes(s)}, HiddenActivation>(warp, w + {s.layer.bias_offset}, {between});"
+            ]
+        else:
+            calls = [] if layout.holds_weights else _hold(layout, s, True)
+            calls.append(
+                f"fusedForwardColumns<{_tile_sizes(s)}, {_columns(layout, _tiles(s.layer.fan_out))}, "
+                f"HiddenActivation>(warp, fw{s.k}, w + {s.layer.bias_offset}, {between});"
+            )
+        return [*calls, "GroupMemoryBarrierWithGroupSync();  // the next layer reads every column"]
+
+    return layer_lines(plan, layer)
+
+
+def _blocks(layout: FusedLayout, s: LayerStep) -> str:
+    b = layout.blocks[s.k]
+    return f"{b.to}, {b.ti}, {b.bo}, {b.bi}, {b.rounds}"
+
+
+def _backward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
+    """From the output layer down: dZ of layer k is in slot k + 2, its input in slot k; dZ of
+    layer k - 1 goes to slot k + 1 (the output layer's subgroup by subgroup, hidden layers' by
+    columns)."""
+
+    def layer(s: LayerStep) -> list[str]:
+        k = s.k
+        calls = [
+            "GroupMemoryBarrierWithGroupSync();  // every subgroup's dZ of this layer is in place",
+            f"fusedWeightGradients<{_blocks(layout, s)}>(warp, {_slot(layout, k + 2)}, {_slot(layout, k)}, "
+            f"{layout.bias_columns[k]}, dw{k}, bias);",
+        ]
+        below = f"{_slot(layout, k + 2)}, {_slot(layout, k)}, {_slot(layout, k + 1)}"
+        if s.last:
+            calls.append(f"fusedBackwardRows<{_tiles(s.layer.fan_in)}, HiddenActivation>(warp, {below});")
+        elif k > 0:
+            calls += [] if layout.holds_weights else _hold(layout, s, False)
+            calls.append(
+                f"fusedBackwardColumns<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}, "
+                f"{_columns(layout, _tiles(s.layer.fan_in))}, HiddenActivation>(warp, bw{k}, {below});"
+            )
+        return calls
+
+    return layer_lines(plan, layer, backward=True)
+
+
+def _accumulators(plan: NetworkPlan, layout: FusedLayout) -> tuple[list[str], list[str]]:
+    """Each subgroup's dW tiles and its one bias tile: declared before the tile loop, written after."""
+    # Straight from registers where the slot's rows stay 16-byte aligned: 4 floats a row step
+    aligned = plan.param_count % 4 == 0
+
+    def declare(s: LayerStep) -> list[str]:
+        b, k = layout.blocks[s.k], s.k
+        tiles = b.rounds * b.bo * b.bi
+        return [f"FusedC dw{k}[{tiles}];", f"[ForceUnroll] for (int q = 0; q < {tiles}; q++) dw{k}[q] = FusedC(0.0);"]
+
+    def write(s: LayerStep) -> str:
+        direct = aligned and s.layer.offset % 4 == 0 and s.layer.fan_in % 4 == 0
+        return (
+            f"fusedWriteGradients<{_blocks(layout, s)}, {s.sizes}, {'true' if direct else 'false'}>(warp, lane, "
+            f"slot + {s.layer.offset}, dw{s.k});"
+        )
+
+    def biases(s: LayerStep) -> str:
+        return (
+            f"fusedWriteBiases<{_blocks(layout, s)}, {s.layer.fan_out}>(warp, lane, slot + {s.layer.bias_offset}, "
+            f"{layout.bias_columns[s.k]});"
+        )
+
+    declared = [*layer_lines(plan, declare), "FusedC bias = FusedC(0.0);  // column j: one layer's db (fused.slang)"]
+    written = [*layer_lines(plan, write), "fusedStageBias(warp, bias);", *layer_lines(plan, biases)]
+    return declared, written
+
+
+def fused_kernel(plan: NetworkPlan) -> str:
+    layout = layout_of(plan)
+    declare, write = _accumulators(plan, layout)
+    first, last = plan.layers[0], plan.layers[-1]
+    return f"""// learnGradient for the fully fused tensor-core trainer: a tile of samples through every layer
+// forward and backward in shared memory; the workgroup sums weight gradients over the tile.
+[shader("compute")]
+[numthreads(FUSED_THREADS, 1, 1)]
+void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID, uniform StepArgs* args)
+{{
+    let a = *args;
+    uint tid = localId.x, lane = WaveGetLaneIndex(), warp = tid / 32;
+    uint group = groupId.x + a.groupOffset;
+    uint groups = a.threadCount / FUSED_THREADS;
+    uint tiles = (a.batchSize + FUSED_SAMPLES - 1) / FUSED_SAMPLES;
+    float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
+    half* w = a.weights;
+    float* slot = a.gradientSlots + group * SLOT_PARAMS;  // this workgroup's alone
+    setKernelContext(w, a.gridGradients, domain, a.truthData);  // an image target's pixels
+    fusedStageWeights(tid, w + {first.offset}, w + {last.offset});  // ends with a barrier
+
+    // The hidden layers' weight tiles this subgroup multiplies with, for the whole step
+{indent(_held(plan, layout), 1)}
+
+    // Each subgroup's blocks of weight-gradient tiles, over all tiles
+{indent([*declare, "float loss = 0.0;"], 1)}
+    for (uint tile = group; tile < tiles; tile += groups)  // the same count for the whole group
+    {{
+        float2 p;
+        bool valid;
+        fusedLoadSamples(warp, lane, tile, a.batchSize, a.seed, a.step, domain, p, valid);
+
+        // Forward
+{indent(_forward(plan, layout), 2)}
+
+        // Backward: per layer a barrier, the weight gradients over the tile, dZ of the layer below
+{indent(_backward(plan, layout), 2)}
+        GroupMemoryBarrierWithGroupSync();  // the next tile overwrites the slots
+    }}
+
+    // Into this workgroup's gradient slot
+{indent(write, 1)}
+    float total = fusedLossSum(tid, loss);
+    if (tid == 0)
+        a.lossSlots[group] += total;
+}}"""
+
+
+def weight_copies_function(plan: NetworkPlan) -> str:
+    """storeWeightCopies, which adjustParameters calls with each updated half weight: it writes
+    the weight into the fused trainer's fragment-native copies (app/kernels/fused_layout.py), if any."""
+    blocks = []
+    for c in layout_of(plan).copies if plan.fused else ():
+        ti, to = c.fan_in // 16, c.fan_out // 16
+        forward = f"{c.forward} + ((o / 16) * {ti} + i / 16) * 256 + fusedFragmentSlot(i % 16, o % 16)"
+        backward = f"{c.backward} + ((i / 16) * {to} + o / 16) * 256 + fusedFragmentSlot(o % 16, i % 16)"
+        blocks += [
+            f"if (index >= {c.offset} && index < {c.offset + c.fan_in * c.fan_out})  // layer {c.layer}",
+            "{",
+            f"    uint o = (index - {c.offset}) / {c.fan_in}, i = (index - {c.offset}) % {c.fan_in};",
+            f"    w[{forward}] = value;",
+            f"    w[{backward}] = value;",
+            "}",
+        ]
+    return f"""// The fused trainer's copies of the hidden weights as B operands (none for other kernels)
+uint fusedFragmentSlot(uint k, uint n)  // app/kernels/fused_layout.py: fragment_slot
+{{
+    return ((n % 8) * 4 + (k % 8) / 2) * 8 + k % 2 + 2 * (k / 8) + 4 * (n / 8);
+}}
+
+void storeWeightCopies(NFloat* w, uint index, NFloat value)
+{{
+{indent(blocks, 1)}
+}}"""

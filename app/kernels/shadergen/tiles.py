@@ -1,0 +1,241 @@
+"""Prints learnGradient for workgroup tiles (shaders/tiles.slang): the per-layer calls of the
+forward and backward passes over a tile of samples, and the gradient accumulators each thread
+(SIMT) or warp (tensor cores) holds over the workgroup's whole sample loop."""
+
+from __future__ import annotations
+
+from ..gradient_paths import MMA_SUBGROUP, TILED_THREADS
+from ..plan import NetworkPlan
+from .chain import LayerStep, indent, layer_lines
+
+
+def tile_constants(plan: NetworkPlan) -> str:
+    rows, heights = plan.tile_rows, _heights(plan)
+    return f"""// Workgroup tiles: the shared-memory rows of each layer (app/kernels/plan.py)
+static const uint TILED_THREADS = {TILED_THREADS};
+static const uint MMA_SUBGROUP = {MMA_SUBGROUP};
+static const uint TILE_SAMPLES = {plan.tile_samples};
+static const uint TILE_PAD = {plan.tile_pad};
+static const uint TILE_ACT_ROWS = {rows[-1]};
+static const uint TILE_GRAD_ROWS = {max(heights if plan.grid else heights[1:])};
+static const uint INPUT_PAD = {heights[0]};
+static const uint OUTPUT_PAD = {heights[-1]};
+static const uint FIRST_OUT = {plan.sizes[1]};
+static const uint LAST_IN = {plan.sizes[-2]};
+typealias TileT = NFloat;"""
+
+
+def simt_blocks(rows: int, columns: int) -> tuple[int, int]:
+    """The R x C register block of a SIMT product with `rows` x `columns` outputs (or weights)
+    per tile (shaders/tiles.slang): the most outputs a thread, R and C dividing their sides, while
+    every thread of the workgroup still has a block; squarer blocks first (fewest loads)."""
+    choices = [
+        (r * c, -abs(r - c), r, c)
+        for r in (4, 2, 1)
+        for c in (4, 2, 1)
+        if rows % r == 0 and columns % c == 0 and (rows // r) * (columns // c) >= TILED_THREADS
+    ]
+    return (max(choices)[2], max(choices)[3]) if choices else (1, 1)
+
+
+def _template(block: tuple[int, int]) -> str:
+    """A register block as a SIMT function's `R, C` template arguments."""
+    return f"{block[0]}, {block[1]}"
+
+
+def _weight_block(s: LayerStep) -> tuple[int, int]:
+    """The register block of layer s's weight gradient (Out x In)."""
+    return simt_blocks(s.layer.fan_out, s.layer.fan_in)
+
+
+def _count(entries: int, per: int) -> int:
+    return max(1, -(-entries // per))
+
+
+def _heights(plan: NetworkPlan) -> list[int]:
+    """The shared-memory rows of each layer's input, then the output's (padded on tensor cores)."""
+    rows = plan.tile_rows
+    return [rows[k + 1] - rows[k] for k in range(len(plan.sizes))]
+
+
+def _forward(plan: NetworkPlan) -> list[str]:
+    """Each layer's activations from the one below, SIMT or on tensor cores."""
+    rows = plan.tile_rows
+
+    def layer(s: LayerStep) -> str:
+        weights, between = f"w + {s.layer.offset}", f"{rows[s.k]}, {rows[s.k + 1]}"
+        if not any(plan.mma):
+            blocks = _template(simt_blocks(s.layer.fan_out, plan.tile_samples))
+            return f"simtForward<{s.sizes}, {s.activation}, {blocks}>(tid, {weights}, {between});"
+        return (
+            f"mmaForward<{_mma_sizes(plan, s)}, {s.activation}>(tid, {_weights(plan, s)}, {weights}, {between}, "
+            f"{0 if s.last else -1}, loss);"
+        )
+
+    return layer_lines(plan, layer)
+
+
+def _backward(plan: NetworkPlan) -> list[str]:
+    """From the loss to the first layer."""
+    rows = plan.tile_rows
+
+    def layer(s: LayerStep) -> list[str]:
+        offset, block, blocks = s.layer.offset, s.block, _template(_weight_block(s))
+        if _held(s):
+            calls = [f"simtGradientsHeld<{s.sizes}, {blocks}>(tid, {block}, {rows[s.k]}, held{s.k}, heldBias{s.k});"]
+        else:
+            calls = [f"simtGradients<{s.sizes}, {blocks}>(tid, {block}, {rows[s.k]}, slot + {offset});"]
+        if s.k > 0 or plan.grid:  # the first layer's input is the encoded sample: no dH, but for a grid
+            input_blocks = _template(simt_blocks(s.layer.fan_in, plan.tile_samples))
+            below = "HiddenActivation" if s.k > 0 else "Identity"  # a grid's encoding: its dH as it is
+            calls.append(
+                f"simtBackward<{s.sizes}, {input_blocks}, {below}>(tid, w + {offset}, {block}, {1 - block}, {rows[s.k]});"
+            )
+        if s.k == 0 and plan.grid:
+            calls.append(f"tileGridBackward(tid, {1 - block});")
+        return calls
+
+    loss = f"loss += tileLossGradient<OutputActivation>(tid, {rows[len(plan.layers)]}, 0);"
+    return [loss, *layer_lines(plan, layer, backward=True)]
+
+
+def _held(s: LayerStep) -> bool:
+    """Whether a SIMT layer's gradient sums stay in registers over the sample loop: where each of
+    its weight blocks and biases has a thread of its own, as for 64 x 64 layers in 4 x 4 blocks
+    (otherwise each tile adds its sums into the workgroup's slot in memory)."""
+    rows, columns = _weight_block(s)
+    blocks = (s.layer.fan_out // rows) * (s.layer.fan_in // columns)
+    return blocks <= TILED_THREADS and s.layer.fan_out <= TILED_THREADS
+
+
+def _simt_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str]]:
+    """The held layers' gradient sums: declared before the sample loop, written after it."""
+
+    def declare(s: LayerStep) -> list[str]:
+        if not _held(s):
+            return []
+        size = "*".join(map(str, _weight_block(s)))
+        return [
+            f"float held{s.k}[{size}];",
+            f"for (int q = 0; q < {size}; q++) held{s.k}[q] = 0.0;",
+            f"float heldBias{s.k} = 0.0;",
+        ]
+
+    def write(s: LayerStep) -> list[str]:
+        if not _held(s):
+            return []
+        blocks = _template(_weight_block(s))
+        return [f"simtWriteGradients<{s.sizes}, {blocks}>(tid, held{s.k}, heldBias{s.k}, slot + {s.layer.offset});"]
+
+    return layer_lines(plan, declare), layer_lines(plan, write)
+
+
+def _weights(plan: NetworkPlan, s: LayerStep) -> str:
+    """Where layer k's weights are read from on tensor cores, and their row stride."""
+    if s.k == 0:
+        return f"WEIGHTS_FIRST, {_heights(plan)[0]}"
+    return f"{'WEIGHTS_LAST' if s.last else 'WEIGHTS_GLOBAL'}, {s.layer.fan_in}"
+
+
+def _mma_tiles(plan: NetworkPlan, s: LayerStep) -> int:
+    """The 16x16 accumulator tiles of layer k's weight gradient that each warp holds."""
+    heights = _heights(plan)
+    return _count((heights[s.k + 1] // 16) * (heights[s.k] // 16), TILED_THREADS // MMA_SUBGROUP)
+
+
+def _mma_sizes(plan: NetworkPlan, s: LayerStep) -> str:
+    """`In, Out, padded In, padded Out`."""
+    heights = _heights(plan)
+    return f"{s.sizes}, {heights[s.k]}, {heights[s.k + 1]}"
+
+
+def _mma_backward(plan: NetworkPlan) -> list[str]:
+    """From the output layer's dZ (block 0, written by its forward) to the first layer; the
+    activation derivative of the layer below is applied as dH passes through tileStage."""
+    rows, heights = plan.tile_rows, _heights(plan)
+
+    def layer(s: LayerStep) -> list[str]:
+        k, block = s.k, s.block
+        calls = [
+            f"mmaGradients<{heights[k]}, {heights[k + 1]}, {_mma_tiles(plan, s)}>(tid, {block}, {rows[k]}, mma{k});",
+            f"bias{k} += tileBiasGradient<{s.layer.fan_out}>(tid, {block});",
+        ]
+        if k > 0:
+            calls.append(
+                f"mmaBackward<{s.sizes}, {heights[k + 1]}, HiddenActivation>(tid, {_weights(plan, s)}, "
+                f"w + {s.layer.offset}, {block}, {1 - block}, {rows[k]});"
+            )
+        elif plan.grid:  # the grid's input gradient, its padded rows included (their weights are 0)
+            calls.append(
+                f"mmaBackward<{heights[0]}, {s.layer.fan_out}, {heights[1]}, Identity>(tid, {_weights(plan, s)}, "
+                f"w + {s.layer.offset}, {block}, {1 - block}, {rows[0]});"
+            )
+            calls.append(f"tileGridBackward(tid, {1 - block});")
+        return calls
+
+    return layer_lines(plan, layer, backward=True)
+
+
+def _mma_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str]]:
+    """Each layer's gradient accumulators: declared before the sample loop, written after it."""
+
+    def declare(s: LayerStep) -> list[str]:
+        k, tiles = s.k, _mma_tiles(plan, s)
+        return [
+            f"MatC mma{k}[{tiles}];",
+            f"for (int q = 0; q < {tiles}; q++) mma{k}[q] = MatC(0.0);",
+            f"float bias{k} = 0.0;  // bias `tid`'s gradient (widths are at most TILED_THREADS)",
+        ]
+
+    def write(s: LayerStep) -> list[str]:
+        k, layer = s.k, s.layer
+        return [
+            f"mmaWriteGradients<{_mma_sizes(plan, s)}, {_mma_tiles(plan, s)}>(tid, slot + {layer.offset}, mma{k});",
+            f"if (tid < {layer.fan_out}) slot[{layer.bias_offset} + tid] = bias{k};",
+        ]
+
+    first, last = plan.layers[0], plan.layers[-1]
+    staging = f"mmaStageWeights(tid, w + {first.offset}, w + {last.offset});  // ends with a barrier"
+    return [*layer_lines(plan, declare), staging], layer_lines(plan, write)
+
+
+def tiles_kernel(plan: NetworkPlan) -> str:
+    mma = any(plan.mma)
+    forward, backward = _forward(plan), (_mma_backward(plan) if mma else _backward(plan))
+    declare, write = _mma_accumulators(plan) if mma else _simt_accumulators(plan)
+    if declare:
+        held = "Each warp's weight-gradient tiles" if mma else "Each thread's weight-gradient block"
+        declare.insert(0, f"// {held} and bias gradient, over all tiles")
+        write.insert(0, "// Into this workgroup's gradient slot")
+    after_loop = "\n\n" + indent(write, 1) if write else ""
+    grid_forward = "\n        tileGridForward(tid);  // the grid's encoding of the tile's points" if plan.grid else ""
+    return f"""// learnGradient for workgroup tiles: a workgroup moves tiles of TILE_SAMPLES samples through
+// every layer in shared memory, forward then backward, its products {"on tensor cores" if mma else "on the shader cores (SIMT)"}.
+[shader("compute")]
+[numthreads(TILED_THREADS, 1, 1)]
+void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID, uniform StepArgs* args)
+{{
+    let a = *args;
+    uint tid = localId.x, group = groupId.x + a.groupOffset;
+    uint groups = a.threadCount / TILED_THREADS;
+    uint tiles = (a.batchSize + TILE_SAMPLES - 1) / TILE_SAMPLES;
+    float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
+    NFloat* w = a.weights;
+    float* slot = a.gradientSlots + group * SLOT_PARAMS;  // this workgroup's alone
+    setKernelContext(w, a.gridGradients, domain, a.truthData);
+{indent([*declare, "float loss = 0.0;"], 1)}
+    for (uint tile = group; tile < tiles; tile += groups)  // the same count for the whole group
+    {{
+        tileLoadSamples(tid, tile, a);{grid_forward}
+
+        // Forward: each layer's activations into shared memory
+{indent(forward, 2)}
+
+        // Backward: from the loss to the first layer
+{indent(backward, 2)}
+        GroupMemoryBarrierWithGroupSync();  // the next tile overwrites the blocks
+    }}{after_loop}
+    float total = tileLossSum(tid, loss);
+    if (tid == 0)
+        a.lossSlots[group] += total;
+}}"""

@@ -1,0 +1,142 @@
+"""The truth source: where each training sample and its truth come from, the one seam between
+what the network learns and how the kernels train it. A plan's `truth_kind` picks a source
+here; each prints two pieces of the generated module:
+
+- `groundTruth(float2 p)`, [Differentiable] in p: the truth at any point, which the grid
+  evaluation and the derivative views read;
+- `drawSample(StepArgs a, uint sampleIndex)`: sample `sampleIndex` of the step `a` describes,
+  a TrainingSample (shaders/sampling.slang) that learnGradient (every gradient path) trains on.
+
+Sources: "formula" (target expressions or a user's Slang file, sampled afresh at every step, as
+the tutorial does), "image" (an image's pixels, interpolated at points sampled the same way) and
+"points" (a dataset's finite training points on the GPU). A new kind of truth is one more entry
+in TRUTH_SOURCES."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ...truth.slang_file import TARGET_NAMESPACE, slang_target_block
+from ...truth.targets import target_to_slang
+from .chain import indent
+
+if TYPE_CHECKING:
+    from ..plan import NetworkPlan
+
+
+@dataclass(frozen=True)
+class TruthSlang:
+    ground_truth: str  # groundTruth(p), before the losses
+    draw_sample: str  # drawSample(a, sampleIndex), after StepArgs
+    tail: str = ""  # last in the module (a user's file, so that the lines before keep their numbers)
+
+
+@dataclass(frozen=True)
+class TruthSource:
+    kind: str
+    header: Callable[[NetworkPlan], str]  # what the generated module's header says of it
+    slang: Callable[[NetworkPlan], TruthSlang]
+
+
+def _truth_function(values: list[str]) -> str:
+    rows = [f"{value}," for value in values[:-1]] + values[-1:]
+    return f"""[Differentiable]
+float[OUTPUT_DIM] groundTruth(float2 p)
+{{
+    float truth[OUTPUT_DIM] = {{
+{indent(rows, 2)}
+    }};
+    return truth;
+}}"""
+
+
+_FORMULA_SAMPLE = """// Each step samples its points afresh over the domain (sampling.slang) and asks the truth.
+TrainingSample drawSample(StepArgs a, uint sampleIndex)
+{
+    TrainingSample sample;
+    sample.p = samplePoint(a.seed, a.step, sampleIndex, float4(a.x0, a.x1, a.y0, a.y1));
+    sample.truth = groundTruth(sample.p);
+    return sample;
+}"""
+
+
+def _formula(plan: NetworkPlan) -> TruthSlang:
+    truth = plan.slang_truth
+    if truth is None:
+        return TruthSlang(_truth_function([target_to_slang(t) for t in plan.targets]), _FORMULA_SAMPLE)
+    values = [f"{TARGET_NAMESPACE}::target(p, {k})" for k in range(truth.count)]
+    tail = "\n// The user's Slang file, verbatim\n" + slang_target_block(truth.source)
+    return TruthSlang(_truth_function(values), _FORMULA_SAMPLE, tail)
+
+
+def _formula_header(plan: NetworkPlan) -> str:
+    if plan.slang_truth is None:
+        return f"{len(plan.targets)} expressions of x and y, printed as Slang below"
+    return f"a Slang file's {plan.slang_truth.count} targets, in namespace {TARGET_NAMESPACE} at the end"
+
+
+_POINTS_SAMPLE = """// Sample i of a step is training point shuffledIndex(position, trainCount, seed, epoch) of the
+// dataset's rows, where position and epoch continue from where the last step stopped: each
+// epoch visits every training point once, in an order drawn from (seed, epoch) alone.
+TrainingSample drawSample(StepArgs a, uint sampleIndex)
+{
+    uint position = a.dataOffset + sampleIndex;
+    uint index = shuffledIndex(position % a.trainCount, a.trainCount, a.seed, a.dataEpoch + position / a.trainCount);
+    float* row = a.points + index * POINT_STRIDE;
+    TrainingSample sample;
+    sample.p = float2(row[0], row[1]);
+    [ForceUnroll]
+    for (int o = 0; o < OUTPUT_DIM; o++)
+        sample.truth[o] = row[2 + o];
+    return sample;
+}"""
+
+
+def _points(plan: NetworkPlan) -> TruthSlang:
+    # Points have no truth between them: the grid's truth is 0, and the window shows the points
+    # themselves over the learned function instead of a truth panel.
+    return TruthSlang(_truth_function(["0.0"] * plan.output_dim), _POINTS_SAMPLE)
+
+
+def _image(plan: NetworkPlan) -> TruthSlang:
+    # The pixels are read through the kernel context (shaders/kernel_context.slang), which each
+    # kernel sets from its arguments; the bilinear interpolation is shaders/image_truth.slang's.
+    ground_truth = f"""static const int IMAGE_WIDTH = {plan.image.width};
+static const int IMAGE_HEIGHT = {plan.image.height};
+#include "image_truth.slang"
+
+[Differentiable]
+float[OUTPUT_DIM] groundTruth(float2 p)
+{{
+    return imageTruth(p);
+}}"""
+    return TruthSlang(ground_truth, _FORMULA_SAMPLE)
+
+
+def _image_header(plan: NetworkPlan) -> str:
+    channels = f"{plan.image.channels} channel{'s' if plan.image.channels > 1 else ''}"
+    return f"an image of {plan.image.width}x{plan.image.height} pixels, {channels}"
+
+
+def _points_header(plan: NetworkPlan) -> str:
+    return "a dataset's points on the GPU (training points drawn per epoch)"
+
+
+TRUTH_SOURCES: dict[str, TruthSource] = {
+    source.kind: source
+    for source in (
+        TruthSource("formula", _formula_header, _formula),
+        TruthSource("image", _image_header, _image),
+        TruthSource("points", _points_header, _points),
+    )
+}
+
+
+def truth_slang(plan: NetworkPlan) -> TruthSlang:
+    return TRUTH_SOURCES[plan.truth_kind].slang(plan)
+
+
+def truth_header(plan: NetworkPlan) -> str:
+    return TRUTH_SOURCES[plan.truth_kind].header(plan)

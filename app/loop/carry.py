@@ -1,0 +1,34 @@
+"""Weights carried into a rebuilt network whose layers are the same but whose outputs differ
+(an output added or removed): every hidden layer is copied, and each output row of the last
+layer (its weights and bias) comes from the old output it continues, or stays as the new
+network's fresh initial row."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels.plan import NetworkPlan
+
+
+def default_rows(old_outputs: int, new_outputs: int) -> list[int | None]:
+    """Output j continues old output j where there is one: an output added at the end is new."""
+    return [j if j < old_outputs else None for j in range(new_outputs)]
+
+
+def carry_weights(
+    old: NetworkPlan, old_params: np.ndarray, new: NetworkPlan, fresh: np.ndarray, rows: list[int | None]
+) -> np.ndarray:
+    """`fresh` (the new network's initial parameters) with `old_params` carried over: the hidden
+    layers whole, and output row j from old output rows[j] (None: kept fresh)."""
+    if old.sizes[:-1] != new.sizes[:-1] or len(rows) != new.output_dim:
+        raise ValueError("only the output count may differ when weights are carried")
+    params = fresh.copy()
+    for old_layer, new_layer in zip(old.layers[:-1], new.layers[:-1]):
+        params[new_layer.offset : new_layer.end] = old_params[old_layer.offset : old_layer.end]
+    old_out, new_out = old.layers[-1], new.layers[-1]
+    weights, biases = new_out.weights(params), new_out.biases(params)
+    for j, source in enumerate(rows):
+        if source is not None:
+            weights[j] = old_out.weights(old_params)[source]
+            biases[j] = old_out.biases(old_params)[source]
+    return params

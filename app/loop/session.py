@@ -1,0 +1,292 @@
+"""THE training loop, for the window and headless runs alike. headless.py and the window's
+FrameDriver only drive a Session; this is where training state lives.
+
+A Session owns the trainer and everything about a run:
+- advancing whole steps now (headless, `advance`); in the window a FrameDriver
+  (app/loop/frame_driver.py, made by the UI) records each frame's work, whole steps or a piece of a
+  step as its frame budget decides, and hands the losses and evaluations back through
+  `take_losses`, `take_summary` and `take_evaluation`;
+- the per-step losses and the run history (earlier runs are kept after a reset or rebuild);
+- the evaluation: every `eval_every` steps headless; in the window, continuously, with a point
+  on the loss curve every EVAL_INTERVAL_S (app/loop/frame_driver.py);
+- the divergence guard (app.loop.guard): a non-finite loss puts back the last finite network, and
+  training stops until `resume`, or until the session goes back to the last stable network
+  (app/loop/stable_network.py);
+- swapping in a network rebuilt for a new architecture; the old one trains until then."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ..config.config import Config, fields_of
+from ..config.spec import STRUCTURE
+from ..errors import first_line
+from ..gpu.gpu import Gpu
+from ..train.loss_ring import LOSS_HISTORY
+from ..train.trainer import SUBMIT_STEPS, Trainer
+from ..truth.finite import check_finite, check_truth_finite
+from ..views.evaluation import VIEWS, GridEvaluator, Summary
+from ..views.heatmaps import HeatmapImages
+from ..views.image_eval import ImageEvaluator
+from .budget import Rate
+from .carry import carry_weights, default_rows
+from .guard import Divergence, DivergenceGuard
+from .history import LossRecord, Run, RunHistory
+from .rebuild import Rebuild
+from .stable_network import StableNetwork
+
+CHUNK_SECONDS = 0.25  # headless: whole steps between loss reads, enough to hide launch cost
+
+
+class Session:
+    def __init__(self, gpu: Gpu, config: Config, grid: int | None = None, heatmaps: bool = False):
+        self.gpu = gpu
+        self.grid = grid or config.eval_grid
+        check_finite(config.targets, config.domain, self.grid)
+        self.eval_every = 100
+        self.history = RunHistory()
+        self.rebuild: Rebuild | None = None
+        self._after_rebuild: Callable[[Session], None] | None = None
+        self._kept_rows: list[int | None] | None = None  # a rebuild's outputs from the old ones
+        self.rebuild_error: str | None = None
+        self.divergence: Divergence | None = None
+        self._step_rate = Rate()  # headless chunk sizing
+        self._wants_heatmaps = heatmaps
+        self._install(Trainer(gpu, config))
+        if config.slang_target:  # no numpy twin: its truth is checked as the GPU evaluates it
+            check_truth_finite(
+                (self.evaluator.read() if self.evaluator.passes else self.evaluator.evaluate()).truths,
+                config.slang_target,
+                config.domain,
+            )
+
+    def _install(
+        self, trainer: Trainer, evaluator: GridEvaluator | None = None, heatmaps: HeatmapImages | None = None
+    ) -> None:
+        self.trainer = trainer
+        self.evaluator = evaluator or GridEvaluator(trainer, self.grid)
+        self.heatmaps = heatmaps or (HeatmapImages(self.evaluator) if self._wants_heatmaps else None)
+        self.image = ImageEvaluator(trainer) if trainer.plan.image is not None else None  # its PSNR
+        self.guard = DivergenceGuard(trainer)
+        self.stable = StableNetwork(trainer)
+        self._start_run()
+
+    def _start_run(self) -> None:
+        self.history.start(f"{'-'.join(map(str, self.trainer.plan.sizes))} seed {self.config.seed}")
+        self.divergence = None
+        self.eval_loss = self.eval_grad_loss = float("nan")
+        self.metrics: dict | None = None  # points: the last evaluation's train/test loss and accuracy
+        outputs = self.trainer.plan.output_dim
+        self.error_max = np.ones((VIEWS, outputs), np.float32)  # per view (values, d/dx, d/dy)
+        self.invalid_cells = np.zeros((VIEWS, outputs), np.uint32)  # NaN or inf, per view and output
+        self.stable.settings_changed()
+        self.evaluator.progress = 0
+        if self.image is not None:
+            self.image.start_run()
+
+    @property
+    def config(self) -> Config:
+        return self.trainer.config
+
+    @property
+    def train_loss(self) -> float:
+        return self.history.current.train.last
+
+    # ---- changes ------------------------------------------------------------------------
+    def apply(self, config: Config) -> None:
+        """A change of hot fields, from the next piece of work on (structure: start_rebuild). The
+        first change after a stable stretch keeps that network to go back to (app/loop/stable_network.py)."""
+        self.stable.before_change(self.divergence is not None)
+        self.trainer.apply(config)
+        self.stable.settings_changed()
+
+    def reset(self, seed: int | None = None) -> None:
+        """Fresh weights (from `seed`, or the config's), a new run on the loss plot."""
+        self.trainer.reset(seed)
+        self._restart()
+
+    def continue_history(self, runs: list[Run]) -> None:
+        """After the trainer's whole state was replaced (a checkpoint): the saved loss history,
+        whose last run goes on, a fresh guard and no earlier network to go back to."""
+        self._restart()
+        self.history.runs = runs
+
+    def _restart(self) -> None:
+        self.guard = DivergenceGuard(self.trainer)
+        self.stable.forget()
+        self._start_run()
+
+    def resume(self, lr_factor: float = 1.0, lr: float | None = None) -> None:
+        """Trains again after a divergence, with the learning rate scaled by `lr_factor`, or at
+        `lr`. With a new rate the optimizer's moments start afresh: what they gathered on the
+        way to the divergence (a huge SGD velocity, say) would throw the network out again."""
+        lr = self.config.lr * lr_factor if lr is None else lr
+        if lr != self.config.lr:
+            self.apply(self.config.replace(lr=lr))
+            self.trainer.reset_optimizer()
+        self.divergence = None
+
+    @property
+    def stable_step(self) -> int | None:
+        """The step of the last stable network kept (app/loop/stable_network.py), if one was."""
+        return self.stable.kept.step if self.stable.kept is not None else None
+
+    def go_back_to_stable(self) -> None:
+        """After a divergence: back to the last stable network, with the settings it had."""
+        self.stable.put_back()
+        self.divergence = None
+        run = self.history.current  # the curve goes back with the network
+        run.train.drop_after(self.trainer.step)
+        run.eval.drop_after(self.trainer.step)
+        self.evaluator.progress = 0  # a pass under way evaluates a network that is gone
+
+    def restorable_config(self) -> Config | None:
+        """The config worth starting the next session with: never one that just diverged (then
+        the last stable one, or None)."""
+        if self.divergence is None:
+            return self.config
+        return self.stable.kept.config if self.stable.kept is not None else None
+
+    def change_data(self, config: Config) -> None:
+        """Another dataset (or formulas): live where the compiled network stays the same (the
+        trainer makes the new points), else a rebuild. A UserError changes nothing."""
+        if self.rebuild is None and self.gpu.plan(config) == self.trainer.plan:
+            self.apply(config)
+        else:
+            self.start_rebuild(config)
+
+    # ---- rebuilds -----------------------------------------------------------------------
+    def start_rebuild(
+        self, config: Config, then: Callable[[Session], None] | None = None, rows: list[int | None] | None = None
+    ) -> None:
+        """Starts building `config`'s network; a target that is not finite on the grid is a
+        UserError, and the current network goes on. When only the targets change, the new
+        network goes on from the current weights and step: output j continues old output
+        rows[j] (by default the one of the same index), and an output with none starts fresh
+        (app/loop/carry.py). `then(session)` runs once the new network is in (a checkpoint of another
+        architecture puts its state in)."""
+        check_finite(config.targets, config.domain, self.grid)
+        self.cancel_rebuild()
+        self.rebuild_error = None
+        keep = then is None and all(getattr(config, f) == getattr(self.config, f) for f in fields_of(STRUCTURE))
+        self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps, keep_weights=keep)
+        rows = rows or default_rows(self.config.output_dim, config.output_dim)
+        self._kept_rows = [r if r is not None and r < self.config.output_dim else None for r in rows]
+        self._after_rebuild = then
+
+    def poll_rebuild(self) -> bool:
+        """Advances a rebuild by one stage; swaps the new network in once it is ready."""
+        job = self.rebuild
+        if job is None or not job.ready():
+            return False
+        self.rebuild = None
+        try:
+            trainer, evaluator, heatmaps = job.finish()
+            if job.keep_weights:
+                _carry(self.trainer, trainer, self._kept_rows)
+        except Exception as error:  # a compile failure: keep training the old network
+            self.rebuild_error = f"rebuild failed: {first_line(error)}"
+            return False
+        self._install(trainer, evaluator, heatmaps)
+        then, self._after_rebuild = self._after_rebuild, None
+        if then is not None:
+            then(self)
+        return True
+
+    def cancel_rebuild(self) -> None:
+        if self.rebuild is not None:
+            self.rebuild.cancel()
+            self.rebuild = None
+        self._after_rebuild = None
+
+    def complete_step(self) -> None:
+        """Finishes now a step the window was recording in pieces, so that the state is at a
+        step boundary (a checkpoint is taken only there); its loss is taken as usual."""
+        t = self.trainer
+        if not t.progress.started:
+            return
+        with self.gpu.submit() as encoder:
+            steps = range(0)
+            while not steps:
+                steps = t.record_piece(encoder, t.learn_units + t.adjust_units)
+            t.losses.record_readback(encoder, steps)
+        self.take_losses(steps, t.losses.read())
+
+    # ---- headless: whole steps now ------------------------------------------------------
+    def chunk_size(self, until: int) -> int:
+        """Whole steps for the next submit: about CHUNK_SECONDS of work, ending at the next
+        evaluation and at step `until`."""
+        rate = self._step_rate.value
+        by_time = int(CHUNK_SECONDS / rate) if rate else 1
+        to_eval = self.eval_every - self.trainer.step % self.eval_every
+        return max(1, min(by_time, LOSS_HISTORY, until - self.trainer.step, to_eval))
+
+    def advance(self, count: int) -> np.ndarray:
+        """Runs `count` whole steps now; returns the losses of those that count (on a divergence,
+        the finite ones before it), and evaluates when an eval_every boundary is reached. After a
+        divergence nothing runs until `resume`."""
+        if self.divergence is not None or count <= 0:
+            return np.zeros(0, np.float32)
+        start = time.perf_counter()
+        first = self.trainer.step
+        # Several command buffers, the GPU running one while the CPU records the next: at small
+        # batches recording a step costs about half what running it does.
+        for chunk_start in range(0, count, SUBMIT_STEPS):
+            last = chunk_start + SUBMIT_STEPS >= count
+            with self.gpu.submit(wait=last) as encoder:
+                if chunk_start == 0:
+                    self.guard.record_snapshot(encoder)
+                self.trainer.record_steps(encoder, min(SUBMIT_STEPS, count - chunk_start))
+                if last:
+                    steps = range(first, self.trainer.step)
+                    self.trainer.losses.record_readback(encoder, steps)
+        self._step_rate.observe(time.perf_counter() - start, count)
+        losses = self.take_losses(steps, self.trainer.losses.read())
+        if self.divergence is None and self.trainer.step % self.eval_every == 0:
+            self.evaluate()
+        return losses
+
+    def evaluate(self) -> float:
+        """A whole evaluation pass now, recorded as a point of the eval curve (and an image
+        target's PSNR on its curve)."""
+        if self.image is not None:
+            self.image.evaluate()
+        evaluation = self.evaluator.evaluate()
+        summary = Summary(
+            evaluation.loss, evaluation.grad_loss, evaluation.error_max, evaluation.invalid, evaluation.metrics
+        )
+        self.take_evaluation(summary, evaluation.step)
+        return evaluation.loss
+
+    def take_losses(self, steps: range, losses: np.ndarray) -> np.ndarray:
+        losses, divergence = self.guard.check(steps, losses)
+        self.divergence = divergence or self.divergence
+        self.history.current.train.extend(np.arange(steps.start + 1, steps.start + 1 + len(losses)), losses)
+        return losses
+
+    def take_summary(self, summary: Summary) -> None:
+        self.eval_loss, self.eval_grad_loss = summary.loss, summary.grad_loss
+        self.error_max, self.invalid_cells = summary.error_max, summary.invalid
+        self.metrics = summary.metrics
+
+    def take_evaluation(self, summary: Summary, step: int) -> bool:
+        """The summary, and a point on the eval curve unless `step` has one already (True)."""
+        self.take_summary(summary)
+        run = self.history.current
+        if run.eval.count and run.eval.last_x == step:
+            return False
+        run.eval.extend(step, summary.loss)
+        for name, value in (summary.metrics or {}).items():
+            if name != "test_loss" and value is not None:
+                run.metrics.setdefault(name, LossRecord()).extend(step, value)
+        return True
+
+
+def _carry(old: Trainer, new: Trainer, rows: list[int | None]) -> None:
+    """A rebuilt network goes on from `old`'s weights (app/loop/carry.py), step and samples seen, with
+    a fresh optimizer."""
+    params = carry_weights(old.plan, old.parameters(), new.plan, new.parameters(), rows)
+    new.load(params, None, np.zeros(0, np.float32), old.step, 0, old.samples_seen)

@@ -1,0 +1,235 @@
+"""The multiresolution grid encodings (Müller et al. 2022, "Instant neural graphics primitives"):
+`hashgrid`, where fine levels index their table through a spatial hash, and `densegrid`, the same
+levels stored whole, for comparison. Their Slang twin is shaders/hashgrid.slang.
+
+Layout. The grid spans the domain: a point p maps to u = (p - lo) / (hi - lo) in [0, 1]^2. Level l
+has a scale s_l = base * b^l (float32), and u * s_l falls in cell floor(u * s_l), whose four
+corners hold F features each. The encoding is the bilinear interpolation of the corners'
+features, level by level: L * F values, level-major, feature-minor. A level with
+(floor(s_l) + 2)^2 corners or fewer than 2^T entries (and every level of a dense grid) stores them
+all, corner (x, y) at x + y * R with R = floor(s_l) + 2 (coordinates outside the domain wrap);
+a finer level of a hash grid stores 2^T entries, corner (x, y) at (x ^ y * 2654435761) mod 2^T
+(tiny-cuda-nn's hash: the first prime is 1). Level l's entries follow level l - 1's; entry e of
+the tables holds features [e * F, e * F + F) of the parameters after the MLP's.
+
+Training (app/kernels/plan.py, shaders/adjust.slang):
+- The tables are parameters of the same optimizer, with the same learning rate and betas: its
+  steps, normalised by Adam, move a table value about as far as an MLP weight, and the tables start
+  within +-1e-4 (instant-ngp's initialisation), so they need no rate of their own.
+- Adam's epsilon is GRID_EPSILON = 1e-15 for the tables (the configured one, 1e-7 by default,
+  for the MLP). An entry's gradient is the batch mean of the few samples that touched it, often
+  1e-7 or less: next to epsilon = 1e-7 it would move at a fraction of the learning rate. 1e-15
+  is instant-ngp's choice for the same reason.
+- An entry no sample touched in a step (a zero gradient) is left alone, its moments too, as
+  tiny-cuda-nn's Adam does for its grids; weight decay (AdamW) does not apply to the tables
+  (tiny-cuda-nn regularises only the MLP's matrices).
+
+Bit-reproducible gradients. Many samples add into one entry; float atomics would make the sum
+depend on the order threads run in. Each contribution v is instead rounded to the fixed-point
+integer round(v * 2^32) and added with a 64-bit integer atomic: integer sums do not depend on
+order. Error bound: each contribution is off by at most 2^-33 (~1.2e-10) in the units of the
+per-sample loss gradient, so an entry's sum of n contributions by at most n * 2^-33 (its mean
+over the batch, by at most 2^-33 * n / B); the sum is exact while the magnitudes of the
+contributions to one entry in one step add up to less than 2^31 (beyond that it wraps: only a
+network far into divergence gets there, and the loss guard stops it). Measured against the float64
+sums, the relative error of the tables' gradients is ~1e-7 (tests/test_hashgrid.py)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..errors import UserError
+
+GRID_ENCODINGS = ("hashgrid", "densegrid")
+GRID_EPSILON = 1e-15
+FIXED_POINT_BITS = 32
+INIT_RANGE = 1e-4
+HASH_PRIME = 2654435761
+MAX_GRID_PARAMETERS = 1 << 25  # 128 MiB of fp32 masters: a few hundred MiB with the moments
+
+
+@dataclass(frozen=True)
+class GridEncoding:
+    """A plan's `encoding` when it is a grid: its name and its Slang call (shaders/hashgrid.slang);
+    its width, labels and numpy twin come from the plan's GridSpec."""
+
+    name: str
+    slang: str = "encodeGrid(p)"
+
+
+def grid_encoding(name: str) -> GridEncoding:
+    return GridEncoding(name)
+
+
+@dataclass(frozen=True)
+class GridLevel:
+    scale: float  # s_l, a float32 value
+    resolution: int  # R: corners along each axis of the dense layout
+    hashed: bool
+    size: int  # entries
+    offset: int  # its first entry in the tables
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    levels: int
+    features: int
+    log2_size: int
+    base_resolution: int
+    per_level_scale: float
+    hashed: bool  # hashgrid; False: densegrid
+
+    @property
+    def dim(self) -> int:
+        """The encoding's width: the first layer's fan-in."""
+        return self.levels * self.features
+
+    @cached_property
+    def layout(self) -> tuple[GridLevel, ...]:
+        levels, offset = [], 0
+        for level in range(self.levels):
+            scale = float(np.float32(self.base_resolution * self.per_level_scale**level))
+            resolution = math.floor(scale) + 2
+            hashed = self.hashed and resolution * resolution > (1 << self.log2_size)
+            size = (1 << self.log2_size) if hashed else resolution * resolution
+            levels.append(GridLevel(scale, resolution, hashed, size, offset))
+            offset += size
+        return tuple(levels)
+
+    @property
+    def entries(self) -> int:
+        last = self.layout[-1]
+        return last.offset + last.size
+
+    @property
+    def param_count(self) -> int:
+        return self.entries * self.features
+
+    @property
+    def finest_resolution(self) -> float:
+        return self.layout[-1].scale
+
+    def names(self) -> list[str]:
+        """One label per encoded value (the network diagram)."""
+        return [f"L{level} f{f}" for level in range(self.levels) for f in range(self.features)]
+
+    def schema(self, name: str) -> dict:
+        """network.json's encoding entry."""
+        return {
+            "kind": name,
+            "levels": self.levels,
+            "features": self.features,
+            "log2_table_size": self.log2_size,
+            "base_resolution": self.base_resolution,
+            "per_level_scale": self.per_level_scale,
+        }
+
+    def initial_tables(self, rng: np.random.Generator) -> np.ndarray:
+        return rng.uniform(-INIT_RANGE, INIT_RANGE, self.param_count).astype(np.float32)
+
+    # ---- the numpy twin: forward and the tables' gradient -----------------------------------
+    def corners(self, u: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For (N, 2) points u in grid units [0, 1]: each point's 4 corners' entry indices (N, 4)
+        in the tables, their bilinear weights (N, 4) and the cell fractions (N, 2). Corner k is
+        (k & 1, k >> 1) from the cell's lower corner."""
+        spec = self.layout[level]
+        pos = np.asarray(u, np.float64) * spec.scale
+        cell = np.floor(pos)
+        frac = pos - cell
+        cell = cell.astype(np.int64)
+        index, weight = [], []
+        for k in range(4):
+            dx, dy = k & 1, k >> 1
+            x = (cell[:, 0] + dx) % (1 << 32)
+            y = (cell[:, 1] + dy) % (1 << 32)
+            if spec.hashed:
+                entry = (x ^ ((y * HASH_PRIME) % (1 << 32))) & ((1 << self.log2_size) - 1)
+            else:
+                entry = (x % spec.resolution) + (y % spec.resolution) * spec.resolution
+            index.append(spec.offset + entry)
+            wx = frac[:, 0] if dx else 1.0 - frac[:, 0]
+            wy = frac[:, 1] if dy else 1.0 - frac[:, 1]
+            weight.append(wx * wy)
+        return np.stack(index, axis=1), np.stack(weight, axis=1), frac
+
+    def encode(self, u: np.ndarray, tables: np.ndarray) -> np.ndarray:
+        """(N, 2) grid coordinates and the flat tables -> (N, levels * features), in float64."""
+        table = np.asarray(tables, np.float64).reshape(self.entries, self.features)
+        out = np.zeros((len(u), self.dim))
+        for level in range(self.levels):
+            index, weight, _ = self.corners(u, level)
+            out[:, level * self.features : (level + 1) * self.features] = np.einsum("nk,nkf->nf", weight, table[index])
+        return out
+
+    def table_gradient(self, u: np.ndarray, d_encoded: np.ndarray) -> np.ndarray:
+        """The gradient of sum(d_encoded * encode(u)) with respect to the flat tables."""
+        grad = np.zeros((self.entries, self.features))
+        d = np.asarray(d_encoded, np.float64)
+        for level in range(self.levels):
+            index, weight, _ = self.corners(u, level)
+            block = d[:, level * self.features : (level + 1) * self.features]
+            for k in range(4):
+                np.add.at(grad, index[:, k], weight[:, k : k + 1] * block)
+        return grad.ravel()
+
+    def point_gradient(self, u: np.ndarray, tables: np.ndarray, d_encoded: np.ndarray) -> np.ndarray:
+        """The gradient of sum(d_encoded * encode(u)) with respect to u, (N, 2)."""
+        table = np.asarray(tables, np.float64).reshape(self.entries, self.features)
+        d = np.asarray(d_encoded, np.float64)
+        grad = np.zeros((len(u), 2))
+        for level, spec in enumerate(self.layout):
+            index, _, frac = self.corners(u, level)
+            values = table[index]  # (N, 4, F)
+            block = d[:, level * self.features : (level + 1) * self.features]
+            fx, fy = frac[:, 0:1], frac[:, 1:2]
+            along_x = (1 - fy) * (values[:, 1] - values[:, 0]) + fy * (values[:, 3] - values[:, 2])
+            along_y = (1 - fx) * (values[:, 2] - values[:, 0]) + fx * (values[:, 3] - values[:, 1])
+            grad[:, 0] += spec.scale * np.sum(block * along_x, axis=1)
+            grad[:, 1] += spec.scale * np.sum(block * along_y, axis=1)
+        return grad
+
+
+def grid_units(domain, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Points (x, y) of `domain` [x0, x1, y0, y1] as grid coordinates u in [0, 1]^2, (N, 2)."""
+    x0, x1, y0, y1 = (float(v) for v in domain)
+    return np.stack([(np.asarray(x, np.float64) - x0) / (x1 - x0), (np.asarray(y, np.float64) - y0) / (y1 - y0)], 1)
+
+
+def grid_spec(structure) -> GridSpec | None:
+    """The grid of a Config or Structure whose encoding is a grid, else None."""
+    if structure.encoding not in GRID_ENCODINGS:
+        return None
+    return GridSpec(
+        levels=structure.grid_levels,
+        features=structure.grid_features,
+        log2_size=structure.grid_log2_size,
+        base_resolution=structure.grid_base_resolution,
+        per_level_scale=float(structure.grid_level_scale),
+        hashed=structure.encoding == "hashgrid",
+    )
+
+
+def uses_grid(config) -> bool:
+    """Whether `config`'s encoding is a grid (the Network panel shows the grid's fields then)."""
+    return config.encoding in GRID_ENCODINGS
+
+
+def check_level_scale(label: str, value) -> float:
+    """Config.grid_level_scale's check: a number in [1, 4]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1.0 <= value <= 4.0:
+        raise UserError(f"{label} must be a number from 1 to 4 (got {value!r})")
+    return float(value)
+
+
+def check_size(config) -> None:
+    """A grid whose tables would be too large is a UserError naming its size."""
+    spec = grid_spec(config)
+    if spec is not None and spec.param_count > MAX_GRID_PARAMETERS:
+        raise UserError(
+            f"the {config.encoding} would hold {spec.param_count:,} table values, more than "
+            f"{MAX_GRID_PARAMETERS:,}: use fewer levels or features, a smaller table or per-level scale"
+        )

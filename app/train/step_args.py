@@ -1,0 +1,107 @@
+"""The StepArgs records of shaders/train.slang: what one step's (or one piece's) learnGradient and
+adjustParameters dispatches read (the trainer fills them), uploaded once per submit. Each dispatch then sets a single
+pointer instead of ~25 uniforms: setting a uniform costs ~5 us of CPU, which at small batches
+was most of a step's time."""
+
+from __future__ import annotations
+
+import numpy as np
+import slangpy as spy
+
+from ..gpu.gpu import Gpu
+from ..model.optimizers import HYPER_SLOTS
+
+REGULARIZATION_IDS = {"none": 0, "l1": 1, "l2": 2}  # StepArgs' regularization (shaders/step_args.slang)
+
+REDUCE_GROUPS_PER_ROW = 32768  # adjustParameters' dispatch rows keep each dimension in bounds
+MAX_ROOTS = 4096  # root shader objects kept for binding again (StepArgsRing.root)
+
+STEP_ARGS = np.dtype(
+    [
+        ("weights", "<u8"),
+        ("master", "<u8"),
+        ("optimizer_state", "<u8"),
+        ("gradient_slots", "<u8"),
+        ("loss_slots", "<u8"),
+        ("loss_history", "<u8"),
+        ("points", "<u8"),
+        ("grid_gradients", "<u8"),
+        ("truth_data", "<u8"),
+        ("domain", "<f4", (4,)),
+        ("batch_size", "<u4"),
+        ("thread_count", "<u4"),
+        ("seed", "<u4"),
+        ("step", "<u4"),
+        ("group_offset", "<u4"),
+        ("sample_begin", "<u4"),
+        ("sample_end", "<u4"),
+        ("gradient_slot_count", "<u4"),
+        ("loss_slot_count", "<u4"),
+        ("history_index", "<u4"),
+        ("groups_per_row", "<u4"),
+        ("param_offset", "<u4"),
+        ("param_end", "<u4"),
+        ("grid_offset", "<u4"),
+        ("grid_end", "<u4"),
+        ("train_count", "<u4"),
+        ("data_epoch", "<u4"),
+        ("data_offset", "<u4"),
+        ("regularization", "<u4"),
+        ("reg_rate", "<f4"),
+        ("reserved", "<u4"),
+        ("optimizer", "<u4"),
+        ("learning_rate", "<f4"),
+        ("step_number", "<u4"),
+        ("hyper", "<f4", (HYPER_SLOTS,)),
+    ]
+)
+# 9 pointers, 4 floats, 21 uints and a float, the optimizer's 3 fields and its hyper-parameters: a multiple of
+# the pointers' 8 bytes, so that Slang's struct has no tail padding that this one lacks.
+assert STEP_ARGS.itemsize % 8 == 0
+
+
+class StepArgsRing:
+    """A GPU buffer the records are uploaded into, in a ring, so that a record is not written over
+    while a dispatch recorded earlier may still read it."""
+
+    def __init__(self, gpu: Gpu):
+        self.gpu = gpu
+        self.buffer: spy.Buffer | None = None
+        self._retired: list[spy.Buffer] = []  # outgrown, kept: a dispatch in flight may read one
+        self.capacity = 0
+        self.head = 0
+        self._roots: dict[tuple[int, int], tuple[spy.ComputeKernel, spy.ShaderObject]] = {}
+
+    def upload(self, encoder: spy.CommandEncoder, records: np.ndarray) -> int:
+        """Records an upload of `records`; returns the device address of the first."""
+        count = len(records)
+        if count > self.capacity - self.head:
+            if 2 * count > self.capacity:
+                if self.buffer is not None:
+                    self._retired.append(self.buffer)
+                self.capacity = max(2 * count, 64)
+                self.buffer = self.gpu.buffer(self.capacity * STEP_ARGS.itemsize)
+                self._roots.clear()  # their records' addresses are in the old buffer
+            self.head = 0
+        offset = self.head * STEP_ARGS.itemsize
+        # Dispatches read the records through a pointer the driver cannot track: barriers order
+        # the upload after earlier readers and before the new ones.
+        encoder.global_barrier()
+        encoder.upload_buffer_data(self.buffer, offset, records.view(np.uint8))
+        encoder.global_barrier()
+        self.head += count
+        return self.buffer.device_address + offset
+
+    def root(self, kernel: spy.ComputeKernel, address: int) -> spy.ShaderObject:
+        """A root shader object of `kernel` reading the record at `address`, made once and bound
+        again by every later dispatch of that kernel and ring slot. Writing the pointer into the
+        fresh root that each bind makes cost 16 of a dispatch's 39 us of CPU on lavapipe."""
+        key = (id(kernel), address)
+        kept = self._roots.get(key)
+        if kept is None:
+            if len(self._roots) >= MAX_ROOTS:
+                self._roots.clear()
+            root = self.gpu.device.create_root_shader_object(kernel.program)
+            spy.ShaderCursor(root).find_entry_point(0).find_field("args").write(address)
+            kept = self._roots[key] = (kernel, root)  # the kernel kept alive: its id stays its own
+        return kept[1]

@@ -1,0 +1,292 @@
+"""GPU training state for one NetworkPlan: parameters (fp32 masters, plus half copies for half
+precision), optimizer state, gradient and loss slots and the per-step loss ring, and the
+recording of training steps into command encoders, whole or in pieces, with the StepArgs records
+they read. Reading, loading and snapshotting the parameters and optimizer state: TrainingState
+(app/train/training_state.py). No UI here."""
+
+from __future__ import annotations
+
+import numpy as np
+import slangpy as spy
+
+from ..config.config import STRUCTURAL_FIELDS, Config
+from ..gpu.gpu import Gpu
+from ..gpu.kernel_cache import NetworkKernels
+from ..kernels.launch_shape import ADJUST_THREADS, LaunchShape
+from ..kernels.plan import NetworkPlan
+from ..kernels.step_units import StepProgress, StepUnits
+from ..model.optimizers import OPTIMIZERS, STATE_WIDTH
+from ..truth import image_truth
+from .loss_ring import LOSS_HISTORY, LossRing
+from .point_data import PointData, data_key
+from .step_args import REDUCE_GROUPS_PER_ROW, REGULARIZATION_IDS, STEP_ARGS, StepArgsRing
+from .training_state import TrainingState
+
+# Whole steps per command buffer, whenever many run at once. slang-rhi keeps each command
+# buffer's memory, pooled, at the size of its largest recording (on an H200 about 12 KB a step
+# once 8192 steps shared one; docs/slangpy-command-buffer-memory.md): small buffers keep it small.
+SUBMIT_STEPS = 64
+
+
+class Trainer(TrainingState):
+    def __init__(self, gpu: Gpu, config: Config):
+        self.gpu, self.config = gpu, config
+        self.plan: NetworkPlan = gpu.plan(config)
+        # A dataset's points (app/train/point_data.py) where the plan trains on points
+        self.data = PointData.of(gpu, config) if self.plan.truth_kind == "points" else None
+        self.data_position = 0  # samples drawn from these points: where the next step's begin
+        self.kernels: NetworkKernels = gpu.kernels.get(self.plan)
+        p = self.plan.param_count
+        self.master = gpu.buffer(p * 4)
+        self.weights = self.master if self.plan.precision == "float" else gpu.buffer(self.plan.weight_count * 2)
+        self.optimizer_state = gpu.buffer(STATE_WIDTH * p * 4)
+        # A trained grid's gradients: one fixed-point sum a table value (app/model/hashgrid.py)
+        self.grid_gradients = gpu.buffer(self.plan.grid_param_count * 8)
+        self.truth_pixels = image_truth.upload_pixels(gpu, config.image if self.plan.image else None)
+        self.losses = LossRing(gpu)
+        self._args = StepArgsRing(gpu)
+        self.step = 0  # optimizer steps taken; also the sampler's step index
+        self.optimizer_steps = 0  # steps since the optimizer state was last reset
+        self.samples_seen = 0  # samples of all steps taken, whatever their batch sizes
+        self.version = 0  # changes whenever the weights do (evaluations compare it)
+        self.progress = StepProgress()
+        self._size_slots()
+        self.reset(config.seed)
+        self._build_pipelines()
+
+    # ---- buffers and state ------------------------------------------------------------------
+    @property
+    def batch_size(self) -> int:
+        """Samples a step trains on: the config's batch size, at most the training points."""
+        return self.data.batch(self.config.batch_size) if self.data is not None else self.config.batch_size
+
+    @property
+    def epochs(self) -> float:
+        """Epochs over the training points drawn so far (0 for formulas)."""
+        return self.data.epochs(self.data_position) if self.data is not None else 0.0
+
+    def _size_slots(self) -> None:
+        # Steps in flight (the window's, while a UI action changes the batch) reach the old slots
+        # through pointers: they are freed only once those have run.
+        self.gpu.device.wait()
+        self.launch: LaunchShape = self.plan.launch(self.batch_size, self.gpu.wave_width)
+        # Lane tiles keep each workgroup's activations after the slots (LaunchShape.scratch_floats).
+        slots = self.launch.gradient_slot_count * self.plan.mlp_param_count + self.launch.scratch_floats
+        self.gradient_slots = self.gpu.buffer(slots * 4)
+        self.loss_slots = self.gpu.buffer(self.launch.loss_slot_count * 4)
+        self.units = StepUnits(self.plan, self.launch, self.batch_size)
+        self.abandon_step()
+
+    def set_data(self, data: PointData) -> None:
+        """New points from the next step on, their epochs from the start; a step recorded in part
+        is dropped (its samples came from the old points)."""
+        batch = self.batch_size
+        self.data, self.data_position = data, 0
+        self.version += 1  # the evaluation of the points is out of date
+        if self.batch_size != batch:
+            self._size_slots()
+        elif self.progress.started:
+            self.abandon_step()
+
+    def abandon_step(self) -> None:
+        """Drops a step recorded only in part: its gradient and loss sums are cleared."""
+        with self.gpu.submit(wait=False) as encoder:
+            self._clear_sums(encoder)
+        self.progress = StepProgress()
+
+    def _clear_sums(self, encoder: spy.CommandEncoder) -> None:
+        encoder.clear_buffer(self.gradient_slots)
+        encoder.clear_buffer(self.loss_slots)
+        encoder.clear_buffer(self.grid_gradients)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Fresh weights from `seed` (the config's when None), zero optimizer state, step 0."""
+        if seed is not None and seed != self.config.seed:
+            self.config = self.config.replace(seed=seed)
+        self.set_parameters(self.plan.initial_parameters(self.config.seed))
+        self.step = self.samples_seen = self.data_position = 0
+        self.reset_optimizer()
+        if self.progress.started:
+            self.abandon_step()
+
+    def gpu_bytes(self) -> int:
+        """Device memory held by this trainer's buffers."""
+        buffers = [
+            *self._state_buffers(),
+            self.truth_pixels,
+            self.losses.buffer,
+            self.gradient_slots,
+            self.loss_slots,
+            self.grid_gradients,
+        ]
+        buffers += [self.data.buffer] if self.data is not None else []
+        return sum(b.memory_usage.device for b in buffers)
+
+    # ---- live changes ---------------------------------------------------------------------
+    def apply(self, config: Config) -> None:
+        """Takes a config with the same plan; hot fields apply from the next piece of work. New
+        data settings (another dataset of the same problem, points, noise...) make new points."""
+        if self.gpu.plan(config) != self.plan:
+            changed = [f for f in STRUCTURAL_FIELDS if getattr(config, f) != getattr(self.config, f)]
+            raise ValueError(f"structural change ({', '.join(changed)}) needs a new Trainer")
+        data = None
+        if self.data is not None and data_key(config) != self.data.key:
+            data = PointData.of(self.gpu, config)  # first: a UserError changes nothing
+        old, batch, self.config = self.config, self.batch_size, config
+        if data is not None:
+            self.set_data(data)
+        if config.optimizer != old.optimizer:
+            self.reset_optimizer()
+        if self.batch_size != batch:
+            self._size_slots()  # the launch shape follows the batch; a step in progress restarts
+
+    # ---- recording ----------------------------------------------------------------------
+    @property
+    def samples_per_thread(self) -> int:
+        return self.units.samples_per_thread
+
+    @property
+    def learn_units(self) -> int:
+        return self.units.learn_units
+
+    @property
+    def learn_unit_samples(self) -> int:
+        return self.units.learn_unit_samples
+
+    @property
+    def adjust_units(self) -> int:
+        return self.units.adjust_units
+
+    def _step_records(self, count: int) -> np.ndarray:
+        """StepArgs records for the next `count` steps, each covering the whole step (record_piece
+        narrows their ranges)."""
+        c, launch, r = self.config, self.launch, np.zeros(count, STEP_ARGS)
+        r["weights"], r["master"] = self.weights.device_address, self.master.device_address
+        r["optimizer_state"] = self.optimizer_state.device_address
+        r["gradient_slots"], r["loss_slots"] = self.gradient_slots.device_address, self.loss_slots.device_address
+        r["loss_history"] = self.losses.buffer.device_address
+        r["grid_gradients"] = self.grid_gradients.device_address
+        r["truth_data"] = self.truth_pixels.device_address
+        r["domain"] = c.domain
+        r["batch_size"], r["thread_count"], r["seed"] = self.batch_size, launch.thread_count, c.seed
+        ahead = np.arange(count)
+        r["step"] = self.step + ahead
+        r["history_index"] = (self.step + ahead) % LOSS_HISTORY
+        r["sample_end"] = self.units.loop_count
+        r["gradient_slot_count"], r["loss_slot_count"] = launch.gradient_slot_count, launch.loss_slot_count
+        r["groups_per_row"], r["param_end"] = REDUCE_GROUPS_PER_ROW, self.plan.mlp_param_count + 1
+        r["grid_end"] = self.plan.grid_param_count
+        optimizer = OPTIMIZERS[c.optimizer]
+        r["optimizer"], r["learning_rate"], r["hyper"] = optimizer.id, c.lr, optimizer.hyper_values(c)
+        r["step_number"] = self.optimizer_steps + 1 + ahead  # 1-based: Adam's bias correction
+        r["regularization"], r["reg_rate"] = REGULARIZATION_IDS[c.regularization], c.reg_rate
+        if self.data is not None:
+            self.data.fill(r, self.data_position, self.batch_size)
+        return r
+
+    def _build_pipelines(self) -> None:
+        """The driver compiles a kernel at its first dispatch: these dispatches change nothing
+        (no samples, no parameters), so the first real step, and the frame budget's first
+        measure of it, pay no compile."""
+        records = self._step_records(1)
+        records["batch_size"] = records["sample_end"] = records["param_end"] = records["grid_end"] = 0
+        with self.gpu.submit() as encoder:
+            address = self._args.upload(encoder, records)
+            self._dispatch(encoder, self.kernels.learn_gradient, self.plan.group_size, address)
+            self._dispatch(encoder, self.kernels.adjust_parameters, ADJUST_THREADS, address)
+
+    def _dispatch(
+        self, encoder: spy.CommandEncoder, kernel: spy.ComputeKernel, threads: int, address: int, rows: int = 1
+    ) -> None:
+        """One dispatch reading the StepArgs at `address`. Through the compute-pass API (~13 us of
+        CPU against ~20 us for ComputeKernel.dispatch, at a few hundred dispatches a frame), with
+        the root object the ring keeps for that kernel and record slot."""
+        compute = encoder.begin_compute_pass()
+        compute.bind_pipeline(kernel.pipeline, self._args.root(kernel, address))
+        compute.dispatch([threads, rows, 1])
+        compute.end()
+        # Pointer accesses are invisible to the driver's hazard tracking: order them by hand.
+        encoder.global_barrier()
+
+    def _adjust_dispatch(self, encoder: spy.CommandEncoder, count: int, address: int) -> None:
+        rows = max(1, -(-count // REDUCE_GROUPS_PER_ROW))
+        self._dispatch(
+            encoder,
+            self.kernels.adjust_parameters,
+            max(1, min(count, REDUCE_GROUPS_PER_ROW)) * ADJUST_THREADS,
+            address,
+            rows,
+        )
+
+    def _complete_step(self) -> None:
+        self.version += 1
+        self.step += 1
+        self.optimizer_steps += 1
+        self.samples_seen += self.batch_size
+        self.data_position += self.batch_size if self.data is not None else 0
+        self.progress = StepProgress()
+
+    def record_steps(self, encoder: spy.CommandEncoder, count: int) -> range:
+        """Records `count` whole optimizer steps; returns their step indices."""
+        if self.progress.started:
+            raise RuntimeError("a step recorded in pieces is in progress: finish it with record_piece")
+        first = self.step
+        if count:
+            base = self._args.upload(encoder, self._step_records(count))
+            learn_threads = self.launch.group_count * self.plan.group_size
+            for i in range(count):
+                address = base + i * STEP_ARGS.itemsize
+                self._dispatch(encoder, self.kernels.learn_gradient, learn_threads, address)
+                self._adjust_dispatch(encoder, self.adjust_units, address)
+                self._complete_step()
+        return range(first, self.step)
+
+    def record_piece(self, encoder: spy.CommandEncoder, units: int) -> range:
+        """Records the next `units` groups of the current step's phase (learnGradient's units,
+        then adjustParameters' groups). Returns the step's index once its last piece is recorded,
+        else an empty range. A step in pieces gives bit-identical weights to a whole one."""
+        phase, position = self.progress.phase, self.progress.position
+        total = self.learn_units if phase == "learn" else self.adjust_units
+        count = max(1, min(units, total - position))
+        if phase == "learn":
+            ranges = self.units.learn_ranges(position, count)
+            records = self._step_records(len(ranges))
+            records["step"], records["step_number"] = self.step, self.optimizer_steps + 1
+            if self.data is not None:  # every piece belongs to the current step
+                self.data.fill(records, self.data_position, 0)
+            for record, (first_group, _groups, begin, end) in zip(records, ranges):
+                record["group_offset"], record["sample_begin"], record["sample_end"] = first_group, begin, end
+            base = self._args.upload(encoder, records)
+            for i, (_, groups, _, _) in enumerate(ranges):
+                self._dispatch(
+                    encoder, self.kernels.learn_gradient, groups * self.plan.group_size, base + i * STEP_ARGS.itemsize
+                )
+        else:
+            records = self._step_records(1)
+            ranges = self.units.adjust_range(position, count)
+            records["param_offset"], records["param_end"], records["grid_offset"], records["grid_end"] = ranges
+            self._adjust_dispatch(encoder, count, self._args.upload(encoder, records))
+        position += count
+        if position < total:
+            self.progress = StepProgress(phase, position)
+            return range(0)
+        if phase == "learn":
+            self.progress = StepProgress("adjust", 0)
+            return range(0)
+        self._complete_step()
+        return range(self.step - 1, self.step)
+
+    def train(self, count: int) -> np.ndarray:
+        """Runs `count` whole steps now and returns their losses, SUBMIT_STEPS a command buffer."""
+        losses = []
+        while count > 0:
+            chunk, first = min(count, LOSS_HISTORY), self.step
+            for start in range(0, chunk, SUBMIT_STEPS):
+                last = start + SUBMIT_STEPS >= chunk
+                with self.gpu.submit(wait=last) as encoder:
+                    self.record_steps(encoder, min(SUBMIT_STEPS, chunk - start))
+                    if last:
+                        self.losses.record_readback(encoder, range(first, self.step))
+            losses.append(self.losses.read())
+            count -= chunk
+        return np.concatenate(losses) if losses else np.zeros(0, np.float32)

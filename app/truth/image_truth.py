@@ -1,0 +1,248 @@
+"""Image targets: a PNG or JPEG file as the ground truth. Greyscale, grey with alpha, RGB and RGBA
+images become 1, 2, 3 and 4 outputs, each channel's values in [0, 1] as stored (8-bit / 255,
+16-bit / 65535; palette images arrive expanded to RGB by the reader).
+
+The image spans the domain, its top row at y1: the truth at p is the bilinear interpolation of
+the pixels at u = (p - lo) / (hi - lo), pixel (c, r) centred at ((c + 0.5) / W, 1 - (r + 0.5) / H)
+and edge pixels extended beyond. aspect_domain gives the domain that keeps the image's aspect
+ratio: [-1, 1] along its longer side. The GPU samples it in shaders/image_truth.slang; this
+module has the numpy twin.
+
+Files are checked before they are decoded: the size comes from the PNG or JPEG header, so a
+16384 x 16384 image is refused without allocating a gigabyte. SlangPy's own reader (spy.Bitmap)
+decodes them: it reads 8- and 16-bit PNGs, palette PNGs and baseline and progressive JPEGs, so no
+image library is added. Anything else (another format, a corrupt or truncated file, a folder)
+is a UserError of one line.
+
+The config keeps the file's path, size, channels and SHA-256 (Config.image), not its pixels: a
+checkpoint or summary.json names the file, and loading it again checks that it is unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import UserError, first_line
+
+MIN_SIDE = 2
+MAX_SIDE = 8192
+MAX_PIXELS = 1 << 24  # 16.8 megapixels: 4096 x 4096
+MAX_FILE_BYTES = 256 << 20
+CHANNEL_NAMES = {1: ["grey"], 2: ["grey", "alpha"], 3: ["red", "green", "blue"], 4: ["red", "green", "blue", "alpha"]}
+_PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@dataclass(frozen=True)
+class ImageTruth:
+    """A plan's image truth (Config.image): its size, channels and content's digest; the pixels
+    reach the kernels through a buffer (upload_pixels)."""
+
+    file: str
+    width: int
+    height: int
+    channels: int
+    sha256: str
+
+
+_JPEG_SIZE_MARKERS = set(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}  # start-of-frame markers
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    if len(data) < 24 or data[12:16] != b"IHDR":
+        raise ValueError("no PNG header")
+    return struct.unpack(">II", data[16:24])
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int]:
+    at = 2
+    while at + 4 <= len(data):
+        if data[at] != 0xFF:
+            raise ValueError("not a JPEG marker")
+        marker = data[at + 1]
+        if marker == 0xFF:  # fill byte
+            at += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
+            at += 2
+            continue
+        (length,) = struct.unpack(">H", data[at + 2 : at + 4])
+        if marker in _JPEG_SIZE_MARKERS:
+            if at + 9 > len(data):
+                break
+            height, width = struct.unpack(">HH", data[at + 5 : at + 9])
+            return width, height
+        at += 2 + length
+    raise ValueError("no JPEG frame header")
+
+
+def header_size(data: bytes) -> tuple[str, int, int]:
+    """("png" or "jpeg", width, height) from the file's first bytes, without decoding it."""
+    if data.startswith(_PNG):
+        return ("png", *_png_size(data))
+    if data.startswith(b"\xff\xd8"):
+        return ("jpeg", *_jpeg_size(data))
+    raise ValueError("not a PNG or JPEG file")
+
+
+def _check_size(name: str, width: int, height: int) -> None:
+    if width < MIN_SIDE or height < MIN_SIDE:
+        raise UserError(f"image {name} is {width}x{height}: it must be at least {MIN_SIDE}x{MIN_SIDE}")
+    if width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
+        raise UserError(
+            f"image {name} is {width}x{height}: at most {MAX_SIDE} pixels a side and {MAX_PIXELS:,} pixels in all"
+        )
+
+
+def _read(path: str | Path) -> bytes:
+    name = repr(str(path))
+    file = Path(path)
+    if file.is_dir():
+        raise UserError(f"image {name} is a folder, not a file")
+    try:
+        with open(file, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise UserError(f"cannot read image {name}: {error.strerror or error}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise UserError(f"image {name} is larger than {MAX_FILE_BYTES} bytes")
+    return data
+
+
+def _decode(path: str | Path, name: str) -> np.ndarray:
+    """The pixels as float32 (H, W, C) in [0, 1], through SlangPy's reader."""
+    import slangpy as spy
+
+    try:
+        bitmap = spy.Bitmap(str(path))
+        pixels = np.array(bitmap, copy=True)
+    except Exception as error:  # sgl reports a bad file as a RuntimeError with its source line
+        raise UserError(f"image {name} cannot be decoded: {first_line(error)}") from None
+    if pixels.ndim == 2:
+        pixels = pixels[:, :, None]
+    if pixels.dtype == np.uint8:
+        scale = 255.0
+    elif pixels.dtype == np.uint16:
+        scale = 65535.0
+    else:
+        raise UserError(f"image {name} has {pixels.dtype} pixels; PNG and JPEG images have 8 or 16 bits")
+    if pixels.shape[2] not in CHANNEL_NAMES:
+        raise UserError(f"image {name} has {pixels.shape[2]} channels; 1 to 4 can be learned")
+    return (pixels.astype(np.float32) / np.float32(scale)).astype(np.float32)
+
+
+def load(path: str | Path) -> tuple[dict[str, Any], np.ndarray]:
+    """Config.image for the file at `path` and its pixels (H, W, C); a UserError of one line for
+    anything that is not a usable PNG or JPEG image."""
+    name = repr(str(path))
+    data = _read(path)
+    try:
+        _, width, height = header_size(data)
+    except (ValueError, struct.error) as error:
+        raise UserError(f"image {name} is not a PNG or JPEG image ({error})") from None
+    _check_size(name, width, height)
+    pixels = _decode(path, name)
+    if pixels.shape[:2] != (height, width):
+        raise UserError(f"image {name} decodes to {pixels.shape[1]}x{pixels.shape[0]}, not its header's size")
+    info = {
+        "file": str(Path(path).resolve()),
+        "width": width,
+        "height": height,
+        "channels": int(pixels.shape[2]),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    _cache[info["sha256"]] = pixels
+    return info, pixels
+
+
+_cache: dict[str, np.ndarray] = {}
+
+
+def pixels_of(image: dict[str, Any]) -> np.ndarray:
+    """The pixels of Config.image, from the file it names (once per content): a UserError if the
+    file is gone or has changed since it was chosen."""
+    if image["sha256"] in _cache:
+        return _cache[image["sha256"]]
+    info, pixels = load(image["file"])
+    if info["sha256"] != image["sha256"]:
+        raise UserError(f"image {image['file']!r} has changed since this run used it (its SHA-256 differs)")
+    return pixels
+
+
+def upload_pixels(gpu, image: dict | None):
+    """A GPU buffer of Config.image's pixels (float32, row-major from the top, channels
+    interleaved), or a 4-byte one where there is no image."""
+    if image is None:
+        return gpu.buffer(4)
+    pixels = pixels_of(image)
+    buffer = gpu.buffer(pixels.nbytes)
+    gpu.write(buffer, pixels)
+    return buffer
+
+
+def check_image(label: str, value: Any) -> dict | None:
+    """Config.image's check: None, or what `load` returns as the config's record of a file."""
+    if value is None:
+        return None
+    keys = {"file", "width", "height", "channels", "sha256"}
+    if not isinstance(value, dict) or set(value) != keys:
+        raise UserError(f"{label} must be null or {{{', '.join(sorted(keys))}}}")
+    if not isinstance(value["file"], str) or not isinstance(value["sha256"], str):
+        raise UserError(f"{label}'s file and sha256 must be text")
+    for key in ("width", "height", "channels"):
+        if isinstance(value[key], bool) or not isinstance(value[key], int):
+            raise UserError(f"{label}'s {key} must be a whole number")
+    _check_size(repr(value["file"]), value["width"], value["height"])
+    if value["channels"] not in CHANNEL_NAMES:
+        raise UserError(f"{label}'s channels must be 1 to 4")
+    return value
+
+
+def aspect_domain(width: int, height: int) -> list[float]:
+    """[x0, x1, y0, y1]: [-1, 1] along the longer side, the image's aspect ratio kept."""
+    if width >= height:
+        half = height / width
+        return [-1.0, 1.0, -half, half]
+    half = width / height
+    return [-half, half, -1.0, 1.0]
+
+
+def pixel_centres(domain, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """x and y of each pixel's centre, (H, W) each, row 0 at the top (y1)."""
+    x0, x1, y0, y1 = domain
+    x = x0 + (np.arange(width) + 0.5) / width * (x1 - x0)
+    y = y1 - (np.arange(height) + 0.5) / height * (y1 - y0)
+    return np.meshgrid(x, y)
+
+
+def sample(pixels: np.ndarray, domain, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The numpy twin of imageTruth: (N,) points to (N, C), bilinear, edges extended, float64."""
+    height, width, _ = pixels.shape
+    x0, x1, y0, y1 = domain
+    px = (np.asarray(x, np.float64) - x0) / (x1 - x0) * width - 0.5
+    py = (y1 - np.asarray(y, np.float64)) / (y1 - y0) * height - 0.5
+    c0, r0 = np.floor(px), np.floor(py)
+    fx, fy = (px - c0)[:, None], (py - r0)[:, None]
+    c0, r0 = c0.astype(np.int64), r0.astype(np.int64)
+    c1, r1 = np.clip(c0 + 1, 0, width - 1), np.clip(r0 + 1, 0, height - 1)
+    c0, r0 = np.clip(c0, 0, width - 1), np.clip(r0, 0, height - 1)
+    p = pixels.astype(np.float64)
+    top = (1 - fx) * p[r0, c0] + fx * p[r0, c1]
+    bottom = (1 - fx) * p[r1, c0] + fx * p[r1, c1]
+    return (1 - fy) * top + fy * bottom
+
+
+def psnr(learned: np.ndarray, truth: np.ndarray) -> float:
+    """Peak signal-to-noise ratio in dB of values in [0, 1]: 10 log10(1 / mean squared error),
+    the learned values clamped to [0, 1] first, as an image of them would hold."""
+    error = np.mean((np.clip(learned.astype(np.float64), 0.0, 1.0) - truth.astype(np.float64)) ** 2)
+    return float("inf") if error == 0 else float(10.0 * np.log10(1.0 / error))
+
+
+def to_png_array(values: np.ndarray) -> np.ndarray:
+    """(H, W, C) values as 8-bit pixels, clamped to [0, 1] and rounded."""
+    return np.round(np.clip(values, 0.0, 1.0) * 255.0).astype(np.uint8)
