@@ -14,7 +14,7 @@ from app.config import config as cfg
 from app.config import files as config_files
 from app.files import checkpoint as ckpt
 from app.files.network_io import export_network
-from app.kernels.plan import plan_for
+from app.kernels.planning import plan_for
 from app.loop.session import Session
 
 ODD_VALUES = [

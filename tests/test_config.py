@@ -8,8 +8,8 @@ import pytest
 from app.config.config import Config, from_dict, validate
 from app.config.files import load_preset, preset_names
 from app.errors import UserError
-from app.kernels.plan import plan_for
-from app.kernels.shadergen import network_source
+from app.kernels.network_module import network_source
+from app.kernels.planning import plan_for
 from app.truth.targets import target_to_numpy, target_to_slang
 
 
@@ -90,7 +90,7 @@ def test_the_config_table_derives_the_lists():
     from app.config.config import FIELDS, HOT_FIELDS, STRUCTURAL_FIELDS, Structure
     from app.config.spec import HOT, STRUCTURE, TRUTH
     from app.entry import cli_args, cli_checks, cli_fields
-    from app.kernels.plan import _plan
+    from app.kernels.planning import _plan
 
     assert list(FIELDS) == [f.name for f in dataclasses.fields(Config)]
     structural = ("hidden", "activation", "output_activation", "encoding", "frequencies", "features")

@@ -10,8 +10,10 @@ import pytest
 
 from app.config.config import Config, validate
 from app.kernels.fused_layout import FUSED_SHARED_BUDGET, fragment_slot, fused_layout
-from app.kernels.plan import plan_for
-from app.kernels.shadergen import network_source, weight_copies_function
+from app.kernels.network_module import network_source
+from app.kernels.paths import path_of
+from app.kernels.planning import plan_for
+from app.kernels.shadergen.fused import weight_copies_function
 
 WIDE = dict(encoding="raw", hidden=[64, 64, 64], precision="half")
 
@@ -116,22 +118,24 @@ def test_the_kernel_loads_held_weights_before_the_tile_loop_and_others_per_layer
 
 def test_plans_choose_the_fused_trainer_only_where_it_runs():
     half = validate(Config(**WIDE))
-    assert plan_for(half, tensor_cores=True).fused
-    assert not plan_for(half, tensor_cores=True, fused=False).fused  # a device with another layout
-    assert not plan_for(half).fused
-    assert not plan_for(validate(Config(**dict(WIDE, precision="float"))), tensor_cores=True).fused
-    assert not plan_for(validate(Config(**dict(WIDE, activation="sin"))), tensor_cores=True).fused
-    assert not plan_for(validate(Config(**dict(WIDE, matmul="simt"))), tensor_cores=True).fused
+    assert plan_for(half, tensor_cores=True).gradient_path == "fused"
+    assert plan_for(half, tensor_cores=True, fused=False).gradient_path != "fused"  # a device with another layout
+    assert plan_for(half).gradient_path != "fused"
+    assert plan_for(validate(Config(**dict(WIDE, precision="float"))), tensor_cores=True).gradient_path != "fused"
+    assert plan_for(validate(Config(**dict(WIDE, activation="sin"))), tensor_cores=True).gradient_path != "fused"
+    assert plan_for(validate(Config(**dict(WIDE, matmul="simt"))), tensor_cores=True).gradient_path != "fused"
     plan = plan_for(half, tensor_cores=True)
     params = np.random.default_rng(0).standard_normal(plan.param_count).astype(np.float16)
-    image = plan.weight_image(params)
-    assert image.size == plan.weight_count > plan.param_count and np.array_equal(image[: plan.param_count], params)
+    image = path_of(plan).weight_image(plan, params)
+    assert image.size == path_of(plan).weight_count(plan) > plan.param_count and np.array_equal(
+        image[: plan.param_count], params
+    )
 
 
 def test_adjust_writes_the_same_copies_as_the_host(gpu):
     plan = plan_for(validate(Config(**WIDE)), tensor_cores=True)
     source = f"""typealias NFloat = half;
-{weight_copies_function(plan)}
+{weight_copies_function(path_of(plan).weight_copies(plan))}
 [shader("compute")]
 [numthreads(64, 1, 1)]
 void writeCopies(uint3 id : SV_DispatchThreadID, uniform half* values, uniform half* out, uniform uint count)
@@ -142,13 +146,13 @@ void writeCopies(uint3 id : SV_DispatchThreadID, uniform half* values, uniform h
     module = gpu.device.load_module_from_source("weight_copies_test", source)
     kernel = gpu.device.create_compute_kernel(gpu.device.link_program([module], [module.entry_point("writeCopies")]))
     values = np.random.default_rng(1).uniform(-2, 2, plan.param_count).astype(np.float16)
-    src, out = gpu.buffer(values.nbytes), gpu.buffer(plan.weight_count * 2)
+    src, out = gpu.buffer(values.nbytes), gpu.buffer(path_of(plan).weight_count(plan) * 2)
     gpu.write(src, values)
-    gpu.write(out, np.zeros(plan.weight_count, np.float16))
+    gpu.write(out, np.zeros(path_of(plan).weight_count(plan), np.float16))
     count = plan.param_count
     kernel.dispatch([count, 1, 1], values=src.device_address, out=out.device_address, count=count)
-    written = gpu.read(out, plan.weight_count, np.float16)
-    expected = plan.weight_image(values)
-    copies = slice(-(-count // 8) * 8, plan.weight_count)
+    written = gpu.read(out, path_of(plan).weight_count(plan), np.float16)
+    expected = path_of(plan).weight_image(plan, values)
+    copies = slice(-(-count // 8) * 8, path_of(plan).weight_count(plan))
     assert np.array_equal(written[copies], expected[copies])
-    assert np.count_nonzero(written[copies]) > 0.99 * (plan.weight_count - copies.start)
+    assert np.count_nonzero(written[copies]) > 0.99 * (path_of(plan).weight_count(plan) - copies.start)

@@ -26,7 +26,7 @@ from app.entry.cli_checks import check_headless
 from app.errors import UserError
 from app.files import checkpoint as ckpt
 from app.files.network_io import load_network
-from app.kernels.plan import plan_for
+from app.kernels.planning import plan_for
 from app.loop.session import Session
 from app.model.optimizers import OPTIMIZERS
 

@@ -118,8 +118,9 @@ def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for
     layer below's activation derivative as it writes dH. Its gradient matches numpy's, and neither
     blocking nor holding changes a bit: the same network built with 1 x 1 blocks (one output a
     thread, too many to hold: added into memory tile by tile) gives identical sums."""
+    from app.kernels.network_module import network_source
     from app.kernels.plan import NetworkPlan
-    from app.kernels.shadergen import network_source, tiles
+    from app.kernels.shadergen import tiles
 
     monkeypatch.setattr(gpu, "lane_tiles", False)  # the GPU paths, on any device
     fields = dict(hidden=[64, 64], activation=activation, precision="float", batch_size=300, seed=5)
@@ -156,7 +157,9 @@ def test_half_pairs_gradient_on_unaligned_layers(make_trainer, activation):
     and reads the weights in 16-byte lines: here layers start mid-line, there are three of them,
     and each thread gets three samples (a pair, then one beside padding)."""
     trainer = make_trainer(activation=activation, precision="half", hidden=[7, 5], batch_size=12_000, seed=2)
-    assert trainer.plan.paired and trainer.plan.layers[1].offset % 8 and trainer.samples_per_thread == 3
+    assert (
+        trainer.plan.gradient_path == "pairs" and trainer.plan.layers[1].offset % 8 and trainer.samples_per_thread == 3
+    )
     gpu_l, gpu_g = gpu_loss_and_gradient(trainer)
     ref_l, ref_g = _reference(trainer)
     assert abs(gpu_l - ref_l) / ref_l < 2e-2
@@ -171,7 +174,7 @@ def test_half_pairs_count_every_sample_once(make_trainer):
     trainer = make_trainer(
         targets=["x", "y"], hidden=[4], precision="half", batch_size=12_001, seed=11, domain=[-2.0, 3.0, 0.5, 1.5]
     )
-    assert trainer.plan.paired and trainer.samples_per_thread == 3
+    assert trainer.plan.gradient_path == "pairs" and trainer.samples_per_thread == 3
     trainer.set_parameters(np.zeros_like(trainer.parameters()))
     loss, gradient = gpu_loss_and_gradient(trainer, step=5)
     x, y = sample_points(11, 5, 12_001, [-2.0, 3.0, 0.5, 1.5])

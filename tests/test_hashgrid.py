@@ -16,7 +16,7 @@ from reference import sample_points
 
 import app.kernels.launch_shape
 from app.config.config import Config, validate
-from app.kernels.plan import plan_for
+from app.kernels.planning import plan_for
 from app.kernels.shadergen.grid import encoding_constants
 from app.model.hashgrid import FIXED_POINT_BITS, grid_units
 from app.train.trainer import Trainer
@@ -252,9 +252,9 @@ def test_tables_are_bit_identical_over_runs_pieces_and_launch_shapes(gpu, monkey
     assert first.optimizer_state_values().tobytes() == pieces.optimizer_state_values().tobytes()
     one = Trainer(gpu, config)
     one.train(1)
-    monkeypatch.setattr(app.launch_shape, "MAX_TILE_GROUPS", 3)
-    monkeypatch.setattr(app.launch_shape, "MAX_TRAIN_THREADS", 256)
-    monkeypatch.setattr(app.launch_shape, "MIN_PARALLEL_THREADS", 256)
+    monkeypatch.setattr(app.kernels.launch_shape, "MAX_TILE_GROUPS", 3)
+    monkeypatch.setattr(app.kernels.launch_shape, "MAX_TRAIN_THREADS", 256)
+    monkeypatch.setattr(app.kernels.launch_shape, "MIN_PARALLEL_THREADS", 256)
     other = Trainer(gpu, config)
     assert other.launch.group_count != one.launch.group_count
     other.train(1)
@@ -269,5 +269,5 @@ def test_grid_networks_take_a_path_with_an_input_gradient():
     config = validate(Config(**SMALL, hidden=[64, 64], precision="half"))
     plain = plan_for(config.replace(encoding="raw"), tensor_cores=True)
     grid = plan_for(config, tensor_cores=True)
-    assert plain.fused and not grid.fused
+    assert plain.gradient_path == "fused" and grid.gradient_path != "fused"
     assert grid.gradient_path == "tiles" and all(grid.mma) and grid.grid is not None

@@ -16,7 +16,7 @@ from old_checkpoints import full_series_bytes
 from app.config.config import Config
 from app.files import checkpoint as ckpt
 from app.files.run_summary import loss_csv as _loss_csv
-from app.kernels.plan import plan_for
+from app.kernels.planning import plan_for
 from app.loop.history import BUCKETS, COLUMNS, RECENT, LossRecord, Run, RunHistory
 from app.ui.panels.loss_plot import MAX_POINTS, curve
 

@@ -11,7 +11,7 @@ pytest.importorskip("imgui_bundle")
 
 from test_ui_offscreen import _centre, _type
 
-from app.kernels.plan import plan_for
+from app.kernels.planning import plan_for
 from app.loop.carry import carry_weights
 from app.ui.offscreen import OffscreenApp
 

@@ -235,8 +235,8 @@ def test_the_gradient_check_covers_points_losses_and_regularisation(gpu, three_c
 def test_tensor_cores_take_the_squared_error_only():
     """The tensor-core kernel computes the squared error's output gradient inline: classes in
     half precision train on SIMT tiles, and the generated module says so; values keep them."""
-    from app.kernels.plan import plan_for
-    from app.kernels.shadergen import network_source
+    from app.kernels.network_module import network_source
+    from app.kernels.planning import plan_for
 
     wide = dict(hidden=[64, 64], precision="half", encoding="raw")
     classes = plan_for(_config({"generator": "spiral"}, **wide), tensor_cores=True)

@@ -16,8 +16,9 @@ from app.entry.cli_args import build_parser, config_from_args
 from app.entry.shadergen import source_for
 from app.gpu import target_probe
 from app.gpu.kernel_cache import link_programs
-from app.kernels.plan import plan_for
-from app.kernels.shadergen import network_source
+from app.kernels.network_module import network_source
+from app.kernels.paths import path_of
+from app.kernels.planning import plan_for
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_TARGET = str(ROOT / "assets" / "example-target.slang")
@@ -86,7 +87,7 @@ def _tensor_core_kernel(argv: list[str]):
 def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu, argv):
     printed, plan, kernel = _tensor_core_kernel(argv)
     layers = len(plan.layers)
-    assert plan.fused and '#include "fused.slang"' in printed and "tiles_mma" not in printed
+    assert plan.gradient_path == "fused" and '#include "fused.slang"' in printed and "tiles_mma" not in printed
     assert "products   tensor cores on layers 0, 1, 2" in printed
     calls = (
         ("fusedForwardRows<", 1),
@@ -107,7 +108,7 @@ def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu, argv):
     copies = printed[printed.index("void storeWeightCopies") :]
     assert f"if (index >= {hidden.offset} && index < {hidden.offset + hidden.fan_in * hidden.fan_out})" in copies
     copy_halves = sum(2 * layer.fan_in * layer.fan_out for layer in plan.layers[1:-1])  # both ways
-    assert plan.weight_count == plan.param_count + (-plan.param_count) % 8 + copy_halves
+    assert path_of(plan).weight_count(plan) == plan.param_count + (-plan.param_count) % 8 + copy_halves
     _compile(gpu.device, printed)
 
 
@@ -118,7 +119,7 @@ def test_tensor_core_module_is_well_formed_and_compiles(gpu):
     kernel = kernel[: kernel.index("\n}\n") + 3]
     assert all(plan.mma) and kernel.count("{") == kernel.count("}")
     layers = len(plan.layers)
-    assert not plan.fused
+    assert plan.gradient_path != "fused"
     assert '#include "tiles_mma.slang"' in printed and "products   tensor cores on layers 0, 1, 2" in printed
     for call, count in (("mmaForward<", layers), ("mmaGradients<", layers), ("mmaBackward<", layers - 1)):
         assert kernel.count(call) == count, call

@@ -11,8 +11,8 @@ from reference import grid_centres
 
 from app.config.config import Config, validate
 from app.errors import UserError
-from app.kernels.plan import plan_for
-from app.kernels.shadergen import network_source
+from app.kernels.network_module import network_source
+from app.kernels.planning import plan_for
 from app.truth.finite import TRUTH_LIMIT, check_finite
 from app.truth.targets import (
     MAX_TARGET_DEPTH,

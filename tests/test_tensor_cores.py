@@ -45,7 +45,9 @@ def test_tensor_core_gradients_match_float64(tensor_gpu, activation):
     trainer = Trainer(
         tensor_gpu, validate(Config(**dict(WIDE, activation=activation), precision="half", batch_size=4096, seed=3))
     )
-    assert trainer.plan.matmul == "tensor-core" and trainer.plan.fused == tensor_gpu.fused_fragments
+    assert (
+        trainer.plan.matmul == "tensor-core" and (trainer.plan.gradient_path == "fused") == tensor_gpu.fused_fragments
+    )
     _check_gradients(trainer)
 
 
@@ -64,7 +66,7 @@ def test_tensor_core_gradients_match_float64(tensor_gpu, activation):
 def test_fused_trainer_gradients_match_float64_on_other_shapes(tensor_gpu, fields):
     config = validate(Config(**fields, precision="half", batch_size=3000, seed=5))  # a partial last tile
     trainer = Trainer(tensor_gpu, config)
-    if not trainer.plan.fused:
+    if trainer.plan.gradient_path != "fused":
         pytest.skip("this device's cooperative matrices hold operands otherwise: no fused trainer")
     _check_gradients(trainer)
 
@@ -75,7 +77,7 @@ def test_devices_with_other_operand_layouts_keep_workgroup_tiles(tensor_gpu, mon
     monkeypatch.setattr(type(tensor_gpu), "fused_fragments", property(lambda self: False))
     config = Config(encoding="raw", hidden=[128, 128], precision="half", batch_size=2048, seed=2)
     trainer = Trainer(tensor_gpu, validate(config))
-    assert trainer.plan.matmul == "tensor-core" and not trainer.plan.fused
+    assert trainer.plan.matmul == "tensor-core" and trainer.plan.gradient_path != "fused"
     _check_gradients(trainer)
 
 

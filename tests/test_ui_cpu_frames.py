@@ -20,6 +20,7 @@ from test_ui_offscreen import _centre  # noqa: E402
 from app.config.config import Config, validate  # noqa: E402
 from app.files.start import Start  # noqa: E402
 from app.gpu.compile_progress import STAGES, CompileProgress  # noqa: E402
+from app.kernels.paths import path_of  # noqa: E402
 from app.loop.budget import TrainingWork  # noqa: E402
 from app.loop.frame_driver import FrameWork  # noqa: E402
 from app.loop.step_cost import StepCost, step_flops  # noqa: E402
@@ -104,8 +105,10 @@ def test_step_cost_scales_by_flops_and_by_the_paths_measured_rates(gpu):
     cost.observe(small, 4096, 0.004)
     per_flop = 0.004 / step_flops(small, 4096)
     assert cost.seconds(small, 8192) == pytest.approx(2 * 0.004)
-    rates = cost.rates
-    expected = step_flops(wide, 4096) * per_flop * rates[small.gradient_path] / rates[wide.gradient_path]
+    software_rate = {plan.gradient_path: path_of(plan).rates[0] for plan in (small, wide)}  # GFLOP/s
+    expected = (
+        step_flops(wide, 4096) * per_flop * software_rate[small.gradient_path] / software_rate[wide.gradient_path]
+    )
     assert cost.seconds(wide, 4096) == pytest.approx(expected)
     cost.observe(wide, 4096, 3.0)
     assert cost.seconds(wide, 2048) == pytest.approx(1.5), "its own path's measure wins"

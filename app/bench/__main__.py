@@ -82,7 +82,7 @@ def _app_row(gpu, name: str, batch: int, precision: str, fields: dict, budget: f
         batch=batch,
         precision=precision,
         matmul=plan.matmul,
-        gradient_sums="fused" if plan.fused else plan.gradient_path,
+        gradient_path=plan.gradient_path,
         **figures,
         gpu_mib=memory[-1] / 2**20,
     )
@@ -139,7 +139,7 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list
 
 def _print(row: dict) -> None:
     ratio = f"  x{row['vs_best_torch']:.2f} best PyTorch" if "vs_best_torch" in row else ""
-    kernel = f" [{row['matmul']}, {row['gradient_sums']}]" if "matmul" in row else ""
+    kernel = f" [{row['matmul']}, {row['gradient_path']}]" if "matmul" in row else ""
     build = f" ({row['compile_mode']}: compile+capture {row['build_seconds']:.0f} s)" if "build_seconds" in row else ""
     build += f" {row['gpu_mib']:.3g} MiB of GPU memory" if "gpu_mib" in row else ""
     print(

@@ -52,7 +52,7 @@ def run(args) -> dict:
         "image": [image.width, image.height],
         "network": plan.title,
         "matmul": plan.matmul,
-        "gradient_sums": plan.gradient_path,
+        "gradient_path": plan.gradient_path,
         "batch_size": config.batch_size,
         "precision": config.precision,
         "samples_per_second": session.trainer.samples_seen / clock if clock else None,

@@ -10,7 +10,7 @@ import slangpy as spy
 
 from ..config.config import Config
 from ..gpu.gpu import Gpu
-from ..kernels.plan import plan_for
+from ..kernels.planning import plan_for
 from ..model import optimizers
 from ..model.components import slang_constants
 from ..resources import shader_dir

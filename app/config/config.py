@@ -220,7 +220,7 @@ class Config:
     )
     # fmt: on
 
-    # Shapes and the parameter layout are derived once, in app.kernels.plan.plan_for(config).
+    # Shapes and the parameter layout are derived once, in app.kernels.planning.plan_for(config).
     @property
     def output_dim(self) -> int:
         if self.dataset:

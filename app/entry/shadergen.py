@@ -56,8 +56,8 @@ def _refuse_other_options(parser: argparse.ArgumentParser, args: argparse.Namesp
 
 def source_for(argv: Sequence[str] | None = None) -> str:
     """The generated module for the options in `argv`; a UserError for bad ones."""
-    from ..kernels.plan import plan_for
-    from ..kernels.shadergen import network_source
+    from ..kernels.network_module import network_source
+    from ..kernels.planning import plan_for
     from .cli_args import config_from_args
 
     parser = _parser()

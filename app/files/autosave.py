@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from ..gpu.device import cache_dir
-from ..kernels.plan import plan_for
+from ..kernels.planning import plan_for
 from . import checkpoint
 
 if TYPE_CHECKING:

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..config import config as cfg
 from ..errors import UserError
-from ..kernels.plan import plan_for
+from ..kernels.planning import plan_for
 from ..loop.history import EARLIER_RUNS_KEPT, LossRecord, Run
 from ..model.optimizers import OPTIMIZERS
 

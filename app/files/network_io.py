@@ -16,7 +16,8 @@ import numpy as np
 from ..config.config import Config, from_dict
 from ..datasets import problem_of
 from ..errors import UserError
-from ..kernels.plan import NetworkPlan, plan_for
+from ..kernels.plan import NetworkPlan
+from ..kernels.planning import plan_for
 from ..model.components import ACTIVATIONS, ENCODINGS
 from ..model.hashgrid import GRID_ENCODINGS, GridSpec, grid_units
 from ..model.losses import LOSSES

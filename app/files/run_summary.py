@@ -61,7 +61,8 @@ def summary(session: Session, result: HeadlessResult) -> dict:
         "samples_per_second": result.samples / result.wall_seconds if result.wall_seconds > 0 else None,
         "device": describe(session.gpu.device),
         "matmul": session.trainer.plan.matmul,  # "tensor-core" or "simt"
-        "gradient_sums": session.trainer.plan.gradient_path,  # "thread", "group", "tiles" or "lanes"
+        "gradient_path": session.trainer.plan.gradient_path,  # app/kernels/paths/: thread, pairs, fused...
+        "gradient_sums": session.trainer.path.sums,  # where the sums are kept: thread, group, tiles or lanes
         "diverged_at_step": result.diverged_at,
         **({"data": data} if data is not None else {}),
         **({"psnr": finite_or_none(session.image.psnr)} if session.image is not None else {}),

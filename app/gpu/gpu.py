@@ -14,7 +14,8 @@ import slangpy as spy
 
 from ..config.config import Config
 from ..kernels.fused_layout import fragment_slot
-from ..kernels.plan import NetworkPlan, plan_for
+from ..kernels.plan import NetworkPlan
+from ..kernels.planning import plan_for
 from ..resources import shader_dir
 from .device import create_device
 from .kernel_cache import KernelCache

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import slangpy as spy
 
+from ..kernels.network_module import network_source
 from ..kernels.plan import NetworkPlan
-from ..kernels.shadergen import network_source
 
 ENTRY_POINTS = ("learnGradient", "adjustParameters", "evaluateGrid", "drawHeatmaps", "drawColorbars", "drawNeurons")
 # Plans that train on a dataset's points also have these (shaders/points.slang)

@@ -1,7 +1,7 @@
 """The fully fused tensor-core trainer's layout (shaders/fused.slang) for a network's layer sizes:
 the shared-memory slots the samples' activations and gradients pass through, the staged first and
 last layers, and which weight-gradient tiles each subgroup holds in registers. None where the
-network does not fit: then app/kernels/gradient_paths.py keeps the other tensor-core path."""
+network does not fit: then the workgroup tiles' path takes it (app/kernels/paths/)."""
 
 from __future__ import annotations
 

@@ -19,16 +19,10 @@ def pad4(width: int) -> int:
     return -(-width // 4) * 4
 
 
-def rows_per_lane(width: int) -> int:
-    """Rows a lane takes of a product `width` rows tall: enough for the group in one pass, at
-    most MAX_ROWS (wider layers take several passes)."""
-    return max(1, min(MAX_ROWS, -(-width // LANE_THREADS)))
-
-
-def lanes_fit(sizes: tuple[int, ...], activations: list[str], precision: str) -> bool:
-    """Float networks whose hidden widths are multiples of 4 (rows of W are read as float4s) and
-    whose activations are one-to-one (their derivatives come from the outputs kept)."""
-    return precision == "float" and all(w % 4 == 0 for w in sizes[1:-1]) and "sin" not in activations
+def lanes_fit(sizes: tuple[int, ...], precision: str) -> bool:
+    """Float networks whose hidden widths are multiples of 4 (rows of W are read as float4s);
+    their activations' derivatives must follow from their outputs too (app/kernels/paths/lanes.py)."""
+    return precision == "float" and all(w % 4 == 0 for w in sizes[1:-1])
 
 
 @dataclass(frozen=True)

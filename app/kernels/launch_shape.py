@@ -1,14 +1,14 @@
 """LaunchShape: how one training step of a batch is spread over threads, workgroups and gradient
-slots on a device of a given wave width (NetworkPlan.launch), and adjustParameters' workgroups."""
+slots on a device of a given wave width, and adjustParameters' workgroups. A gradient path
+(app/kernels/paths/) gives its shape with one of the two ways here: threads that each walk some
+samples (thread_launch), or workgroups that each walk some tiles (tile_launch)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .lane_tiles import MAX_LANE_GROUPS, scratch_layout
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the plan's types only: this module stays below app/kernels/plan.py
     from .plan import NetworkPlan
 
 # Launch shape (measured on an H200, 4-16-4): one sample per thread up to 4,096 samples, then
@@ -25,9 +25,6 @@ SLOT_MEMORY_BYTES = 256 << 20
 ADJUST_PARAMS, ADJUST_PARTS = 32, 8
 ADJUST_THREADS = ADJUST_PARAMS * ADJUST_PARTS
 MAX_TILE_GROUPS = 512  # about what an H200 runs at once (132 SMs x 4); fewer slots to sum
-# The fused trainer: two 128-thread workgroups an SM ran fastest on an H200 (2^16 and 2^20); as
-# many threads in groups of 256.
-FUSED_MAX_THREADS = 264 * 128
 
 
 @dataclass(frozen=True)
@@ -40,28 +37,15 @@ class LaunchShape:
     scratch_floats: int = 0  # lane tiles: each group's activations, after the gradient slots
 
 
-def launch_shape_for(plan: NetworkPlan, batch_size: int, wave_width: int) -> LaunchShape:
-    """One gradient slot per wave (thread accumulators) or per group (group and workgroup
-    tiles), capped by memory; one loss slot per wave (per group for workgroup tiles)."""
+def thread_launch(plan: NetworkPlan, batch_size: int, wave_width: int, *, samples_a_lane: int = 1) -> LaunchShape:
+    """Threads that each walk their samples: one gradient slot per wave (thread accumulators) or
+    per group (group tiles), capped by memory; one loss slot per wave. `samples_a_lane`: samples
+    a thread takes at once (pairs: 2)."""
     group = plan.group_size
-    if plan.gradient_path in ("tiles", "lanes"):  # lane tiles: a scratch area per group too
-        scratch = scratch_layout(plan.sizes).total if plan.gradient_path == "lanes" else 0
-        most = MAX_LANE_GROUPS if plan.gradient_path == "lanes" else MAX_TILE_GROUPS
-        tiles = -(-batch_size // plan.tile_samples)
-        cap = FUSED_MAX_THREADS // group if plan.fused else most
-        groups = max(1, min(tiles, cap, SLOT_MEMORY_BYTES // (4 * (plan.mlp_param_count + scratch))))
-        return LaunchShape(
-            thread_count=groups * group,
-            group_count=groups,
-            waves_per_group=1,
-            gradient_slot_count=groups,
-            loss_slot_count=groups,
-            scratch_floats=groups * scratch,
-        )
     waves_per_group = -(-group // wave_width)
     slots_per_group = waves_per_group if plan.thread_accumulators else 1
     max_groups = max(1, SLOT_MEMORY_BYTES // (4 * plan.mlp_param_count * slots_per_group))
-    lane_samples = -(-batch_size // 2) if plan.paired else batch_size  # a pair a thread at least
+    lane_samples = -(-batch_size // samples_a_lane)  # a pair a thread at least
     threads = min(lane_samples, max(MIN_PARALLEL_THREADS, batch_size // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS)
     groups = min(-(-threads // group), max_groups)
     return LaunchShape(
@@ -70,4 +54,21 @@ def launch_shape_for(plan: NetworkPlan, batch_size: int, wave_width: int) -> Lau
         waves_per_group=waves_per_group,
         gradient_slot_count=groups * slots_per_group,
         loss_slot_count=groups * waves_per_group,
+    )
+
+
+def tile_launch(plan: NetworkPlan, batch_size: int, most_groups: int, scratch_floats: int = 0) -> LaunchShape:
+    """Workgroups that each walk every group_count-th tile of samples, at most `most_groups` of
+    them: one gradient slot and one loss slot a group, and `scratch_floats` of scratch each (lane
+    tiles' activations), capped by memory."""
+    group = plan.group_size
+    tiles = -(-batch_size // plan.tile_samples)
+    groups = max(1, min(tiles, most_groups, SLOT_MEMORY_BYTES // (4 * (plan.mlp_param_count + scratch_floats))))
+    return LaunchShape(
+        thread_count=groups * group,
+        group_count=groups,
+        waves_per_group=1,
+        gradient_slot_count=groups,
+        loss_slot_count=groups,
+        scratch_floats=groups * scratch_floats,
     )

@@ -1,28 +1,21 @@
 """NetworkPlan: everything derived from a Config's structural fields, derived once. The
 parameter layout (each layer's weights W, Out rows of In values, then its biases b, in one flat
-vector), the activations and encoding, and how learnGradient sums gradients. app/kernels/shadergen/
-prints it as Slang; the trainer, network.json and the network diagram read it. Which gradient
-path it takes is chosen in app/kernels/gradient_paths.py; a batch's launch shape in app/kernels/launch_shape.py."""
+vector), the activations and encoding, and the gradient path learnGradient sums gradients by
+(its name, and the fields the path set: app/kernels/paths/). app/kernels/planning.py derives
+a plan from a config; app/kernels/network_module.py prints it as Slang; the trainer,
+network.json and the network diagram read it."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..config.config import Config, Structure
-from ..datasets.source import problem_of
-from ..model.components import ACTIVATIONS, ENCODINGS, Activation, Encoding, Setting
-from ..model.hashgrid import GRID_ENCODINGS, GridEncoding, GridSpec, grid_encoding, grid_spec
+from ..model.components import Activation, Encoding, Setting
+from ..model.hashgrid import GRID_ENCODINGS, GridEncoding, GridSpec
 from ..model.losses import LOSSES, Loss
 from ..truth.image_truth import ImageTruth
-from .fused_layout import fused_layout
-from .gradient_paths import choose_gradient_path, tile_height
-from .launch_shape import LaunchShape, launch_shape_for
-
-PAIR_LINE_HALVES = 8  # pairs read the half weights in 16-byte lines (shaders/pairs.slang)
 
 
 @dataclass(frozen=True)
@@ -67,13 +60,17 @@ class NetworkPlan:
     precision: str
     targets: tuple[str, ...]  # expressions, when slang_truth is None
     slang_truth: SlangTruth | None
-    # "thread" (registers), "group" (group tiles), "tiles" (workgroup tiles), "lanes" (lane tiles)
+    # The gradient path's name (app/kernels/paths/: thread, pairs, fused, lanes, tiles or group;
+    # path_of(plan) gives the path) and the fields it set: learnGradient's group size, and where
+    # the path has them, per-layer tensor-core flags and its tiles' shape
     gradient_path: str
     group_size: int
-    mma: tuple[bool, ...] = ()  # per layer: products on tensor cores (workgroup tiles only)
-    tile_samples: int = 0  # workgroup tiles: samples a tile
-    tile_pad: int = 0  # ...and the row padding that keeps shared-memory banks apart
-    fused: bool = False  # workgroup tiles by the fully fused tensor-core trainer (shaders/fused.slang)
+    thread_accumulators: bool = False  # each thread keeps its gradient sums in registers
+    mma: tuple[bool, ...] = ()  # per layer: products on tensor cores (workgroup tiles)
+    tile_samples: int = 0  # samples a tile (workgroup and lane tiles)
+    tile_pad: int = 0  # workgroup tiles: the row padding that keeps shared-memory banks apart
+    tile_inputs: int = 1  # group tiles' shared-memory rows (shaders/gradients.slang); 1 where unused
+    tile_outputs: int = 1
     features: tuple[str, ...] = ()  # the features of a feature encoding (poly2, raw, features)
     # Where each step's samples and their truth come from (app/kernels/shadergen/truth.py): "formula"
     # (targets or a Slang file), "image" (both sampled afresh every step) or "points" (a dataset
@@ -93,35 +90,9 @@ class NetworkPlan:
         return self.frequencies if self.encoding.name in ("fourier", *GRID_ENCODINGS) else self.features
 
     @property
-    def thread_accumulators(self) -> bool:
-        return self.gradient_path == "thread"
-
-    @property
-    def paired(self) -> bool:
-        """Half precision on thread accumulators: samples two at a time, packed two to a register
-        (shaders/pairs.slang). The pair kernel samples the domain and takes the squared error
-        itself, so a dataset's points or another loss train on the one-sample thread kernel."""
-        return (
-            self.thread_accumulators
-            and self.precision == "half"
-            and self.truth_kind == "formula"
-            and self.loss_name == "squared"
-            and self.grid is None
-        )
-
-    @property
     def matmul(self) -> str:
         """What summary.json and the window report: tensor cores, or SIMT arithmetic."""
         return "tensor-core" if any(self.mma) else "simt"
-
-    @property
-    def tile_rows(self) -> tuple[int, ...]:
-        """Workgroup tiles: the first shared-memory row of each layer's input, then the output's."""
-        rows, row = [], 0
-        for size in self.sizes:
-            rows.append(row)
-            row += tile_height(size, any(self.mma))
-        return (*rows, row)
 
     @property
     def mlp_param_count(self) -> int:
@@ -170,15 +141,6 @@ class NetworkPlan:
         return self.thread_accumulators
 
     @property
-    def tile_inputs(self) -> int:
-        """Group tiles' shared-memory rows (shaders/gradients.slang); 1 where they are unused."""
-        return max(self.sizes[:-1]) if self.gradient_path == "group" else 1
-
-    @property
-    def tile_outputs(self) -> int:
-        return max(self.sizes[1:]) if self.gradient_path == "group" else 1
-
-    @property
     def module_name(self) -> str:
         key = (
             self.sizes,
@@ -192,7 +154,6 @@ class NetworkPlan:
             self.mma,
             self.tile_samples,
             self.tile_pad,
-            self.fused,
             self.features,
             self.truth_kind,
             self.loss_name,
@@ -204,27 +165,6 @@ class NetworkPlan:
     @property
     def title(self) -> str:
         return " -> ".join(map(str, self.sizes))
-
-    def launch(self, batch_size: int, wave_width: int) -> LaunchShape:
-        """How a step of `batch_size` samples is spread over threads and slots (app/kernels/launch_shape.py)."""
-        return launch_shape_for(self, batch_size, wave_width)
-
-    @property
-    def weight_count(self) -> int:
-        """Values in the kernels' weights buffer: the parameters, then (fused trainer) the block
-        copies of its hidden layers (app/kernels/fused_layout.py); for pairs, zeros to a whole number of
-        the 16-byte lines they read weights in."""
-        if self.fused:
-            return fused_layout(self.sizes).weight_halves
-        return -(-self.param_count // PAIR_LINE_HALVES) * PAIR_LINE_HALVES if self.paired else self.param_count
-
-    def weight_image(self, weights: np.ndarray) -> np.ndarray:
-        """The kernels' weights buffer holding `weights` (the parameters in the kernels' precision)."""
-        if self.fused:
-            return fused_layout(self.sizes).weight_image(weights)
-        if self.paired:
-            return np.concatenate([weights, np.zeros(self.weight_count - len(weights), weights.dtype)])
-        return weights
 
     def initial_parameters(self, seed: int) -> np.ndarray:
         """He-uniform weights for ReLU-like activations, Glorot-uniform otherwise; zero biases;
@@ -238,65 +178,3 @@ class NetworkPlan:
         if self.grid is not None:
             params[self.mlp_param_count :] = self.grid.initial_tables(rng)
         return params
-
-
-@functools.lru_cache(maxsize=64)
-def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> NetworkPlan:
-    grid = grid_spec(s)
-    enc = grid_encoding(s.encoding) if grid else ENCODINGS[s.encoding]
-    setting = enc.setting(s.frequencies, s.features) if not grid else s.frequencies
-    problem = problem_of(dict(s.dataset)) if s.dataset else None
-    image = ImageTruth(**dict(s.image)) if s.image and not problem else None
-    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target and not (problem or image) else None
-    inputs = grid.dim if grid else enc.dim(setting)
-    outputs = (
-        problem.outputs
-        if problem
-        else image.channels
-        if image
-        else slang_truth.count
-        if slang_truth
-        else len(s.targets)
-    )
-    sizes = (inputs, *s.hidden, outputs)
-    layers, offset, z_offset = [], 0, 0
-    for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-        act = ACTIVATIONS[s.output_activation if k == len(sizes) - 2 else s.activation]
-        layers.append(LayerPlan(fan_in, fan_out, act, offset, z_offset))
-        offset += fan_in * fan_out + fan_out
-        z_offset += fan_out
-    common = dict(
-        sizes=sizes,
-        layers=tuple(layers),
-        encoding=enc,
-        frequencies=s.frequencies,
-        precision=s.precision,
-        targets=() if slang_truth or problem or image else s.targets,
-        slang_truth=slang_truth,
-        features=() if enc.name in ("fourier", *GRID_ENCODINGS) else setting,
-        truth_kind="points" if problem else "image" if image else "formula",
-        loss_name=problem.loss if problem else "squared",
-        grid=grid,
-        image=image,
-    )
-    path = choose_gradient_path(
-        s,
-        sizes,
-        layers,
-        tensor_cores,
-        fused,
-        cpu,
-        squared=common["loss_name"] == "squared",
-        points=problem is not None,
-        grid=grid is not None,
-        image=image is not None,
-    )
-    return NetworkPlan(**common, **path)
-
-
-def plan_for(config: Config, tensor_cores: bool = False, fused: bool | None = None, cpu: bool = False) -> NetworkPlan:
-    """The plan of `config`'s structure on a device with or without cooperative matrices, and on a
-    CPU driver or not (cached: configs that differ only in hot fields share it). `fused`: whether
-    the fully fused trainer may run there (its weight copies assume NVIDIA's fragment layout:
-    app/gpu/gpu.py checks it); by default wherever there are cooperative matrices."""
-    return _plan(config.structure(), tensor_cores, tensor_cores if fused is None else fused, cpu)

@@ -1,12 +1,14 @@
 """How one training step divides into units that may be recorded apart, over several frames:
 learnGradient's (sample slice, group) units and adjustParameters' workgroups, and how far a
-step recorded in pieces has got. Pure arithmetic on a plan, its launch shape and the batch."""
+step recorded in pieces has got. Pure arithmetic on a plan, its launch shape and the batch; what
+differs between gradient paths, each path says (app/kernels/paths/base.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .launch_shape import ADJUST_PARAMS, ADJUST_THREADS, LaunchShape
+from .paths import path_of
 from .plan import NetworkPlan
 
 
@@ -44,17 +46,14 @@ class StepUnits:
     def loop_count(self) -> int:
         """learnGradient's loop, recorded as its sample_end: each thread's samples, or with lane
         tiles each workgroup's tiles."""
-        if self.plan.gradient_path == "lanes":
-            tiles = -(-self.batch_size // self.plan.tile_samples)
-            return -(-tiles // self.launch.group_count)
-        return self.samples_per_thread
+        return path_of(self.plan).loop_count(self.plan, self.launch, self.batch_size)
 
     @property
     def sample_slices(self) -> int:
         """Ways each thread's loop may be cut: group tiles add into the gradient slot once per
         sample, lane tiles once per tile; thread accumulators and workgroup tiles hold their sums
         in registers to the loop's end."""
-        return self.loop_count if self.plan.gradient_path in ("group", "lanes") else 1
+        return self.loop_count if path_of(self.plan).sliced else 1
 
     @property
     def learn_units(self) -> int:
@@ -63,12 +62,7 @@ class StepUnits:
 
     @property
     def learn_unit_samples(self) -> int:
-        if self.plan.gradient_path == "lanes":  # a unit is one tile
-            return self.plan.tile_samples
-        if self.plan.gradient_path == "tiles":  # a workgroup walks every group_count-th tile
-            tiles = -(-self.batch_size // self.plan.tile_samples)
-            return -(-tiles // self.launch.group_count) * self.plan.tile_samples
-        return self.plan.group_size * (self.samples_per_thread // self.sample_slices)
+        return path_of(self.plan).learn_unit_samples(self.plan, self.launch, self.batch_size)
 
     @property
     def mlp_adjust_units(self) -> int:

@@ -208,7 +208,7 @@ class FrameDriver:
 
     def _step_shape(self) -> StepShape:
         t = self.session.trainer
-        side_by_side = t.plan.gradient_path == "tiles" and not self.session.gpu.software
+        side_by_side = t.path.side_by_side and not self.session.gpu.software
         return StepShape(
             t.batch_size,
             t.learn_units,

@@ -4,21 +4,13 @@ window can warn before a rebuild that would train one step in many seconds.
 A step costs about 6 x weights x batch floating-point operations (forward, dH and dW products).
 Its time is that at the rate this device trained networks of the same gradient path this session
 (measured by the frame budget), or, before any such measure, at the rate of the network that is
-training, scaled by how the paths compare on that kind of device (PATH_RATES). Before anything was
-measured, PATH_RATES itself."""
+training, scaled by how the paths compare on that kind of device (each path's `rates`,
+app/kernels/paths/). Before anything was measured, those rates themselves."""
 
 from __future__ import annotations
 
+from ..kernels.paths import path_named
 from ..kernels.plan import NetworkPlan
-
-# GFLOP/s (at 6 x weights a sample) each gradient path trained at, batch 4096, float. lavapipe
-# (2 cores, LLVM 15), per two seconds of CPU time (the machine was shared): thread 2.6 (4-16-4),
-# group 1.5 (4-64-64-4, sin), tiles 1.2 (4-64-64-4), lanes 7.0, 8.6 and 12.0 (4-64-64-4,
-# 4-128-128-4, 4-256x8-4). A GPU: the H200's float SIMT paths are all of the same order.
-PATH_RATES = {
-    "software": {"thread": 2.6, "group": 1.5, "tiles": 1.2, "lanes": 10.0},
-    "gpu": {"thread": 5e3, "group": 1e3, "tiles": 5e3, "lanes": 5e3},
-}
 
 
 def step_flops(plan: NetworkPlan, batch_size: int) -> float:
@@ -29,9 +21,14 @@ class StepCost:
     """Seconds per floating-point operation of each gradient path, as measured on one device."""
 
     def __init__(self, software: bool):
-        self.rates = PATH_RATES["software" if software else "gpu"]
+        self.software = software
         self.measured: dict[str, float] = {}  # gradient path -> seconds per FLOP
         self._last: tuple[str, float] | None = None  # the latest measure's path and seconds per FLOP
+
+    def rate(self, path: str) -> float:
+        """The GFLOP/s a path trains at on this kind of device before any measure."""
+        software, gpu = path_named(path).rates
+        return software if self.software else gpu
 
     def observe(self, plan: NetworkPlan, batch_size: int, step_seconds: float) -> None:
         """A measured step of `plan` at `batch_size`."""
@@ -46,7 +43,7 @@ class StepCost:
             per_flop = self.measured[path]
         elif self._last is not None:  # this device's speed, and how the paths compare
             measured_path, measured = self._last
-            per_flop = measured * self.rates[measured_path] / self.rates[path]
+            per_flop = measured * self.rate(measured_path) / self.rate(path)
         else:
-            per_flop = 1e-9 / self.rates[path]
+            per_flop = 1e-9 / self.rate(path)
         return step_flops(plan, batch_size) * per_flop

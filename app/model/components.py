@@ -26,6 +26,10 @@ class Activation:
     # the standalone export (app/files/export_slang.py), which cannot include shaders/.
     expression: str
     relu_like: bool = False  # He initialisation instead of Glorot
+    # Its derivative follows from its output (one-to-one, or piecewise with the pieces told apart
+    # by the output's sign): the tiled kernels keep outputs, not pre-activations, and derive the
+    # gradient from them (shaders/activations.slang). Sine is neither; paths that need it say so.
+    derivative_from_output: bool = True
     params: dict = field(default_factory=dict)  # extra network.json fields, e.g. the slope
 
     def schema(self) -> dict:
@@ -54,7 +58,7 @@ ACTIVATIONS: dict[str, Activation] = {
         Activation("relu", "ReLU", lambda z: np.maximum(z, 0), "max({z}, 0.0)", relu_like=True),
         Activation("tanh", "Tanh", np.tanh, "tanh({z})"),
         Activation("sigmoid", "Sigmoid", _sigmoid, "1.0 / (1.0 + exp(-{z}))"),
-        Activation("sin", "Sine", np.sin, "sin({z})"),
+        Activation("sin", "Sine", np.sin, "sin({z})", derivative_from_output=False),
         Activation("identity", "Identity", lambda z: z, "{z}"),
     )
 }

@@ -13,6 +13,7 @@ from ..config.config import STRUCTURAL_FIELDS, Config
 from ..gpu.gpu import Gpu
 from ..gpu.kernel_cache import NetworkKernels
 from ..kernels.launch_shape import ADJUST_THREADS, LaunchShape
+from ..kernels.paths import GradientPath, path_of
 from ..kernels.plan import NetworkPlan
 from ..kernels.step_units import StepProgress, StepUnits
 from ..model.optimizers import OPTIMIZERS, STATE_WIDTH
@@ -32,13 +33,16 @@ class Trainer(TrainingState):
     def __init__(self, gpu: Gpu, config: Config):
         self.gpu, self.config = gpu, config
         self.plan: NetworkPlan = gpu.plan(config)
+        self.path: GradientPath = path_of(self.plan)  # how learnGradient sums (app/kernels/paths/)
         # A dataset's points (app/train/point_data.py) where the plan trains on points
         self.data = PointData.of(gpu, config) if self.plan.truth_kind == "points" else None
         self.data_position = 0  # samples drawn from these points: where the next step's begin
         self.kernels: NetworkKernels = gpu.kernels.get(self.plan)
         p = self.plan.param_count
         self.master = gpu.buffer(p * 4)
-        self.weights = self.master if self.plan.precision == "float" else gpu.buffer(self.plan.weight_count * 2)
+        self.weights = (
+            self.master if self.plan.precision == "float" else gpu.buffer(self.path.weight_count(self.plan) * 2)
+        )
         self.optimizer_state = gpu.buffer(STATE_WIDTH * p * 4)
         # A trained grid's gradients: one fixed-point sum a table value (app/model/hashgrid.py)
         self.grid_gradients = gpu.buffer(self.plan.grid_param_count * 8)
@@ -69,7 +73,7 @@ class Trainer(TrainingState):
         # Steps in flight (the window's, while a UI action changes the batch) reach the old slots
         # through pointers: they are freed only once those have run.
         self.gpu.device.wait()
-        self.launch: LaunchShape = self.plan.launch(self.batch_size, self.gpu.wave_width)
+        self.launch: LaunchShape = self.path.launch(self.plan, self.batch_size, self.gpu.wave_width)
         # Lane tiles keep each workgroup's activations after the slots (LaunchShape.scratch_floats).
         slots = self.launch.gradient_slot_count * self.plan.mlp_param_count + self.launch.scratch_floats
         self.gradient_slots = self.gpu.buffer(slots * 4)

@@ -57,7 +57,7 @@ class TrainingState:
         self.version += 1
         self.gpu.write(self.master, params)
         if self.weights is not self.master:
-            self.gpu.write(self.weights, self.plan.weight_image(params.astype(np.float16)))
+            self.gpu.write(self.weights, self.path.weight_image(self.plan, params.astype(np.float16)))
 
     def load(
         self,
@@ -74,7 +74,7 @@ class TrainingState:
         `optimizer_state` is the config's optimizer's (optimizer_state_values)."""
         self.set_parameters(master)
         if weights is not None and self.weights is not self.master:
-            self.gpu.write(self.weights, self.plan.weight_image(np.asarray(weights, np.float16)))
+            self.gpu.write(self.weights, self.path.weight_image(self.plan, np.asarray(weights, np.float16)))
         state = np.zeros(STATE_WIDTH * self.plan.param_count, np.float32)
         state[: len(optimizer_state)] = optimizer_state
         self.gpu.write(self.optimizer_state, state)

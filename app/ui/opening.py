@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..config.config import Config
 from ..files.start import Start
 from ..gpu.gpu import Gpu
+from ..kernels.paths import path_of
 from ..loop.session import Session
 
 PLACEHOLDER_WIDTH = 8
@@ -18,7 +19,7 @@ PLACEHOLDER_WIDTH = 8
 
 def needs_placeholder(gpu: Gpu, config: Config) -> bool:
     """Where the network's kernels may take long to compile: wide networks on a CPU driver."""
-    return gpu.software and gpu.plan(config).gradient_path != "thread"
+    return gpu.software and not path_of(gpu.plan(config)).quick_compile
 
 
 def open_session(gpu: Gpu, start: Start, grid: int) -> tuple[Session, bool]:
@@ -46,4 +47,4 @@ def build_restored(app, start: Start) -> None:
         app.running = True
 
     app.session.start_rebuild(start.config, then=swap_in)
-    app.say(f"building {app.gpu.gpu.plan(start.config).title}: the window shows a placeholder until it is ready", 10.0)
+    app.say(f"building {app.gpu.plan(start.config).title}: the window shows a placeholder until it is ready", 10.0)

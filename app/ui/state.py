@@ -1,5 +1,5 @@
 """The window's view state: what the panels show and change besides the training session (which
-owns everything about training, app.loop.session). Panels change this state, and the session
+owns everything about training, app.session). Panels change this state, and the session
 through it; frame.py turns it into GPU work."""
 
 from __future__ import annotations

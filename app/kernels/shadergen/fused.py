@@ -5,7 +5,9 @@ storeWeightCopies, with which adjustParameters keeps the block copies of the hid
 
 from __future__ import annotations
 
-from ..fused_layout import FusedLayout, fused_layout
+from collections.abc import Sequence
+
+from ..fused_layout import FusedLayout, WeightCopy, fused_layout
 from ..plan import NetworkPlan
 from .chain import LayerStep, indent, layer_lines
 
@@ -218,11 +220,11 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
 }}"""
 
 
-def weight_copies_function(plan: NetworkPlan) -> str:
+def weight_copies_function(copies: Sequence[WeightCopy]) -> str:
     """storeWeightCopies, which adjustParameters calls with each updated half weight: it writes
-    the weight into the fused trainer's fragment-native copies (app/kernels/fused_layout.py), if any."""
+    the weight into the fused trainer's fragment-native `copies` (app/kernels/fused_layout.py), if any."""
     blocks = []
-    for c in layout_of(plan).copies if plan.fused else ():
+    for c in copies:
         ti, to = c.fan_in // 16, c.fan_out // 16
         forward = f"{c.forward} + ((o / 16) * {ti} + i / 16) * 256 + fusedFragmentSlot(i % 16, o % 16)"
         backward = f"{c.backward} + ((i / 16) * {to} + o / 16) * 256 + fusedFragmentSlot(o % 16, i % 16)"

@@ -4,14 +4,23 @@ forward and backward passes over a tile of samples, and the gradient accumulator
 
 from __future__ import annotations
 
-from ..gradient_paths import MMA_SUBGROUP, TILED_THREADS
 from ..plan import NetworkPlan
+from ..workgroup_tiles import MMA_SUBGROUP, TILED_THREADS, tile_height
 from .chain import LayerStep, indent, layer_lines
 
 
+def tile_rows(plan: NetworkPlan) -> tuple[int, ...]:
+    """The first shared-memory row of each layer's input, then the output's."""
+    rows, row = [], 0
+    for size in plan.sizes:
+        rows.append(row)
+        row += tile_height(size, any(plan.mma))
+    return (*rows, row)
+
+
 def tile_constants(plan: NetworkPlan) -> str:
-    rows, heights = plan.tile_rows, _heights(plan)
-    return f"""// Workgroup tiles: the shared-memory rows of each layer (app/kernels/plan.py)
+    rows, heights = tile_rows(plan), _heights(plan)
+    return f"""// Workgroup tiles: the shared-memory rows of each layer (tile_rows in app/kernels/shadergen/tiles.py)
 static const uint TILED_THREADS = {TILED_THREADS};
 static const uint MMA_SUBGROUP = {MMA_SUBGROUP};
 static const uint TILE_SAMPLES = {plan.tile_samples};
@@ -54,13 +63,13 @@ def _count(entries: int, per: int) -> int:
 
 def _heights(plan: NetworkPlan) -> list[int]:
     """The shared-memory rows of each layer's input, then the output's (padded on tensor cores)."""
-    rows = plan.tile_rows
+    rows = tile_rows(plan)
     return [rows[k + 1] - rows[k] for k in range(len(plan.sizes))]
 
 
 def _forward(plan: NetworkPlan) -> list[str]:
     """Each layer's activations from the one below, SIMT or on tensor cores."""
-    rows = plan.tile_rows
+    rows = tile_rows(plan)
 
     def layer(s: LayerStep) -> str:
         weights, between = f"w + {s.layer.offset}", f"{rows[s.k]}, {rows[s.k + 1]}"
@@ -77,7 +86,7 @@ def _forward(plan: NetworkPlan) -> list[str]:
 
 def _backward(plan: NetworkPlan) -> list[str]:
     """From the loss to the first layer."""
-    rows = plan.tile_rows
+    rows = tile_rows(plan)
 
     def layer(s: LayerStep) -> list[str]:
         offset, block, blocks = s.layer.offset, s.block, _template(_weight_block(s))
@@ -152,7 +161,7 @@ def _mma_sizes(plan: NetworkPlan, s: LayerStep) -> str:
 def _mma_backward(plan: NetworkPlan) -> list[str]:
     """From the output layer's dZ (block 0, written by its forward) to the first layer; the
     activation derivative of the layer below is applied as dH passes through tileStage."""
-    rows, heights = plan.tile_rows, _heights(plan)
+    rows, heights = tile_rows(plan), _heights(plan)
 
     def layer(s: LayerStep) -> list[str]:
         k, block = s.k, s.block

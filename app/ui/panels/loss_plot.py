@@ -228,7 +228,7 @@ def draw(app) -> None:
         _data_lines(evals, metrics)
     else:
         _line(
-            f"eval ({app.loop.session.grid}x{app.loop.session.grid} grid)",
+            f"eval ({app.session.grid}x{app.session.grid} grid)",
             evals,
             EVAL,
             1.0,

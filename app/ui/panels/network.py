@@ -7,7 +7,7 @@ from imgui_bundle import imgui
 from ...config.config import FIELDS, MAX_HIDDEN_LAYERS, MAX_WIDTH, fields_of
 from ...config.spec import STRUCTURE
 from ...errors import UserError
-from ...kernels.plan import plan_for
+from ...kernels.planning import plan_for
 from ...model.hashgrid import grid_spec
 from ..fields import draw_field, widget_fields
 from ..sliders import typed_slider, whole
@@ -108,7 +108,7 @@ def _apply_row(app) -> None:
         app.remember("pending")
         step_warning.draw(app)
     else:
-        imgui.text_colored(MUTED, f"{app.loop.session.trainer.plan.param_count:,} parameters")
+        imgui.text_colored(MUTED, f"{app.session.trainer.plan.param_count:,} parameters")
     field_error(app, "network")
     if app.session.rebuild_error:
         imgui.push_text_wrap_pos(0.0)

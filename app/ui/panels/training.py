@@ -17,7 +17,6 @@ BATCH_SIZES = [2**k for k in range(4, 21)]
 # A dataset's batches go down to one point, as the Playground's do (the whole set at most)
 POINT_BATCH_SIZES = [2**k for k in range(0, 21)]
 LOG_LR_RANGE = (-5.0, 0.0)  # the slider's range, in log10 of the learning rate
-GRADIENT_SUMS = {"thread": "thread", "group": "group", "tiles": "workgroup", "lanes": "lane-tile"}
 
 
 def round_significant(value: float, digits: int = 3) -> float:
@@ -281,8 +280,7 @@ def _figures(app) -> None:
     if app.running:
         _row("samples / s", _rate(app.frames.samples_per_second(), t.batch_size))
         _row("training", s.training)
-        plan = session.trainer.plan
-        _row("kernels", f"{plan.matmul}, {GRADIENT_SUMS[plan.gradient_path]} gradient sums")
+        _row("kernels", f"{session.trainer.plan.matmul}, {session.trainer.path.label} gradient sums")
     else:
         _row("samples / s", "paused")
     _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms else "-")

@@ -1,0 +1,36 @@
+"""The gradient paths: each way learnGradient may sum a network's gradients is one object in one
+module of this package (base.py says what a path declares). PATHS lists them in the order they
+are tried: the first that fits a network takes it, so faster paths come first and group tiles,
+which fit every network, come last. Adding a path is a module beside these and its line here."""
+
+from __future__ import annotations
+
+from ..plan import NetworkPlan
+from .base import GradientPath, PathRequest
+from .fused import FUSED
+from .group import GROUP
+from .lanes import LANES
+from .pairs import PAIRS
+from .thread import THREAD
+from .tiles import TILES
+
+PATHS: tuple[GradientPath, ...] = (PAIRS, THREAD, FUSED, LANES, TILES, GROUP)
+_BY_NAME = {path.name: path for path in PATHS}
+
+
+def choose_path(request: PathRequest) -> tuple[GradientPath, dict]:
+    """The first path that fits, and the plan's fields it sets."""
+    for path in PATHS:
+        fields = path.fits(request)
+        if fields is not None:
+            return path, fields
+    raise ValueError(f"no gradient path fits a {request.sizes} network")  # GROUP fits every one
+
+
+def path_named(name: str) -> GradientPath:
+    return _BY_NAME[name]
+
+
+def path_of(plan: NetworkPlan) -> GradientPath:
+    """The path a plan trains on."""
+    return _BY_NAME[plan.gradient_path]

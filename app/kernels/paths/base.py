@@ -1,0 +1,111 @@
+"""What a gradient path declares about itself: a way learnGradient sums a network's parameter
+gradients. A path says whether it fits a network (and with which group size and tile shape), how
+a step of a batch is spread over threads and gradient slots, how a step divides into pieces the
+window may record over several frames, what its kernel prints into the generated module, and the
+few facts the rest of the app asks of it (what summary.json and the window call it, whether its
+kernels compile quickly on a CPU driver). Every path is one object in one module of this package;
+app/kernels/paths/__init__.py lists them in the order they are tried."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..launch_shape import LaunchShape
+from ..plan import LayerPlan, NetworkPlan
+
+
+@dataclass(frozen=True)
+class PathRequest:
+    """What the choice of a path depends on: the network, its precision and --matmul, its truth
+    and loss, and what the device offers."""
+
+    sizes: tuple[int, ...]
+    layers: tuple[LayerPlan, ...]
+    precision: str
+    matmul: str  # "auto": tensor cores where the device and the network allow; "simt": never
+    squared: bool  # the loss is the squared error
+    points: bool  # trained on a dataset's points
+    grid: bool  # a trained grid encoding is the input
+    image: bool  # an image is the truth
+    tensor_cores: bool  # the device has cooperative matrices
+    fused: bool  # ...and holds their operands as the fused trainer's weight copies assume
+    cpu: bool  # a CPU driver, with lane tiles
+
+    @property
+    def sampled(self) -> bool:
+        """The squared error of samples drawn over the domain: what the tensor-core kernels and the
+        CPU's lane tiles compute inline (the other losses and a dataset's points take SIMT tiles)."""
+        return self.squared and not self.points
+
+    @property
+    def mlp_param_count(self) -> int:
+        return self.layers[-1].end
+
+    @property
+    def one_to_one(self) -> bool:
+        """Every activation's derivative follows from its output (the tiled kernels keep outputs)."""
+        return all(layer.activation.derivative_from_output for layer in self.layers)
+
+
+class GradientPath(ABC):
+    """A gradient path. Subclasses set the attributes, define the three abstract methods and
+    override what else differs."""
+
+    name: str  # NetworkPlan.gradient_path, and summary.json's gradient_path
+    sums: str  # summary.json's gradient_sums: where the sums are kept (thread, group, tiles or lanes)
+    label: str  # the window's Training panel: "<label> gradient sums"
+    description: str  # the generated module's header; formatted with group_size and tile_samples
+    # GFLOP/s a step trained at (6 x weights a sample, batch 4096, float) on a CPU driver and on a
+    # GPU, before this device measured any path (app/loop/step_cost.py). lavapipe (2 cores, LLVM
+    # 15), per two seconds of CPU time; on an H200 the float SIMT paths are all of one order.
+    rates: tuple[float, float]
+    thread_accumulators = False  # each thread keeps its gradient sums in registers
+    sliced = False  # each sample (or tile) adds into the slot: a thread's loop may be cut
+    side_by_side = False  # its groups run side by side on a GPU: the budget sizes pieces by trying
+    quick_compile = False  # its kernels build in a second or two on a CPU driver (app/ui/opening.py)
+
+    @abstractmethod
+    def fits(self, request: PathRequest) -> dict | None:
+        """The plan's fields this path sets (group_size, and tile shapes where it has them), or
+        None where the network does not fit it."""
+
+    @abstractmethod
+    def launch(self, plan: NetworkPlan, batch_size: int, wave_width: int) -> LaunchShape:
+        """How a step of `batch_size` samples is spread over threads, workgroups and slots."""
+
+    @abstractmethod
+    def kernel(self, plan: NetworkPlan) -> str:
+        """learnGradient for the generated module: its constants, includes and kernel."""
+
+    # ---- what most paths share ------------------------------------------------------------
+    def loop_count(self, plan: NetworkPlan, launch: LaunchShape, batch_size: int) -> int:
+        """learnGradient's loop, recorded as its sample_end: each thread's samples."""
+        return -(-batch_size // launch.thread_count)
+
+    def learn_unit_samples(self, plan: NetworkPlan, launch: LaunchShape, batch_size: int) -> int:
+        """Samples one (slice, group) unit of learnGradient covers (what the frame budget measures)."""
+        samples = self.loop_count(plan, launch, batch_size)
+        return plan.group_size * (1 if self.sliced else samples)
+
+    def views(self, plan: NetworkPlan) -> str | None:
+        """The network's views functions where the path has its own (lane tiles), else None."""
+        return None
+
+    def weight_copies(self, plan: NetworkPlan) -> tuple:
+        """Copies of the hidden weights adjustParameters keeps beside them (the fused trainer)."""
+        return ()
+
+    def weight_count(self, plan: NetworkPlan) -> int:
+        """Values in the kernels' weights buffer."""
+        return plan.param_count
+
+    def weight_image(self, plan: NetworkPlan, weights: np.ndarray) -> np.ndarray:
+        """The kernels' weights buffer holding `weights` (the parameters in the kernels' precision)."""
+        return weights
+
+    def products_note(self, plan: NetworkPlan) -> str:
+        """What the module's header adds to its products line."""
+        return ""

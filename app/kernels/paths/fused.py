@@ -1,0 +1,55 @@
+"""The fully fused tensor-core trainer: workgroup tiles whose every product runs on cooperative
+matrices, the hidden weights held in registers as fragment-native copies that adjustParameters
+keeps beside them (shaders/fused.slang; the layout is app/kernels/fused_layout.py, the kernel
+app/kernels/shadergen/fused.py). Half precision, the squared error of sampled points, no grid,
+and a device whose operand layout the copies match."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..fused_layout import fused_layout
+from ..launch_shape import LaunchShape, tile_launch
+from ..plan import NetworkPlan
+from ..shadergen.fused import fused_constants, fused_kernel, layout_of
+from .base import PathRequest
+from .tiles import WorkgroupTiles
+
+# Two 128-thread workgroups an SM ran fastest on an H200 (2^16 and 2^20); as many threads in
+# groups of 256.
+FUSED_MAX_THREADS = 264 * 128
+
+
+class FusedTrainer(WorkgroupTiles):
+    name = "fused"
+    description = "the fused tensor-core trainer: tiles of {tile_samples} samples, 16 a subgroup, {group_size} threads"
+
+    def fits(self, request: PathRequest) -> dict | None:
+        r = request
+        allowed = r.tensor_cores and r.fused and r.sampled and r.matmul == "auto"
+        if not allowed or r.grid or r.precision != "half" or not r.one_to_one:
+            return None
+        layout = fused_layout(r.sizes)
+        if layout is None:
+            return None
+        return dict(group_size=layout.threads, mma=tuple(True for _ in r.layers), tile_samples=layout.samples)
+
+    def launch(self, plan: NetworkPlan, batch_size: int, wave_width: int) -> LaunchShape:
+        return tile_launch(plan, batch_size, FUSED_MAX_THREADS // plan.group_size)
+
+    def kernel(self, plan: NetworkPlan) -> str:
+        includes = '#include "fused.slang"\n#include "fused_layers.slang"\n#include "fused_gradients.slang"'
+        return f"\n{fused_constants(plan)}\n{includes}\n\n{fused_kernel(plan)}"
+
+    def weight_copies(self, plan: NetworkPlan) -> tuple:
+        return layout_of(plan).copies
+
+    def weight_count(self, plan: NetworkPlan) -> int:
+        """The parameters, then the block copies of the hidden layers."""
+        return layout_of(plan).weight_halves
+
+    def weight_image(self, plan: NetworkPlan, weights: np.ndarray) -> np.ndarray:
+        return layout_of(plan).weight_image(weights)
+
+
+FUSED = FusedTrainer()

@@ -1,0 +1,78 @@
+"""A config's NetworkPlan on a device: the layers, encoding and truth its structural fields
+describe, and the first gradient path (app/kernels/paths/) that fits them there."""
+
+from __future__ import annotations
+
+import functools
+
+from ..config.config import Config, Structure
+from ..datasets.source import problem_of
+from ..model.components import ACTIVATIONS, ENCODINGS
+from ..model.hashgrid import GRID_ENCODINGS, grid_encoding, grid_spec
+from ..truth.image_truth import ImageTruth
+from .paths import PathRequest, choose_path
+from .plan import LayerPlan, NetworkPlan, SlangTruth
+
+
+@functools.lru_cache(maxsize=64)
+def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> NetworkPlan:
+    grid = grid_spec(s)
+    enc = grid_encoding(s.encoding) if grid else ENCODINGS[s.encoding]
+    setting = enc.setting(s.frequencies, s.features) if not grid else s.frequencies
+    problem = problem_of(dict(s.dataset)) if s.dataset else None
+    image = ImageTruth(**dict(s.image)) if s.image and not problem else None
+    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target and not (problem or image) else None
+    inputs = grid.dim if grid else enc.dim(setting)
+    outputs = (
+        problem.outputs
+        if problem
+        else image.channels
+        if image
+        else slang_truth.count
+        if slang_truth
+        else len(s.targets)
+    )
+    sizes = (inputs, *s.hidden, outputs)
+    layers, offset, z_offset = [], 0, 0
+    for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        act = ACTIVATIONS[s.output_activation if k == len(sizes) - 2 else s.activation]
+        layers.append(LayerPlan(fan_in, fan_out, act, offset, z_offset))
+        offset += fan_in * fan_out + fan_out
+        z_offset += fan_out
+    common = dict(
+        sizes=sizes,
+        layers=tuple(layers),
+        encoding=enc,
+        frequencies=s.frequencies,
+        precision=s.precision,
+        targets=() if slang_truth or problem or image else s.targets,
+        slang_truth=slang_truth,
+        features=() if enc.name in ("fourier", *GRID_ENCODINGS) else setting,
+        truth_kind="points" if problem else "image" if image else "formula",
+        loss_name=problem.loss if problem else "squared",
+        grid=grid,
+        image=image,
+    )
+    request = PathRequest(
+        sizes=sizes,
+        layers=tuple(layers),
+        precision=s.precision,
+        matmul=s.matmul,
+        squared=common["loss_name"] == "squared",
+        points=problem is not None,
+        grid=grid is not None,
+        image=image is not None,
+        tensor_cores=tensor_cores,
+        fused=fused,
+        cpu=cpu,
+    )
+    path, fields = choose_path(request)
+    return NetworkPlan(**common, gradient_path=path.name, thread_accumulators=path.thread_accumulators, **fields)
+
+
+def plan_for(config: Config, tensor_cores: bool = False, fused: bool | None = None, cpu: bool = False) -> NetworkPlan:
+    """The plan of `config`'s structure on a device with or without cooperative matrices, and on a
+    CPU driver or not (cached: configs that differ only in hot fields share it). `fused`: whether
+    the fully fused trainer may run there (its weight copies assume NVIDIA's fragment layout:
+    app/gpu/gpu.py checks it); by default wherever there are cooperative matrices."""
+    return _plan(config.structure(), tensor_cores, tensor_cores if fused is None else fused, cpu)
