@@ -53,7 +53,7 @@ def _compile(device, source: str) -> None:
     """As the app loads a generated module (app.gpu.kernel_cache), then each entry point's pipeline, so
     that Slang's code generation and the driver see every kernel."""
     name = f"printed_{hashlib.sha1(source.encode()).hexdigest()[:16]}"
-    for program in link_programs(device, name, source):
+    for program in link_programs(device, name, source)[1]:
         device.create_compute_pipeline(program=program)
 
 

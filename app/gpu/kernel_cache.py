@@ -6,10 +6,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import slangpy as spy
 
 from ..kernels.network_module import network_source
 from ..kernels.plan import NetworkPlan
+from .struct_layout import struct_dtype
 
 ENTRY_POINTS = ("learnGradient", "adjustParameters", "evaluateGrid", "drawHeatmaps", "drawColorbars", "drawNeurons")
 # Plans that train on a dataset's points also have these (shaders/points.slang)
@@ -29,6 +31,7 @@ IMAGE_ENTRY_POINTS = ("evaluateImage", "drawImageView")  # an image target's (sh
 
 @dataclass
 class NetworkKernels:
+    step_args: np.dtype  # the StepArgs records learnGradient and adjustParameters read (shaders/step_args.slang)
     learn_gradient: spy.ComputeKernel
     adjust_parameters: spy.ComputeKernel
     evaluate_grid: spy.ComputeKernel
@@ -51,10 +54,10 @@ def entry_points(source: str) -> tuple[str, ...]:
     )
 
 
-def link_programs(device: spy.Device, name: str, source: str) -> list[spy.ShaderProgram]:
-    """The generated module `source` compiled as module `name`, one program per entry point."""
+def link_programs(device: spy.Device, name: str, source: str) -> tuple[spy.SlangModule, list[spy.ShaderProgram]]:
+    """The generated module `source` compiled as module `name`, and one program per entry point."""
     module = device.load_module_from_source(name, source)
-    return [device.link_program([module], [module.entry_point(entry)]) for entry in entry_points(source)]
+    return module, [device.link_program([module], [module.entry_point(entry)]) for entry in entry_points(source)]
 
 
 class KernelCache:
@@ -68,13 +71,14 @@ class KernelCache:
         if name not in self._built:
             start = time.perf_counter()
             source = network_source(plan)
-            programs = link_programs(self.device, name, source)
+            module, programs = link_programs(self.device, name, source)
             built = [self.device.create_compute_kernel(program) for program in programs]
             kernels = dict(zip(entry_points(source), built))
             points = (
                 PointKernels(*(kernels[entry] for entry in POINT_ENTRY_POINTS)) if "drawPoints" in kernels else None
             )
             self._built[name] = NetworkKernels(
+                struct_dtype(module, "StepArgs"),
                 *(kernels[entry] for entry in ENTRY_POINTS),
                 compile_seconds=time.perf_counter() - start,
                 points=points,

@@ -20,7 +20,7 @@ from ..model.optimizers import OPTIMIZERS, STATE_WIDTH
 from ..truth import image_truth
 from .loss_ring import LOSS_HISTORY, LossRing
 from .point_data import PointData, data_key
-from .step_args import REDUCE_GROUPS_PER_ROW, REGULARIZATION_IDS, STEP_ARGS, StepArgsRing
+from .step_args import REDUCE_GROUPS_PER_ROW, REGULARIZATION_IDS, StepArgsRing
 from .training_state import TrainingState
 
 # Whole steps per command buffer, whenever many run at once. slang-rhi keeps each command
@@ -48,7 +48,7 @@ class Trainer(TrainingState):
         self.grid_gradients = gpu.buffer(self.plan.grid_param_count * 8)
         self.truth_pixels = image_truth.upload_pixels(gpu, config.image if self.plan.image else None)
         self.losses = LossRing(gpu)
-        self._args = StepArgsRing(gpu)
+        self._args = StepArgsRing(gpu, self.kernels.step_args)
         self.step = 0  # optimizer steps taken; also the sampler's step index
         self.optimizer_steps = 0  # steps since the optimizer state was last reset
         self.samples_seen = 0  # samples of all steps taken, whatever their batch sizes
@@ -164,14 +164,14 @@ class Trainer(TrainingState):
     def _step_records(self, count: int) -> np.ndarray:
         """StepArgs records for the next `count` steps, each covering the whole step (record_piece
         narrows their ranges)."""
-        c, launch, r = self.config, self.launch, np.zeros(count, STEP_ARGS)
-        r["weights"], r["master"] = self.weights.device_address, self.master.device_address
+        c, launch, r = self.config, self.launch, np.zeros(count, self.kernels.step_args)
+        r["weights"], r["master_weights"] = self.weights.device_address, self.master.device_address
         r["optimizer_state"] = self.optimizer_state.device_address
         r["gradient_slots"], r["loss_slots"] = self.gradient_slots.device_address, self.loss_slots.device_address
         r["loss_history"] = self.losses.buffer.device_address
         r["grid_gradients"] = self.grid_gradients.device_address
         r["truth_data"] = self.truth_pixels.device_address
-        r["domain"] = c.domain
+        r["x0"], r["x1"], r["y0"], r["y1"] = c.domain
         r["batch_size"], r["thread_count"], r["seed"] = self.batch_size, launch.thread_count, c.seed
         ahead = np.arange(count)
         r["step"] = self.step + ahead
@@ -181,8 +181,9 @@ class Trainer(TrainingState):
         r["groups_per_row"], r["param_end"] = REDUCE_GROUPS_PER_ROW, self.plan.mlp_param_count + 1
         r["grid_end"] = self.plan.grid_param_count
         optimizer = OPTIMIZERS[c.optimizer]
-        r["optimizer"], r["learning_rate"], r["hyper"] = optimizer.id, c.lr, optimizer.hyper_values(c)
-        r["step_number"] = self.optimizer_steps + 1 + ahead  # 1-based: Adam's bias correction
+        settings = r["optimizer"]  # OptimizerSettings (shaders/optimizers.slang)
+        settings["kind"], settings["learning_rate"], settings["hyper"] = optimizer.id, c.lr, optimizer.hyper_values(c)
+        settings["step_number"] = self.optimizer_steps + 1 + ahead  # 1-based: Adam's bias correction
         r["regularization"], r["reg_rate"] = REGULARIZATION_IDS[c.regularization], c.reg_rate
         if self.data is not None:
             self.data.fill(r, self.data_position, self.batch_size)
@@ -239,7 +240,7 @@ class Trainer(TrainingState):
             base = self._args.upload(encoder, self._step_records(count))
             learn_threads = self.launch.group_count * self.plan.group_size
             for i in range(count):
-                address = base + i * STEP_ARGS.itemsize
+                address = base + i * self._args.dtype.itemsize
                 self._dispatch(encoder, self.kernels.learn_gradient, learn_threads, address)
                 self._adjust_dispatch(encoder, self.adjust_units, address)
                 self._complete_step()
@@ -255,7 +256,7 @@ class Trainer(TrainingState):
         if phase == "learn":
             ranges = self.units.learn_ranges(position, count)
             records = self._step_records(len(ranges))
-            records["step"], records["step_number"] = self.step, self.optimizer_steps + 1
+            records["step"], records["optimizer"]["step_number"] = self.step, self.optimizer_steps + 1
             if self.data is not None:  # every piece belongs to the current step
                 self.data.fill(records, self.data_position, 0)
             for record, (first_group, _groups, begin, end) in zip(records, ranges):
@@ -263,7 +264,10 @@ class Trainer(TrainingState):
             base = self._args.upload(encoder, records)
             for i, (_, groups, _, _) in enumerate(ranges):
                 self._dispatch(
-                    encoder, self.kernels.learn_gradient, groups * self.plan.group_size, base + i * STEP_ARGS.itemsize
+                    encoder,
+                    self.kernels.learn_gradient,
+                    groups * self.plan.group_size,
+                    base + i * self._args.dtype.itemsize,
                 )
         else:
             records = self._step_records(1)
