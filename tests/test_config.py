@@ -66,7 +66,7 @@ def test_from_dict_rejects_wrong_types():
 
 def test_constants_are_defined_once_in_python_and_emitted():
     """The LeakyReLU slope, optimizer ids and heatmap panel ids reach the Slang module from
-    app.model.components; no shader file defines them itself."""
+    app.model and app.kernels.view_constants; no shader file defines them itself."""
     from pathlib import Path
 
     source = network_source(plan_for(Config()))

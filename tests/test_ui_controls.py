@@ -12,7 +12,7 @@ imgui = pytest.importorskip("imgui_bundle").imgui
 
 from test_ui_offscreen import _centre, _type  # noqa: E402
 
-from app.model.components import INVALID_COLOUR  # noqa: E402
+from app.kernels.view_constants import INVALID_COLOUR  # noqa: E402
 from app.model.optimizers import OPTIMIZERS  # noqa: E402
 from app.ui.offscreen import OffscreenApp  # noqa: E402
 from app.ui.panels.training import BATCH_SIZES  # noqa: E402

@@ -16,7 +16,7 @@ from test_ui_offscreen import _centre
 
 from app import datasets
 from app.config.config import Config, validate
-from app.kernels.point_colours import BACKGROUND_LIGHTEN, CLASS_COLOURS
+from app.kernels.view_constants import BACKGROUND_LIGHTEN, CLASS_COLOURS
 from app.loop.session import Session
 from app.ui import files
 from app.ui.offscreen import OffscreenApp

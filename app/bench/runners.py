@@ -12,7 +12,7 @@ from ..config.config import Config
 from ..gpu.gpu import Gpu
 from ..kernels.planning import plan_for
 from ..model import optimizers
-from ..model.components import slang_constants
+from ..model.activations import slang_constants
 from ..resources import shader_dir
 from ..train.loss_ring import LOSS_HISTORY
 from ..train.trainer import Trainer

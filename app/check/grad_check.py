@@ -9,8 +9,8 @@ independent path on the same fixed batch, and that path against central finite d
   on the same batch; it shares no code with the training kernels.
 - Central differences check that path in turn, for each layer's weight and bias with the
   largest gradient, and a grid's largest table value's. They difference the batch's loss in
-  float64 through the app's numpy twins of the network's parts (app/model/components.py,
-  app/model/hashgrid.py, app/model/losses.py), which share no code with either GPU path.
+  float64 through the app's numpy twins of the network's parts (app/model/activations.py,
+  app/model/encodings.py, app/model/hashgrid.py, app/model/losses.py), which share no code with either GPU path.
 - Regularisation's gradient (rate * sign(w) or rate * w on the weights) is added to the
   reference in numpy.
 
@@ -55,7 +55,6 @@ FD_TOLERANCE = 1e-2
 FD_STEP = 1e-6  # relative to max(1, |w|); float64 differences, see the notes above
 FD_SMALLEST_STEP = 1e-9  # where float64 rounding, ~1e-16 * loss / h, is still ~1e-7 of the loss
 SCALE_FLOOR = 1e-2
-EXIT_FAILED = 4
 
 
 @dataclass

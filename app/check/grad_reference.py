@@ -27,7 +27,7 @@ from ..errors import UserError
 from ..gpu.device import create_device
 from ..gpu.gpu import Gpu
 from ..kernels.plan import NetworkPlan
-from ..model.components import ACTIVATIONS, LEAKY_RELU_SLOPE
+from ..model.activations import ACTIVATIONS, LEAKY_RELU_SLOPE
 from ..model.hashgrid import grid_units
 from ..truth import image_truth
 from ..truth.slang_file import TARGET_NAMESPACE, slang_target_block

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..datasets.generators import GENERATORS
 from ..datasets.source import MAX_ROWS, check_dataset, problem_of
 from ..errors import UserError
-from ..model import components, hashgrid, optimizers
+from ..model import activations, encodings, hashgrid, optimizers
 from ..resources import asset
 from ..truth.image_truth import CHANNEL_NAMES, check_image
 from ..truth.targets import TUTORIAL_TARGETS
@@ -31,9 +32,9 @@ from .checks import (
 )
 from .spec import HOT, STRUCTURE, TRUTH, Between, Choice, Flag, Fraction, Positive, Subset, Whole, spec_field, spec_of
 
-ACTIVATIONS = tuple(components.ACTIVATIONS)
-ENCODINGS = tuple(components.ENCODINGS) + hashgrid.GRID_ENCODINGS
-FEATURES = tuple(components.FEATURES)
+ACTIVATIONS = tuple(activations.ACTIVATIONS)
+ENCODINGS = tuple(encodings.ENCODINGS)
+FEATURES = tuple(encodings.FEATURES)
 REGULARIZATIONS = ("none", "l1", "l2")
 PRECISIONS = ("float", "half")
 MATMULS = ("auto", "simt")  # auto: tensor cores where the device and the network allow
@@ -59,12 +60,19 @@ _TARGET_FILE_HELP = (
     "[Differentiable] float target(float2 p, int k) and static const int TARGET_COUNT"
 )
 _FREQUENCIES_HELP = f"Fourier encoding frequencies, 1-{MAX_FREQUENCIES} (default {{default}})"
+_FIXED_FEATURES = [
+    f"{e.name} is {','.join(e.fixed)}"
+    for e in encodings.ENCODINGS.values()
+    if isinstance(e, encodings.FeatureEncoding) and e.fixed
+]
 _FEATURES_HELP = (
     f"the Playground's input features, comma-separated: {','.join(FEATURES)} (implies --encoding features; "
-    "poly2 is x,y,x2,y2 and raw is x,y)"
+    f"{' and '.join(_FIXED_FEATURES)})"
 )
+_CLASSES = ", ".join(name for name, g in GENERATORS.items() if g.classify)
+_VALUES = ", ".join(name for name, g in GENERATORS.items() if not g.classify)
 _DATASET_HELP = (
-    "train on points: circle, xor, gauss, spiral (two classes), plane, multigauss (regression), or a CSV file "
+    f"train on points: {_CLASSES} (two classes), {_VALUES} (regression), or a CSV file "
     "(x, y, then a label column or value columns)"
 )
 
@@ -96,25 +104,25 @@ class Config:
     )
     frequencies: int = spec_field(
         4, STRUCTURE, "frequencies", Whole(1, MAX_FREQUENCIES), Flag("--frequencies", _FREQUENCIES_HELP, "K"),
-        widget="slider", shown=lambda config: config.encoding == "fourier", in_network_file=True,
+        widget="slider", shown=encodings.reads("frequencies"), in_network_file=True,
     )
     features: list[str] = spec_field(
         ["x", "y"], STRUCTURE, "features", Subset(FEATURES),
         Flag("--features", _FEATURES_HELP, "F,F", parse="names"),
-        widget="checks", shown=lambda config: config.encoding == "features", in_network_file=True,
+        widget="checks", shown=encodings.reads("features"), in_network_file=True,
     )
     grid_levels: int = spec_field(
         16, STRUCTURE, "levels", Whole(1, 32), _grid_flag("--grid-levels", "resolution levels L, 1-32", "L"),
-        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
+        widget="slider", shown=encodings.reads("grid_levels"), in_network_file=True,
     )
     grid_features: int = spec_field(
         2, STRUCTURE, "features", Whole(1, 8), _grid_flag("--grid-features", "features per level F, 1-8", "F"),
-        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
+        widget="slider", shown=encodings.reads("grid_features"), in_network_file=True,
     )
     grid_log2_size: int = spec_field(
         15, STRUCTURE, "table size (log2)", Whole(8, 24),
         _grid_flag("--grid-table", "log2 of the entries of a hashed level's table, T, 8-24", "T"),
-        widget="slider", shown=hashgrid.uses_grid, in_network_file=True,
+        widget="slider", shown=encodings.reads("grid_log2_size"), in_network_file=True,
     )
     grid_base_resolution: int = spec_field(
         16, STRUCTURE, "base resolution", Whole(1, 4096),
@@ -278,7 +286,7 @@ def validate(config: Config) -> Config:
     """Checks every field, in the table's order; raises UserError naming the first problem."""
     for name, spec in FIELDS.items():
         setattr(config, name, spec.check(spec.label, getattr(config, name)))
-    hashgrid.check_size(config)
+    encodings.check_size(config)
     return config
 
 

@@ -6,7 +6,7 @@ that defines
     [Differentiable] float[TRAINED_OUTPUTS] trained_network_outputs(float2 xy);
 
 with the encoding included and the weights baked in, printed from the NetworkPlan and the
-Python <-> Slang twins of app.model.components. A classifier also gets
+Python <-> Slang twins of app.model.activations and app.model.encodings. A classifier also gets
 
     [Differentiable] float[TRAINED_OUTPUTS] trained_network_probabilities(float2 xy);
 

@@ -18,8 +18,8 @@ from ..datasets import problem_of
 from ..errors import UserError
 from ..kernels.plan import NetworkPlan
 from ..kernels.planning import plan_for
-from ..model.components import ACTIVATIONS, ENCODINGS
-from ..model.hashgrid import GRID_ENCODINGS, GridSpec, grid_units
+from ..model.activations import ACTIVATIONS
+from ..model.encodings import ENCODINGS
 from ..model.losses import LOSSES
 from ..truth import image_truth
 
@@ -39,10 +39,9 @@ def export_network(plan: NetworkPlan, config: Config, params: np.ndarray, data: 
         for layer in plan.layers
     ]
     x0, x1, y0, y1 = config.domain
-    if plan.grid is not None:
-        encoding = {**plan.grid.schema(plan.encoding.name), "tables": TABLES_FILE}
-    else:
-        encoding = plan.encoding.schema(plan.encoding_setting)
+    encoding = plan.encoding.schema(plan.encoding_setting)
+    if plan.encoding.trained:
+        encoding["tables"] = TABLES_FILE
     document = {
         "format": FORMAT,
         "encoding": encoding,
@@ -82,27 +81,12 @@ def tables_npy(plan: NetworkPlan, params: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def grid_of(encoding: dict[str, Any]) -> GridSpec:
-    """The GridSpec a network.json grid encoding entry describes."""
-    return GridSpec(
-        levels=encoding["levels"],
-        features=encoding["features"],
-        log2_size=encoding["log2_table_size"],
-        base_resolution=encoding["base_resolution"],
-        per_level_scale=float(encoding["per_level_scale"]),
-        hashed=encoding["kind"] == "hashgrid",
-    )
-
-
 def encode(
     encoding: dict[str, Any], x: np.ndarray, y: np.ndarray, domain=None, tables: np.ndarray | None = None
 ) -> np.ndarray:
     """(N,) x and y to (N, inputs), per the schema's encoding (a grid's needs its domain and tables)."""
-    if encoding["kind"] in GRID_ENCODINGS:
-        return grid_of(encoding).encode(grid_units(domain, x, y), tables)
     kind = ENCODINGS[encoding["kind"]]
-    setting = kind.setting(int(encoding.get("frequencies", 0)), tuple(encoding.get("features", ())))
-    return kind.numpy(x, y, setting)
+    return kind.numpy(x, y, kind.entry_setting(encoding), domain, tables)
 
 
 def forward(network: dict[str, Any], x: np.ndarray, y: np.ndarray, tables: np.ndarray | None = None) -> np.ndarray:
@@ -161,7 +145,7 @@ def _structure(network: dict, base: Config) -> Config:
     layers, encoding = network.get("layers"), network.get("encoding")
     if not isinstance(layers, list) or not 2 <= len(layers) or not all(isinstance(layer, dict) for layer in layers):
         raise UserError("layers must list at least two layers")
-    kinds = (*ENCODINGS, *GRID_ENCODINGS)
+    kinds = tuple(ENCODINGS)
     if not isinstance(encoding, dict) or not isinstance(encoding.get("kind"), str) or encoding["kind"] not in kinds:
         raise UserError(f"encoding must be one of {', '.join(kinds)}")
     for k, layer in enumerate(layers):
@@ -188,17 +172,10 @@ def _structure(network: dict, base: Config) -> Config:
     }
     if network.get("data") is None:  # a dataset's network has no target expressions
         fields["targets"] = network.get("targets")
-    if encoding["kind"] == "fourier":
-        fields["frequencies"] = encoding.get("frequencies")
-    if encoding["kind"] == "features":
-        fields["features"] = encoding.get("features")
+    fields |= ENCODINGS[encoding["kind"]].config_fields(encoding)
     if isinstance(network.get("image"), dict) and isinstance(network["image"].get("file"), str):
         fields["image"], _ = image_truth.load(network["image"]["file"])
         fields["targets"] = list(base.targets)
-    if encoding["kind"] in GRID_ENCODINGS:
-        names = {"levels": "grid_levels", "features": "grid_features", "log2_table_size": "grid_log2_size"}
-        names |= {"base_resolution": "grid_base_resolution", "per_level_scale": "grid_level_scale"}
-        fields |= {field: encoding.get(key) for key, field in names.items()}
     fields.update(_data_fields(network))
     return from_dict(fields, base, source="the network")
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.components import Activation, Encoding, Setting
-from ..model.hashgrid import GRID_ENCODINGS, GridEncoding, GridSpec
+from ..model.activations import Activation
+from ..model.encodings import Encoding, Setting
+from ..model.hashgrid import GridSpec
 from ..model.losses import LOSSES, Loss
 from ..truth.image_truth import ImageTruth
 
@@ -55,8 +56,8 @@ class SlangTruth:
 class NetworkPlan:
     sizes: tuple[int, ...]
     layers: tuple[LayerPlan, ...]
-    encoding: Encoding | GridEncoding
-    frequencies: int
+    encoding: Encoding
+    encoding_setting: Setting  # what the encoding's functions take (app/model/encodings.py)
     precision: str
     targets: tuple[str, ...]  # expressions, when slang_truth is None
     slang_truth: SlangTruth | None
@@ -71,13 +72,11 @@ class NetworkPlan:
     tile_pad: int = 0  # workgroup tiles: the row padding that keeps shared-memory banks apart
     tile_inputs: int = 1  # group tiles' shared-memory rows (shaders/gradients.slang); 1 where unused
     tile_outputs: int = 1
-    features: tuple[str, ...] = ()  # the features of a feature encoding (poly2, raw, features)
     # Where each step's samples and their truth come from (app/kernels/shadergen/truth.py): "formula"
     # (targets or a Slang file), "image" (both sampled afresh every step) or "points" (a dataset
     # on the GPU)
     truth_kind: str = "formula"
     loss_name: str = "squared"  # app/model/losses.py: squared, logistic or softmax
-    grid: GridSpec | None = None  # a trainable grid encoding: its tables follow the MLP's parameters
     image: ImageTruth | None = None  # an image as the ground truth (instead of targets or a Slang file)
 
     @property
@@ -85,9 +84,9 @@ class NetworkPlan:
         return LOSSES[self.loss_name]
 
     @property
-    def encoding_setting(self) -> Setting:
-        """What the encoding's functions take: the frequencies, or the features."""
-        return self.frequencies if self.encoding.name in ("fourier", *GRID_ENCODINGS) else self.features
+    def grid(self) -> GridSpec | None:
+        """A trained grid encoding's layout: its tables follow the MLP's parameters."""
+        return self.encoding_setting if self.encoding.trained else None
 
     @property
     def matmul(self) -> str:
@@ -115,7 +114,7 @@ class NetworkPlan:
 
     def input_names(self) -> list[str]:
         """One label per encoded input (the network diagram, the neuron views)."""
-        return self.grid.names() if self.grid else self.encoding.names(self.encoding_setting)
+        return self.encoding.names(self.encoding_setting)
 
     @property
     def input_dim(self) -> int:
@@ -146,7 +145,7 @@ class NetworkPlan:
             self.sizes,
             tuple(layer.activation.name for layer in self.layers),
             self.encoding.name,
-            self.frequencies,
+            self.encoding_setting,
             self.precision,
             self.targets,
             self.slang_truth,
@@ -154,10 +153,8 @@ class NetworkPlan:
             self.mma,
             self.tile_samples,
             self.tile_pad,
-            self.features,
             self.truth_kind,
             self.loss_name,
-            self.grid,
             self.image and (self.image.width, self.image.height, self.image.channels),
         )
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"

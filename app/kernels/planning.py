@@ -7,8 +7,8 @@ import functools
 
 from ..config.config import Config, Structure
 from ..datasets.source import problem_of
-from ..model.components import ACTIVATIONS, ENCODINGS
-from ..model.hashgrid import GRID_ENCODINGS, grid_encoding, grid_spec
+from ..model.activations import ACTIVATIONS
+from ..model.encodings import ENCODINGS
 from ..truth.image_truth import ImageTruth
 from .paths import PathRequest, choose_path
 from .plan import LayerPlan, NetworkPlan, SlangTruth
@@ -16,13 +16,12 @@ from .plan import LayerPlan, NetworkPlan, SlangTruth
 
 @functools.lru_cache(maxsize=64)
 def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> NetworkPlan:
-    grid = grid_spec(s)
-    enc = grid_encoding(s.encoding) if grid else ENCODINGS[s.encoding]
-    setting = enc.setting(s.frequencies, s.features) if not grid else s.frequencies
+    enc = ENCODINGS[s.encoding]
+    setting = enc.setting(s)
     problem = problem_of(dict(s.dataset)) if s.dataset else None
     image = ImageTruth(**dict(s.image)) if s.image and not problem else None
     slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target and not (problem or image) else None
-    inputs = grid.dim if grid else enc.dim(setting)
+    inputs = enc.dim(setting)
     outputs = (
         problem.outputs
         if problem
@@ -43,14 +42,12 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> N
         sizes=sizes,
         layers=tuple(layers),
         encoding=enc,
-        frequencies=s.frequencies,
+        encoding_setting=setting,
         precision=s.precision,
         targets=() if slang_truth or problem or image else s.targets,
         slang_truth=slang_truth,
-        features=() if enc.name in ("fourier", *GRID_ENCODINGS) else setting,
         truth_kind="points" if problem else "image" if image else "formula",
         loss_name=problem.loss if problem else "squared",
-        grid=grid,
         image=image,
     )
     request = PathRequest(
@@ -60,7 +57,7 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> N
         matmul=s.matmul,
         squared=common["loss_name"] == "squared",
         points=problem is not None,
-        grid=grid is not None,
+        grid=enc.trained,
         image=image is not None,
         tensor_cores=tensor_cores,
         fused=fused,

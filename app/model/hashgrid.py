@@ -12,7 +12,7 @@ a finer level of a hash grid stores 2^T entries, corner (x, y) at (x ^ y * 26544
 (tiny-cuda-nn's hash: the first prime is 1). Level l's entries follow level l - 1's; entry e of
 the tables holds features [e * F, e * F + F) of the parameters after the MLP's.
 
-Training (app/kernels/plan.py, shaders/adjust.slang):
+Training (app/model/encodings.py: GridEncoding, shaders/adjust.slang):
 - The tables are parameters of the same optimizer, with the same learning rate and betas: its
   steps, normalised by Adam, move a table value about as far as an MLP weight, and the tables start
   within +-1e-4 (instant-ngp's initialisation), so they need no rate of their own.
@@ -44,25 +44,11 @@ import numpy as np
 
 from ..errors import UserError
 
-GRID_ENCODINGS = ("hashgrid", "densegrid")
 GRID_EPSILON = 1e-15
 FIXED_POINT_BITS = 32
 INIT_RANGE = 1e-4
 HASH_PRIME = 2654435761
 MAX_GRID_PARAMETERS = 1 << 25  # 128 MiB of fp32 masters: a few hundred MiB with the moments
-
-
-@dataclass(frozen=True)
-class GridEncoding:
-    """A plan's `encoding` when it is a grid: its name and its Slang call (shaders/hashgrid.slang);
-    its width, labels and numpy twin come from the plan's GridSpec."""
-
-    name: str
-    slang: str = "encodeGrid(p)"
-
-
-def grid_encoding(name: str) -> GridEncoding:
-    return GridEncoding(name)
 
 
 @dataclass(frozen=True)
@@ -176,22 +162,6 @@ class GridSpec:
                 np.add.at(grad, index[:, k], weight[:, k : k + 1] * block)
         return grad.ravel()
 
-    def point_gradient(self, u: np.ndarray, tables: np.ndarray, d_encoded: np.ndarray) -> np.ndarray:
-        """The gradient of sum(d_encoded * encode(u)) with respect to u, (N, 2)."""
-        table = np.asarray(tables, np.float64).reshape(self.entries, self.features)
-        d = np.asarray(d_encoded, np.float64)
-        grad = np.zeros((len(u), 2))
-        for level, spec in enumerate(self.layout):
-            index, _, frac = self.corners(u, level)
-            values = table[index]  # (N, 4, F)
-            block = d[:, level * self.features : (level + 1) * self.features]
-            fx, fy = frac[:, 0:1], frac[:, 1:2]
-            along_x = (1 - fy) * (values[:, 1] - values[:, 0]) + fy * (values[:, 3] - values[:, 2])
-            along_y = (1 - fx) * (values[:, 2] - values[:, 0]) + fx * (values[:, 3] - values[:, 1])
-            grad[:, 0] += spec.scale * np.sum(block * along_x, axis=1)
-            grad[:, 1] += spec.scale * np.sum(block * along_y, axis=1)
-        return grad
-
 
 def grid_units(domain, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Points (x, y) of `domain` [x0, x1, y0, y1] as grid coordinates u in [0, 1]^2, (N, 2)."""
@@ -199,37 +169,8 @@ def grid_units(domain, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.stack([(np.asarray(x, np.float64) - x0) / (x1 - x0), (np.asarray(y, np.float64) - y0) / (y1 - y0)], 1)
 
 
-def grid_spec(structure) -> GridSpec | None:
-    """The grid of a Config or Structure whose encoding is a grid, else None."""
-    if structure.encoding not in GRID_ENCODINGS:
-        return None
-    return GridSpec(
-        levels=structure.grid_levels,
-        features=structure.grid_features,
-        log2_size=structure.grid_log2_size,
-        base_resolution=structure.grid_base_resolution,
-        per_level_scale=float(structure.grid_level_scale),
-        hashed=structure.encoding == "hashgrid",
-    )
-
-
-def uses_grid(config) -> bool:
-    """Whether `config`'s encoding is a grid (the Network panel shows the grid's fields then)."""
-    return config.encoding in GRID_ENCODINGS
-
-
 def check_level_scale(label: str, value) -> float:
     """Config.grid_level_scale's check: a number in [1, 4]."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1.0 <= value <= 4.0:
         raise UserError(f"{label} must be a number from 1 to 4 (got {value!r})")
     return float(value)
-
-
-def check_size(config) -> None:
-    """A grid whose tables would be too large is a UserError naming its size."""
-    spec = grid_spec(config)
-    if spec is not None and spec.param_count > MAX_GRID_PARAMETERS:
-        raise UserError(
-            f"the {config.encoding} would hold {spec.param_count:,} table values, more than "
-            f"{MAX_GRID_PARAMETERS:,}: use fewer levels or features, a smaller table or per-level scale"
-        )

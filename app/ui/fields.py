@@ -9,7 +9,7 @@ from typing import Any
 from imgui_bundle import imgui
 
 from ..config.config import FIELDS, Config
-from ..model.components import FEATURES
+from ..model.encodings import FEATURES
 from ..model.optimizers import Hyper
 from .sliders import real, typed_slider, whole
 from .style import field_error

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from imgui_bundle import imgui
 
-from ..model.components import INVALID_COLOUR
+from ..kernels.view_constants import INVALID_COLOUR
 from ..views.heatmaps import PANELS, VIEWS, HeatmapImages
 from .style import MUTED, em
 

@@ -19,7 +19,7 @@ from ..gpu.gpu import HostCopy
 from ..train.trainer import Trainer
 from .point_metrics import GROUP_UNITS, PointSums, groups
 
-VIEWS = 3  # values, d/dx, d/dy (app.model.components.HEATMAP_VIEWS)
+VIEWS = 3  # values, d/dx, d/dy (app.kernels.view_constants.HEATMAP_VIEWS)
 NEURON_GRID = 32  # the neuron views' grid side, at most: every k-th cell of the eval grid
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import slangpy as spy
 
-from ..model.components import HEATMAP_PANELS, HEATMAP_VIEWS
+from ..kernels.view_constants import HEATMAP_PANELS, HEATMAP_VIEWS
 from .data_view import DataView
 from .evaluation import Evaluation, GridEvaluator
 from .neurons import NeuronImages

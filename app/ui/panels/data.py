@@ -12,7 +12,7 @@ from imgui_bundle import imgui
 
 from ... import datasets
 from ...datasets.source import MAX_ROWS
-from ...kernels.point_colours import CLASS_COLOURS
+from ...kernels.view_constants import CLASS_COLOURS
 from ...truth.eval_grid import cell_centre
 from ...views.data_view import DataView
 from ..heatmap_view import axis_labels

@@ -8,7 +8,7 @@ from ...config.config import FIELDS, MAX_HIDDEN_LAYERS, MAX_WIDTH, fields_of
 from ...config.spec import STRUCTURE
 from ...errors import UserError
 from ...kernels.planning import plan_for
-from ...model.hashgrid import grid_spec
+from ...model.encodings import grid_spec
 from ..fields import draw_field, widget_fields
 from ..sliders import typed_slider, whole
 from ..style import BAD, MUTED, WARN, em, field_error

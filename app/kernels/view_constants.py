@@ -1,0 +1,60 @@
+"""What the drawing kernels (shaders/visualize.slang, shaders/points.slang) and the views share,
+defined here once: the generated module gets them as constants, and the views and the UI's legends
+read them. The heatmap panels and views, the colour of a value that is not finite, and the data
+view's colours: one colour a class, the Playground's orange (its -1) and blue (its +1) first, then
+ColorBrewer's Set1 for more classes; values run from orange through the Playground's light grey (0)
+to blue."""
+
+from __future__ import annotations
+
+# ---- heatmap panels: ids matched by drawHeatmaps in shaders/visualize.slang -----------------------
+HEATMAP_PANELS = ("ground truth", "learned", "|error|")
+# What the panels show: the values, or their derivatives in x or in y (the atlas holds all three).
+HEATMAP_VIEWS = ("values", "∂/∂x", "∂/∂y")
+# Cells whose value is not finite get this colour (sRGB), apart from every colour-map colour,
+# and a legend entry beside the colour bars.
+INVALID_COLOUR = (1.0, 0.0, 1.0)
+
+
+def heatmap_constants() -> str:
+    """The heatmap panels' ids and the invalid colour as Slang declarations."""
+    lines = [
+        f"static const uint PANEL_{name.strip('|').split()[-1].upper()} = {k};" for k, name in enumerate(HEATMAP_PANELS)
+    ]
+    lines.append(f"static const uint HEATMAP_VIEWS = {len(HEATMAP_VIEWS)};")
+    lines.append("static const float3 INVALID_COLOUR = float3({}, {}, {});".format(*map(repr, INVALID_COLOUR)))
+    return "\n".join(lines)
+
+
+# ---- the data view's colours (sRGB) --------------------------------------------------------
+CLASS_COLOURS = (  # sRGB
+    (0.961, 0.576, 0.133),  # #f59322
+    (0.031, 0.467, 0.741),  # #0877bd
+    (0.302, 0.686, 0.290),  # green
+    (0.596, 0.306, 0.639),  # purple
+    (0.894, 0.102, 0.110),  # red
+    (0.651, 0.337, 0.157),  # brown
+    (0.969, 0.506, 0.749),  # pink
+    (0.400, 0.400, 0.400),  # grey
+)
+NEUTRAL = (0.910, 0.918, 0.922)  # #e8eaeb: the value 0, or an even mix of two classes
+# The heatmap under the points is mixed this far toward white, so that the points stand out.
+BACKGROUND_LIGHTEN = 0.5
+OUTLINE = (0.12, 0.12, 0.14)  # around test points, and training points of a value (regression)
+
+
+def _float3(colour: tuple[float, float, float]) -> str:
+    return "float3({}, {}, {})".format(*map(repr, colour))
+
+
+def point_constants() -> str:
+    """The data view's colours as Slang declarations (plans that train on points)."""
+    colours = ", ".join(_float3(c) for c in CLASS_COLOURS)
+    return "\n".join(
+        [
+            f"static const float3 CLASS_COLOURS[{len(CLASS_COLOURS)}] = {{ {colours} }};",
+            f"static const float3 NEUTRAL_COLOUR = {_float3(NEUTRAL)};",
+            f"static const float3 OUTLINE_COLOUR = {_float3(OUTLINE)};",
+            f"static const float BACKGROUND_LIGHTEN = {BACKGROUND_LIGHTEN!r};",
+        ]
+    )

@@ -1,0 +1,70 @@
+"""Activations as Python <-> Slang twins: each is one small object with its Slang struct
+(shaders/activations.slang), the differentiable Slang expression the standalone export prints, its
+numpy function, and what the kernels may assume of it. Adding one is an entry in ACTIVATIONS, its
+struct in shaders/activations.slang, and its case in shaders/grad_check.slang (the gradient
+check's independent path, written again on purpose).
+
+A value such as the LeakyReLU slope is defined here once: the generated module gets it as a
+constant, app/files/network_io.py evaluates it in numpy, and nothing is kept in sync by hand.
+(tests/reference.py keeps its own numpy on purpose.)"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+LEAKY_RELU_SLOPE = 0.01
+
+
+@dataclass(frozen=True)
+class Activation:
+    name: str
+    slang: str  # the IActivation struct
+    numpy: Callable[..., np.ndarray]  # numpy(z, **params)
+    # The same function as a differentiable Slang expression of `z`, with params filled in, for
+    # the standalone export (app/files/export_slang.py), which cannot include shaders/.
+    expression: str
+    relu_like: bool = False  # He initialisation instead of Glorot
+    # Its derivative follows from its output (one-to-one, or piecewise with the pieces told apart
+    # by the output's sign): the tiled kernels keep outputs, not pre-activations, and derive the
+    # gradient from them (shaders/activations.slang). Sine is neither; paths that need it say so.
+    derivative_from_output: bool = True
+    params: dict = field(default_factory=dict)  # extra network.json fields, e.g. the slope
+
+    def schema(self) -> dict:
+        return {"activation": self.name, **self.params}
+
+    def slang_of(self, z: str) -> str:
+        return self.expression.format(z=z, **self.params)
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-z))
+
+
+ACTIVATIONS: dict[str, Activation] = {
+    a.name: a
+    for a in (
+        Activation(
+            "leaky_relu",
+            "LeakyReLU",
+            lambda z, negative_slope=LEAKY_RELU_SLOPE: np.where(z > 0, z, negative_slope * z),
+            "{z} > 0.0 ? {z} : {negative_slope!r} * {z}",
+            relu_like=True,
+            params={"negative_slope": LEAKY_RELU_SLOPE},
+        ),
+        Activation("relu", "ReLU", lambda z: np.maximum(z, 0), "max({z}, 0.0)", relu_like=True),
+        Activation("tanh", "Tanh", np.tanh, "tanh({z})"),
+        Activation("sigmoid", "Sigmoid", _sigmoid, "1.0 / (1.0 + exp(-{z}))"),
+        Activation("sin", "Sine", np.sin, "sin({z})", derivative_from_output=False),
+        Activation("identity", "Identity", lambda z: z, "{z}"),
+    )
+}
+
+
+def slang_constants() -> str:
+    """The activations' constants as Slang declarations, for the top of the generated module."""
+    return f"static const float LEAKY_RELU_SLOPE = {LEAKY_RELU_SLOPE!r};"

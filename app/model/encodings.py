@@ -1,0 +1,290 @@
+"""Encodings: how a point (x, y) becomes the network's input vector, each one object here. An
+encoding owns its settings: which Config fields set it (`fields`), the setting it reads from
+them, what network.json says of it and which fields a network.json entry sets again, its width
+and labels, its numpy twin, the lines of the generated encodeInput, and its standalone Slang for
+the export. The Playground's features (poly2 and raw are two fixed sets of them), Fourier
+features, and the multiresolution grids (app/model/hashgrid.py), whose tables are trained.
+
+Adding one is an entry in ENCODINGS, its Slang where encodeInput calls one
+(shaders/encodings.slang), and a Config field where it needs a setting of its own."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import UserError
+from .hashgrid import MAX_GRID_PARAMETERS, GridSpec, grid_units
+
+
+# ---- the Playground's input features, each a function of (x, y) ----------------------------
+@dataclass(frozen=True)
+class Feature:
+    """Its name on the command line (--features), its label, a Slang expression of the float2
+    `{p}` and its numpy function."""
+
+    name: str
+    label: str
+    slang: str
+    numpy: Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+    def slang_of(self, p: str) -> str:
+        return self.slang.format(p=p)
+
+
+FEATURES: dict[str, Feature] = {
+    f.name: f
+    for f in (
+        Feature("x", "x", "{p}.x", lambda x, y: x),
+        Feature("y", "y", "{p}.y", lambda x, y: y),
+        Feature("x2", "x²", "{p}.x * {p}.x", lambda x, y: x * x),
+        Feature("y2", "y²", "{p}.y * {p}.y", lambda x, y: y * y),
+        Feature("xy", "xy", "{p}.x * {p}.y", lambda x, y: x * y),
+        Feature("sinx", "sin x", "sin({p}.x)", lambda x, y: np.sin(x)),
+        Feature("siny", "sin y", "sin({p}.y)", lambda x, y: np.sin(y)),
+    )
+}
+
+# An encoding's setting: the feature names of a feature encoding, the Fourier frequencies K, or
+# a grid's GridSpec.
+Setting = tuple[str, ...] | int | GridSpec
+
+
+class Encoding(ABC):
+    """How (x, y) becomes the network's input vector, given its setting."""
+
+    name: str
+    fields: tuple[str, ...] = ()  # the Config fields that set it (the Network panel shows them)
+    trained = False  # parameters of its own, trained with the network's (a grid's tables)
+
+    @abstractmethod
+    def setting(self, config) -> Setting:
+        """Its setting from a Config's (or a Structure's) fields."""
+
+    @abstractmethod
+    def entry_setting(self, entry: dict[str, Any]) -> Setting:
+        """Its setting from its network.json entry (already checked by loading it as a config)."""
+
+    @abstractmethod
+    def config_fields(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """The Config fields its network.json entry sets (--load-network checks them)."""
+
+    @abstractmethod
+    def schema(self, setting: Setting) -> dict[str, Any]:
+        """Its network.json entry."""
+
+    @abstractmethod
+    def dim(self, setting: Setting) -> int:
+        """The input's width."""
+
+    @abstractmethod
+    def names(self, setting: Setting) -> list[str]:
+        """One label per input (the network diagram, the neuron views)."""
+
+    @abstractmethod
+    def numpy(self, x: np.ndarray, y: np.ndarray, setting: Setting, domain=None, tables=None) -> np.ndarray:
+        """(N,) x, y -> (N, dim) in float64; a grid reads the domain and its tables."""
+
+    @abstractmethod
+    def body(self, setting: Setting) -> list[str]:
+        """The lines of the generated module's encodeInput(float2 p)."""
+
+    def header(self, setting: Setting) -> str:
+        """What the generated module's header says after the encoding's name."""
+        return ""
+
+
+class FeatureEncoding(Encoding):
+    """Feeds the network the listed features, in FEATURES' order: the config's (`features`), or a
+    fixed set (poly2, raw)."""
+
+    def __init__(self, name: str, fixed: tuple[str, ...] | None = None):
+        self.name, self.fixed = name, fixed
+        self.fields = () if fixed is not None else ("features",)
+
+    def setting(self, config) -> tuple[str, ...]:
+        return self.fixed if self.fixed is not None else tuple(config.features)
+
+    def entry_setting(self, entry: dict[str, Any]) -> tuple[str, ...]:
+        return self.fixed if self.fixed is not None else tuple(entry.get("features", ()))
+
+    def config_fields(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return {} if self.fixed is not None else {"features": entry.get("features")}
+
+    def schema(self, setting: tuple[str, ...]) -> dict[str, Any]:
+        return {"kind": self.name} if self.fixed is not None else {"kind": self.name, "features": list(setting)}
+
+    def dim(self, setting: tuple[str, ...]) -> int:
+        return len(setting)
+
+    def names(self, setting: tuple[str, ...]) -> list[str]:
+        return [FEATURES[f].label for f in setting]
+
+    def numpy(self, x, y, setting: tuple[str, ...], domain=None, tables=None) -> np.ndarray:
+        return np.stack([FEATURES[f].numpy(x, y) for f in setting], axis=1)
+
+    def expressions(self, setting: tuple[str, ...]) -> list[str]:
+        """Each input as a standalone Slang expression of `xy` (app/files/export_slang.py)."""
+        return [FEATURES[f].slang_of("xy") for f in setting]
+
+    def body(self, setting: tuple[str, ...]) -> list[str]:
+        values = ", ".join(f"NFloat({FEATURES[f].slang_of('p')})" for f in setting)
+        return [f"NFloat v[INPUT_DIM] = {{ {values} }};", "return MLVec<INPUT_DIM>.fromArray(v);"]
+
+    def header(self, setting: tuple[str, ...]) -> str:
+        return "" if self.fixed is not None else f" ({', '.join(setting)})"
+
+
+# shaders/encodings.slang's PI, in float32: the shader scales by float(1 << k) * PI
+FOURIER_PI = np.float32(3.14159265358979)
+
+
+class FourierEncoding(Encoding):
+    """x and y, then sin and cos of 2^k pi x and 2^k pi y for k < K (shaders/encodings.slang)."""
+
+    name = "fourier"
+    fields = ("frequencies",)
+
+    def setting(self, config) -> int:
+        return config.frequencies
+
+    def entry_setting(self, entry: dict[str, Any]) -> int:
+        return int(entry.get("frequencies", 0))
+
+    def config_fields(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return {"frequencies": entry.get("frequencies")}
+
+    def schema(self, frequencies: int) -> dict[str, Any]:
+        return {"kind": self.name, "frequencies": frequencies}
+
+    def dim(self, frequencies: int) -> int:
+        return 2 + 4 * frequencies
+
+    def names(self, frequencies: int) -> list[str]:
+        names = ["x", "y"]
+        for k in range(frequencies):
+            names += [f"sin {2**k}πx", f"cos {2**k}πx", f"sin {2**k}πy", f"cos {2**k}πy"]
+        return names
+
+    def numpy(self, x, y, frequencies: int, domain=None, tables=None) -> np.ndarray:
+        columns = [x, y]
+        for k in range(frequencies):
+            scale = (2.0**k) * np.pi
+            columns += [np.sin(scale * x), np.cos(scale * x), np.sin(scale * y), np.cos(scale * y)]
+        return np.stack(columns, axis=1)
+
+    def expressions(self, frequencies: int) -> list[str]:
+        """Each input as a standalone Slang expression of `xy` (app/files/export_slang.py)."""
+        terms = ["xy.x", "xy.y"]
+        for k in range(frequencies):
+            scale = repr(float(np.float32(2.0**k) * FOURIER_PI))  # exact: a power of two times a float
+            terms += [f"sin({scale} * xy.x)", f"cos({scale} * xy.x)", f"sin({scale} * xy.y)", f"cos({scale} * xy.y)"]
+        return terms
+
+    def body(self, frequencies: int) -> list[str]:
+        return ["return encodeFourier<INPUT_DIM>(p);"]
+
+    def header(self, frequencies: int) -> str:
+        return f" ({frequencies} frequencies)"
+
+
+# A grid's Config fields and the names its network.json entry gives them
+GRID_ENTRY_NAMES = {
+    "grid_levels": "levels",
+    "grid_features": "features",
+    "grid_log2_size": "log2_table_size",
+    "grid_base_resolution": "base_resolution",
+    "grid_level_scale": "per_level_scale",
+}
+
+
+class GridEncoding(Encoding):
+    """A multiresolution grid (app/model/hashgrid.py, shaders/hashgrid.slang): its setting is the
+    GridSpec, and its tables follow the MLP's parameters. Its standalone Slang for the export is
+    app/files/export_grid.py's, which binds the tables from a file."""
+
+    fields = tuple(GRID_ENTRY_NAMES)
+    trained = True
+
+    def __init__(self, name: str, hashed: bool):
+        self.name, self.hashed = name, hashed
+
+    def setting(self, config) -> GridSpec:
+        return GridSpec(
+            levels=config.grid_levels,
+            features=config.grid_features,
+            log2_size=config.grid_log2_size,
+            base_resolution=config.grid_base_resolution,
+            per_level_scale=float(config.grid_level_scale),
+            hashed=self.hashed,
+        )
+
+    def entry_setting(self, entry: dict[str, Any]) -> GridSpec:
+        return GridSpec(
+            levels=entry["levels"],
+            features=entry["features"],
+            log2_size=entry["log2_table_size"],
+            base_resolution=entry["base_resolution"],
+            per_level_scale=float(entry["per_level_scale"]),
+            hashed=self.hashed,
+        )
+
+    def config_fields(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return {field: entry.get(key) for field, key in GRID_ENTRY_NAMES.items()}
+
+    def schema(self, spec: GridSpec) -> dict[str, Any]:
+        return spec.schema(self.name)
+
+    def dim(self, spec: GridSpec) -> int:
+        return spec.dim
+
+    def names(self, spec: GridSpec) -> list[str]:
+        return spec.names()
+
+    def numpy(self, x, y, spec: GridSpec, domain=None, tables=None) -> np.ndarray:
+        return spec.encode(grid_units(domain, x, y), tables)
+
+    def body(self, spec: GridSpec) -> list[str]:
+        return ["return encodeGrid(p);"]
+
+    def header(self, spec: GridSpec) -> str:
+        return f" ({spec.levels} levels of {spec.features}, {spec.param_count} table values)"
+
+
+POLY2_FEATURES = ("x", "y", "x2", "y2")  # the tutorial's encoding
+ENCODINGS: dict[str, Encoding] = {
+    e.name: e
+    for e in (
+        FeatureEncoding("poly2", POLY2_FEATURES),
+        FeatureEncoding("raw", ("x", "y")),
+        FourierEncoding(),
+        FeatureEncoding("features"),
+        GridEncoding("hashgrid", hashed=True),
+        GridEncoding("densegrid", hashed=False),
+    )
+}
+
+
+def reads(field: str) -> Callable[[Any], bool]:
+    """Whether a config's encoding reads `field` (the Network panel shows the field only then)."""
+    return lambda config: field in ENCODINGS[config.encoding].fields
+
+
+def grid_spec(config) -> GridSpec | None:
+    """The grid of a Config or Structure whose encoding is a grid, else None."""
+    encoding = ENCODINGS[config.encoding]
+    return encoding.setting(config) if encoding.trained else None
+
+
+def check_size(config) -> None:
+    """A grid whose tables would be too large is a UserError naming its size."""
+    spec = grid_spec(config)
+    if spec is not None and spec.param_count > MAX_GRID_PARAMETERS:
+        raise UserError(
+            f"the {config.encoding} would hold {spec.param_count:,} table values, more than "
+            f"{MAX_GRID_PARAMETERS:,}: use fewer levels or features, a smaller table or per-level scale"
+        )

@@ -1,0 +1,144 @@
+"""The house's rules, checked on the code itself: app/'s packages import one way (each package only
+from the packages below it, as its __init__ docstring says), no module tells the gradient paths
+apart by their names, and the registries list what they say they list."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from app.kernels.paths import PATHS, PathRequest, choose_path
+from app.kernels.paths.group import GROUP
+from app.model.activations import ACTIVATIONS
+from app.model.encodings import ENCODINGS
+
+APP = Path(__file__).resolve().parent.parent / "app"
+
+# Bottom to top: a module may import its own package and those before it, never one after it.
+# (datasets, errors and resources sit at the bottom; ui, entry and bench at the top.)
+LAYERS = [
+    {"errors", "resources"},
+    {"model", "datasets"},
+    {"truth"},
+    {"config"},
+    {"kernels"},
+    {"gpu"},
+    {"train"},
+    {"views"},
+    {"loop"},
+    {"files"},
+    {"check"},
+    {"ui"},
+    {"entry"},
+    {"bench", "__main__"},
+]
+RANK = {part: k for k, layer in enumerate(LAYERS) for part in layer}
+
+
+def _part(root: Path, path: Path) -> str:
+    """The top-level part of `root` (app/) a file belongs to: its package, or its module's name."""
+    relative = path.relative_to(root)
+    return relative.parts[0] if len(relative.parts) > 1 else relative.stem
+
+
+def _imported_parts(root: Path, path: Path) -> set[str]:
+    """The top-level parts of app/ that `path` imports (relative imports resolved)."""
+    tree = ast.parse(path.read_text())
+    package = list(path.relative_to(root).parent.parts)
+    parts = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            parts.update([base[0]] if base else [alias.name for alias in node.names])
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            parts.update(m.split(".")[1] for m in modules if m and m.startswith("app."))
+    return parts
+
+
+def upward_imports(root: Path) -> list[str]:
+    """Every import in `root` that runs from a part of the house up to a part above it."""
+    upward = []
+    for path in sorted(root.rglob("*.py")):
+        here = _part(root, path)
+        if here == "__init__":
+            continue
+        assert here in RANK, f"{path.relative_to(root)}: a new top-level part of app/ needs its place in LAYERS"
+        for part in _imported_parts(root, path) - {here}:
+            assert part in RANK, f"{path.relative_to(root)} imports app.{part}, which has no place in LAYERS"
+            if RANK[part] > RANK[here]:
+                upward.append(f"{path.relative_to(root)} -> {part}")
+    return upward
+
+
+def test_every_package_imports_only_the_packages_below_it():
+    assert len(list(APP.rglob("*.py"))) > 100
+    upward = upward_imports(APP)
+    assert not upward, "imports that run back up:\n" + "\n".join(upward)
+
+
+def test_the_layering_check_sees_an_upward_import(tmp_path):
+    """The check above can fail: a model module that imports the UI, relatively or not, is caught."""
+    for folder in ("model", "ui"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "ui" / "window.py").write_text("from ..model import optimizers\n")
+    (tmp_path / "model" / "optimizers.py").write_text("from ..ui import window\nimport app.ui.window\n")
+    assert upward_imports(tmp_path) == ["model/optimizers.py -> ui"]
+
+
+def test_no_module_compares_a_gradient_path_name():
+    names = "|".join(re.escape(path.name) for path in PATHS)
+    comparison = re.compile(rf"gradient_path\s*(==|!=|in\b)|(==|!=)\s*[\"']({names})[\"']")
+    found = []
+    for path in APP.rglob("*.py"):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if comparison.search(code) and ("gradient_path" in code or ".name" in code):
+                found.append(f"{path.relative_to(APP)}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_the_paths_have_distinct_names_and_group_tiles_fit_every_network():
+    assert len({path.name for path in PATHS}) == len(PATHS)
+    assert PATHS[-1] is GROUP, "group tiles fit every network: the last path tried"
+    from app.kernels.plan import LayerPlan
+
+    wide = (4, 256, 256, 4)
+    layers, offset = [], 0
+    for fan_in, fan_out in zip(wide[:-1], wide[1:]):
+        layers.append(LayerPlan(fan_in, fan_out, ACTIVATIONS["sin"], offset, 0))
+        offset += fan_in * fan_out + fan_out
+    request = PathRequest(
+        sizes=wide,
+        layers=tuple(layers),
+        precision="float",
+        matmul="auto",
+        squared=False,
+        points=True,
+        grid=False,
+        image=False,
+        tensor_cores=False,
+        fused=False,
+        cpu=False,
+    )
+    path, fields = choose_path(request)
+    assert path is GROUP and fields["group_size"] >= 8
+
+
+@pytest.mark.parametrize("name", list(ENCODINGS))
+def test_every_encoding_owns_its_settings(name):
+    """An encoding's setting survives its network.json entry, and the Config fields it reads exist."""
+    from app.config.config import FIELDS, Config, validate
+
+    encoding = ENCODINGS[name]
+    config = validate(Config(encoding=name, grid_levels=4))  # a dense grid of 16 levels is too big
+    setting = encoding.setting(config)
+    entry = encoding.schema(setting)
+    assert entry["kind"] == name and encoding.entry_setting(entry) == setting
+    assert set(encoding.fields) <= set(FIELDS)
+    assert set(encoding.config_fields(entry)) == set(encoding.fields)
+    assert encoding.dim(setting) == len(encoding.names(setting)) > 0
