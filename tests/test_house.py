@@ -142,3 +142,5 @@ def test_every_encoding_owns_its_settings(name):
     assert set(encoding.fields) <= set(FIELDS)
     assert set(encoding.config_fields(entry)) == set(encoding.fields)
     assert encoding.dim(setting) == len(encoding.names(setting)) > 0
+    if not encoding.trained:  # the Slang export prints each input as an expression
+        assert len(encoding.expressions(setting)) == encoding.dim(setting)

@@ -93,6 +93,12 @@ class Encoding(ABC):
     def body(self, setting: Setting) -> list[str]:
         """The lines of the generated module's encodeInput(float2 p)."""
 
+    def expressions(self, setting: Setting) -> list[str]:
+        """Each input as a standalone Slang expression of `xy`, for the export
+        (app/files/export_slang.py), which cannot include shaders/. An encoding with trained tables
+        has none: its export reads the tables from a file (app/files/export_grid.py)."""
+        raise TypeError(f"the {self.name} encoding is exported with its tables, not as expressions")
+
     def header(self, setting: Setting) -> str:
         """What the generated module's header says after the encoding's name."""
         return ""
@@ -128,7 +134,6 @@ class FeatureEncoding(Encoding):
         return np.stack([FEATURES[f].numpy(x, y) for f in setting], axis=1)
 
     def expressions(self, setting: tuple[str, ...]) -> list[str]:
-        """Each input as a standalone Slang expression of `xy` (app/files/export_slang.py)."""
         return [FEATURES[f].slang_of("xy") for f in setting]
 
     def body(self, setting: tuple[str, ...]) -> list[str]:
@@ -178,7 +183,6 @@ class FourierEncoding(Encoding):
         return np.stack(columns, axis=1)
 
     def expressions(self, frequencies: int) -> list[str]:
-        """Each input as a standalone Slang expression of `xy` (app/files/export_slang.py)."""
         terms = ["xy.x", "xy.y"]
         for k in range(frequencies):
             scale = repr(float(np.float32(2.0**k) * FOURIER_PI))  # exact: a power of two times a float
