@@ -1,5 +1,8 @@
-"""Reading what the GPU computed without debug kernels: one SGD step with lr = 1 and no
-momentum moves the parameters by exactly minus the gradient."""
+"""Reading what the GPU computed without debug kernels, and without the optimizer: learnGradient
+alone is recorded, and its per-slot gradient and loss sums (and a grid's fixed-point sums) are read
+back and added up here in float64, as adjustParameters would before its update. The optimizers'
+tests then check adjustParameters' updates against numpy given these gradients: a wrong update
+can't hide in the gradients it is checked against."""
 
 from __future__ import annotations
 
@@ -10,35 +13,51 @@ from pathlib import Path
 
 import numpy as np
 
+GRID_FIXED_SCALE = 2.0**32  # a grid's gradients are fixed point (app/model/hashgrid.py)
 
-def _sgd_probe_step(trainer, step: int, lr: float) -> tuple[float, np.ndarray]:
-    """Runs one plain-SGD step on `step`'s batch and puts everything back (parameters,
-    optimizer state, step counters, config). Returns the loss and the parameters after."""
-    saved_config, snapshot = trainer.config, trainer.snapshot()
-    trainer.apply(saved_config.replace(optimizer="sgd", lr=lr, beta1=0.0))
+
+def _learned_sums(trainer, step: int) -> tuple[float, np.ndarray]:
+    """learnGradient of `step`'s batch at the current parameters: the summed loss and the summed
+    gradient of every parameter (the MLP's from the slots, a grid's from its fixed-point sums),
+    over the batch. The trainer is left as it was."""
+    gpu, launch, plan = trainer.gpu, trainer.launch, trainer.plan
+    saved_step, saved_position = trainer.step, trainer.data_position
     trainer.step = step
-    loss = float(trainer.train(1)[0])
-    after = trainer.parameters()
-    trainer.apply(saved_config)
-    trainer.restore(snapshot)
-    return loss, after
+    with gpu.submit() as encoder:
+        trainer.record_piece(encoder, trainer.learn_units)  # the learn phase, whole
+    assert trainer.progress.phase == "adjust" and trainer.progress.position == 0
+    slots = gpu.read(trainer.gradient_slots, launch.gradient_slot_count * plan.mlp_param_count)
+    losses = gpu.read(trainer.loss_slots, launch.loss_slot_count)
+    grid = gpu.read(trainer.grid_gradients, plan.grid_param_count, np.int64) / GRID_FIXED_SCALE
+    trainer.abandon_step()  # clears the sums: the next step starts from nothing
+    trainer.step, trainer.data_position = saved_step, saved_position
+    gradient = slots.astype(np.float64).reshape(launch.gradient_slot_count, plan.mlp_param_count).sum(axis=0)
+    return float(losses.astype(np.float64).sum()), np.concatenate([gradient, grid])
 
 
 def gpu_loss_and_gradient(trainer, step: int = 0):
     """Loss and mean-loss gradient the kernels compute for the batch of `step`, at the current
-    parameters; the trainer is left as it was."""
-    params = trainer.parameters()
-    loss, after = _sgd_probe_step(trainer, step, 1.0)
-    return loss, params.astype(np.float64) - after.astype(np.float64)
+    parameters (the data's: regularisation joins in adjustParameters); the trainer is left as it was."""
+    loss, gradient = _learned_sums(trainer, step)
+    return loss / trainer.batch_size, gradient / trainer.batch_size
 
 
 def gpu_loss(trainer, params: np.ndarray, step: int = 0) -> float:
     """The training loss of `step`'s batch at `params`, as the GPU computes it."""
     saved = trainer.snapshot()
     trainer.set_parameters(params)
-    loss, _ = _sgd_probe_step(trainer, step, 1e-30)
+    loss, _ = gpu_loss_and_gradient(trainer, step)
     trainer.restore(saved)
     return loss
+
+
+def advance_until(session, done, what: str, chunk: int = 5, most_steps: int = 2000) -> None:
+    """Advances `session` `chunk` steps at a time until `done()`, for at most `most_steps` steps:
+    a wait that ends, with `what` it waited for named when it fails."""
+    start = session.trainer.step
+    while not done() and session.trainer.step - start < most_steps:
+        session.advance(chunk)
+    assert done(), f"{what}: not within {most_steps} steps"
 
 
 def exported_network(trainer) -> dict:

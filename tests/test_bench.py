@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import gpu_loss_and_gradient
 
 from app.bench import options
 
@@ -53,18 +54,25 @@ def test_the_tutorials_atomic_kernels_take_the_apps_first_step(gpu, make_trainer
     """The benchmark's reference (shaders/atomic_reference.slang: per-sample float atomics, the
     tutorial's design) trains the default network like the app: after one Adam step from the
     same weights on the same batch, both moved every parameter the same way. Adam's first step
-    is lr * g / (|g| + eps), so a sign flip or a zero gradient would show as a 2 lr difference."""
+    is -lr * g / (|g| + eps): at most lr, and a sign flip or a zero gradient would show as a
+    difference of up to 2 lr. Where the gradient stands clear of the float sums' order (|g| >
+    1e-4), the two agree to 1e-3 of lr; the rest (gradients near 0, whose sign the order of float
+    atomics may flip) still move less than lr."""
     from app.bench.runners import AtomicReference
 
     atomic = AtomicReference(gpu)
     batch = 1024
     trainer = make_trainer(batch_size=batch)
+    lr = trainer.config.lr
     start = trainer.parameters()
     assert np.array_equal(start, gpu.read(atomic.params, atomic.count, np.float32))
+    _, gradient = gpu_loss_and_gradient(trainer, step=0)
     with gpu.submit() as encoder:
         atomic.record(encoder, batch, 0)
     trainer.train(1)
     moved_atomic = gpu.read(atomic.params, atomic.count, np.float32) - start
     moved_app = trainer.parameters() - start
-    assert np.count_nonzero(moved_app) > 0.9 * moved_app.size
-    assert np.mean(np.abs(moved_atomic - moved_app) < 1e-3 * 0.01) > 0.95
+    clear = np.abs(gradient) > 1e-4
+    assert clear.mean() > 0.8, clear.mean()
+    assert np.all(np.abs(moved_atomic[clear] - moved_app[clear]) < 1e-3 * lr), "the same step where g is clear"
+    assert np.all(np.abs(moved_atomic) <= lr * (1 + 1e-4)), "Adam's first step is at most lr"

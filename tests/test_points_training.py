@@ -10,12 +10,12 @@ import json
 
 import numpy as np
 import pytest
-from helpers import exported_network, gpu_loss, gpu_loss_and_gradient
-from reference import batch_rows, loss_and_gradient, sample_losses
+from helpers import gpu_loss, gpu_loss_and_gradient
+from reference import batch_rows, kernel_parameters, loss_and_gradient, sample_losses
+from reference import forward as reference_forward
 
 from app import datasets
 from app.config.config import Config, validate
-from app.files.network_io import forward
 from app.loop.session import Session
 from app.train.trainer import Trainer
 
@@ -106,24 +106,26 @@ def test_the_losses_match_numpy_where_they_are_extreme():
 
 @pytest.mark.parametrize("kind", ["l1", "l2"])
 def test_regularisation_joins_the_gradient_of_the_weights(gpu, kind):
-    """One SGD step (lr 1) moves each weight by its data gradient plus rate * sign(w) (L1) or
-    rate * w (L2), each bias by its data gradient alone; one Adam step takes that sum as its
-    gradient (numpy's Adam)."""
+    """One SGD step (lr 1) moves each weight by its data gradient (learnGradient's, read from its
+    slots) plus rate * sign(w) (L1) or rate * w (L2), each bias by its data gradient alone; one
+    Adam step takes that sum as its gradient (numpy's Adam)."""
     config = _config(None, **dict(SPIRAL, hidden=[8]), batch_size=100, seed=2)
     trainer = Trainer(gpu, config)
     trainer.train(2)
     params = trainer.parameters().astype(np.float64)
     _, plain = gpu_loss_and_gradient(trainer, trainer.step)
     rate = 0.05
-    trainer.apply(config.replace(regularization=kind, reg_rate=rate))
-    _, regularised = gpu_loss_and_gradient(trainer, trainer.step)
     weights = np.zeros(len(params), bool)
     for layer in trainer.plan.layers:
         weights[layer.offset : layer.bias_offset] = True
     term = rate * (np.sign(params) if kind == "l1" else params) * weights
-    assert np.allclose(regularised, plain + term, atol=1e-6, rtol=1e-5)
+    saved = trainer.snapshot()
+    trainer.apply(config.replace(regularization=kind, reg_rate=rate, optimizer="sgd", lr=1.0, beta1=0.0))
+    trainer.train(1)
+    assert np.allclose(trainer.parameters(), params - (plain + term), atol=1e-6, rtol=1e-5)
+    trainer.restore(saved)
+    trainer.apply(config.replace(regularization=kind, reg_rate=rate, optimizer="adam", lr=0.01))
     trainer.reset_optimizer()
-    trainer.apply(trainer.config.replace(optimizer="adam", lr=0.01))
     trainer.train(1)
     g = plain + term
     m, v = 0.1 * g, 0.001 * g * g
@@ -137,7 +139,8 @@ def test_the_sets_loss_and_accuracy_match_numpy(gpu, three_classes):
         session.advance(200)
         metrics = session.evaluator.evaluate().metrics
         data, loss = session.trainer.data.dataset, session.trainer.plan.loss
-        outputs = forward(exported_network(session.trainer), data.x.astype(np.float64), data.y.astype(np.float64))
+        params = kernel_parameters(session.config, session.trainer.parameters())
+        outputs = reference_forward(session.config, params, data.x, data.y)
         losses = sample_losses(loss.name, outputs, data.truth.astype(np.float64))[0]
         right = loss.classes(outputs) == data.classes
         n = data.train_count
