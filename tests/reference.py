@@ -107,6 +107,27 @@ def unpack(config, params: np.ndarray):
     return layers
 
 
+def layer_outputs(config, params: np.ndarray, x: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
+    """Every layer's values at points (x, y), float64: the encoded input, each hidden layer, the
+    outputs. From the definitions above alone (none of the app's code)."""
+    h = encode(config, np.asarray(x, np.float64), np.asarray(y, np.float64))
+    values = [h]
+    for w, b, act in unpack(config, params):
+        h = activate(act, h @ w.T + b)
+        values.append(h)
+    return values
+
+
+def forward(config, params: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The network's outputs at (x, y): (N, outputs), float64."""
+    return layer_outputs(config, params, x, y)[-1]
+
+
+def kernel_parameters(config, params: np.ndarray) -> np.ndarray:
+    """The parameters as the kernels compute with them: rounded to half in half precision."""
+    return params.astype(np.float16).astype(np.float32) if config.precision == "half" else params
+
+
 def sample_losses(kind: str, out: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-sample losses and their gradients with respect to the outputs, float64: the squared
     error summed over outputs; binary cross-entropy of one logit (truth 0 or 1); softmax

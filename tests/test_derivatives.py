@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import exported_network
-from reference import grid_centres, linear_to_srgb
+from reference import forward, grid_centres, kernel_parameters, linear_to_srgb
 
-from app.files.network_io import forward
 from app.truth.targets import target_to_numpy
 from app.views.evaluation import GridEvaluator
 from app.views.heatmaps import COLORBAR_HEIGHT, HeatmapImages
@@ -37,11 +35,12 @@ def _evaluate(trainer, steps=25):
 
 
 def _network_differences(trainer, h):
-    """Central differences of the exported network, in float64, at the grid's cell centres."""
-    network = exported_network(trainer)
+    """Central differences of the network (tests/reference.py's numpy, float64) at the grid's
+    cell centres."""
+    config, params = trainer.config, kernel_parameters(trainer.config, trainer.parameters())
     x, y = (a.ravel().astype(np.float64) for a in grid_centres(trainer.config.domain, GRID))
-    dx = (forward(network, x + h, y) - forward(network, x - h, y)) / (2 * h)
-    dy = (forward(network, x, y + h) - forward(network, x, y - h)) / (2 * h)
+    dx = (forward(config, params, x + h, y) - forward(config, params, x - h, y)) / (2 * h)
+    dy = (forward(config, params, x, y + h) - forward(config, params, x, y - h)) / (2 * h)
     return dx.reshape(GRID, GRID, -1), dy.reshape(GRID, GRID, -1)
 
 

@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 import slangpy as spy
 from helpers import run_headless
+from reference import grid_centres
 
 from app.config.config import Config, validate
 from app.errors import UserError
 from app.train.trainer import Trainer
 from app.truth import image_truth
-from app.truth.eval_grid import grid_centres
 from app.views.evaluation import GridEvaluator
 
 # The lavapipe-sized fit: a grid whose finest level has 68 cells across, an MLP of 6 (thread accumulators)
@@ -134,6 +134,38 @@ def test_gpu_truth_is_the_numpy_bilinear_sample(gpu, tmp_path):
     np.testing.assert_allclose(
         image_truth.sample(loaded, config.domain, cx.ravel(), cy.ravel()), loaded.reshape(-1, 3), atol=1e-6
     )
+
+
+def _bilinear_by_interp(pixels: np.ndarray, domain, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Bilinear sampling from its definition, by np.interp along each axis: the image spans the
+    domain, pixel centres sit at (i + 0.5) / size of it (row 0 at the top), values vary linearly
+    between neighbouring centres and stay at the edge pixel's value beyond the outermost ones."""
+    height, width, channels = pixels.shape
+    x0, x1, y0, y1 = domain
+    cx = x0 + (np.arange(width) + 0.5) / width * (x1 - x0)
+    cy = y1 - (np.arange(height) + 0.5) / height * (y1 - y0)  # decreasing: row 0 is the top
+    out = np.zeros((len(x), channels))
+    for n, (px, py) in enumerate(zip(x, y)):
+        rows = np.array([[np.interp(px, cx, pixels[r, :, c]) for c in range(channels)] for r in range(height)])
+        out[n] = [np.interp(py, cy[::-1], rows[::-1, c]) for c in range(channels)]
+    return out
+
+
+def test_gpu_truth_between_pixel_centres_is_bilinear(gpu, tmp_path):
+    """Where nearest-neighbour sampling would differ: a 4 x 4 image on an 8 x 8 grid, whose cell
+    centres fall a quarter of the way between pixel centres, and beyond the outermost ones."""
+    pixels = np.random.default_rng(3).integers(0, 256, (4, 4, 1), dtype=np.uint8)
+    spy.Bitmap(pixels[:, :, 0].copy()).write(str(tmp_path / "four.png"))
+    info, loaded = image_truth.load(tmp_path / "four.png")
+    config = validate(Config(image=info, domain=[-1.0, 1.0, -1.0, 1.0], hidden=[4]))
+    truths = GridEvaluator(Trainer(gpu, config), 8).evaluate().truths.reshape(-1, 1)
+    x, y = grid_centres(config.domain, 8)
+    expected = _bilinear_by_interp(loaded, config.domain, x.ravel(), y.ravel())
+    np.testing.assert_allclose(truths, expected, atol=2e-6)
+    np.testing.assert_allclose(image_truth.sample(loaded, config.domain, x.ravel(), y.ravel()), expected, atol=1e-12)
+    # the midpoint of the two top-left pixels' centres is their mean: no nearest pixel gives that
+    mid = image_truth.sample(loaded, config.domain, np.array([-0.5]), np.array([0.75]))[0, 0]
+    assert mid == pytest.approx((loaded[0, 0, 0] + loaded[0, 1, 0]) / 2)
 
 
 def _headless(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:

@@ -5,24 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import exported_network
-from reference import activate
+from reference import kernel_parameters, layer_outputs
 
-from app.files.network_io import encode
 from app.views.evaluation import GridEvaluator, neuron_side, neuron_stride
 from app.views.heatmaps import COLORBAR_HEIGHT, HeatmapImages
 from app.views.neurons import from_ordered_bits, neuron_points
 
 
 def _numpy_neurons(trainer, grid):
-    """Every neuron's value at the neuron grid's points, in plan order: (neurons, N, N)."""
-    network = exported_network(trainer)
-    x, y = neuron_points(trainer.config.domain, grid)
-    h = encode(network["encoding"], x.ravel().astype(np.float64), y.ravel().astype(np.float64))
-    columns = [h]
-    for layer in network["layers"]:
-        h = activate(layer["activation"], h @ np.asarray(layer["weights"]).T + np.asarray(layer["biases"]))
-        columns.append(h)
+    """Every neuron's value at the neuron grid's points, in plan order: (neurons, N, N), from
+    tests/reference.py's numpy."""
+    config = trainer.config
+    x, y = neuron_points(config.domain, grid)
+    columns = layer_outputs(config, kernel_parameters(config, trainer.parameters()), x.ravel(), y.ravel())
     n = x.shape[0]
     return np.concatenate(columns, axis=1).T.reshape(-1, n, n)
 
