@@ -45,6 +45,14 @@ def _count(kind: str, valid: bool) -> None:
     cases[1] += int(valid)
 
 
+def _assert_both_ways(kind: str, valid: int, refused: int) -> None:
+    """The cases of `kind` took both ways at least so often: a fuzzer whose inputs all fail (or
+    all pass) at the first check tests nothing past it. The seeds are fixed; the bounds are about
+    half of what they give today, so that a change of the inputs' mix shows, not a new option."""
+    cases, ok = COUNTS[kind]
+    assert ok >= valid and cases - ok >= refused, f"{kind}: {ok} valid, {cases - ok} refused of {cases}"
+
+
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory, gpu) -> InputFiles:
     return InputFiles(tmp_path_factory.mktemp("fuzz"), gpu)
@@ -79,6 +87,7 @@ def test_command_lines_in_process(inputs):
             _count("command lines (in-process)", False)
         except Exception as error:  # anything else is a bug: name the case
             raise AssertionError(f"{argv!r} raised {error!r}") from error
+    _assert_both_ways("command lines (in-process)", valid=500, refused=800)
 
 
 def test_config_files(inputs, tmp_path):
@@ -94,6 +103,7 @@ def test_config_files(inputs, tmp_path):
         except UserError as error:
             _one_line(error)
             _count("config files", False)
+    _assert_both_ways("config files", valid=40, refused=700)
 
 
 def test_checkpoint_files(inputs, gpu):
@@ -119,6 +129,7 @@ def test_checkpoint_files(inputs, gpu):
             session.advance(1)
             assert session.trainer.step == loaded.step + 1
         _count("checkpoint files", True)
+    _assert_both_ways("checkpoint files", valid=12, refused=700)
 
 
 def test_network_files(inputs, tmp_path):
@@ -135,6 +146,7 @@ def test_network_files(inputs, tmp_path):
             continue
         assert params.size == plan_for(config).param_count and np.all(np.isfinite(params))
         _count("network files", True)
+    _assert_both_ways("network files", valid=40, refused=450)
 
 
 def _check_run(result: subprocess.CompletedProcess, argv: list[str], out: Path, files: list[Path]) -> bool:
@@ -173,3 +185,4 @@ def test_whole_program(inputs, tmp_path):
         except subprocess.TimeoutExpired:
             raise AssertionError(f"{argv!r} hung") from None
         _count("whole program (subprocess)", _check_run(result, argv, out, files))
+    _assert_both_ways("whole program (subprocess)", valid=5, refused=12)

@@ -6,10 +6,9 @@ import time
 
 import numpy as np
 import pytest
+from imgui_bundle import imgui  # a dependency: a broken install fails here, never skips
 
-imgui = pytest.importorskip("imgui_bundle").imgui
-
-from app.ui.offscreen import OffscreenApp  # noqa: E402
+from app.ui.offscreen import OffscreenApp
 
 
 @pytest.fixture
@@ -43,11 +42,10 @@ def _type(ui, text: str) -> None:
 
 def test_pause_stops_step_count(ui):
     before = ui.session.trainer.step
-    ui.frame(2)
-    assert ui.session.trainer.step > before, "training runs by default"
+    assert ui.frames_until(lambda: ui.session.trainer.step > before), "training runs by default"
     ui.click(*_centre(ui, "pause"))
     paused_at = ui.session.trainer.step
-    ui.frame(3)
+    ui.frame(3)  # frames that would train, were it running
     assert not ui.app.running
     assert ui.session.trainer.step == paused_at
 
@@ -89,27 +87,33 @@ def test_apply_new_width_rebuilds_and_trains(ui):
     assert ui.session.rebuild is None, "rebuild did not finish in 60 s"
     assert trained_during_rebuild > 0, "the old network trains on during the rebuild"
     assert ui.session.config.hidden == [width] and ui.session.trainer is not old
-    for _ in range(100):  # the first frames of a new network measure what a step costs
-        ui.frame()
-        if ui.session.trainer.step >= 2:
-            break
-    assert ui.session.trainer.step >= 2, "the new network trains"
+    # the first frames of a new network measure what a step costs
+    assert ui.frames_until(lambda: ui.session.trainer.step >= 2), "the new network trains"
     assert np.isfinite(ui.session.train_loss)
 
 
-def test_loss_plot_has_data(ui):
-    ui.frame(12)
+def test_loss_plot_has_the_steps_losses_as_a_headless_run_trains_them(ui, gpu):
+    """The window's loss curve holds every step's loss, the very values a Trainer of the same
+    config gives without a window (same seed, same samples: bit for bit), and an evaluation."""
+    from app.train.trainer import Trainer
+
     run = ui.session.history.current
-    assert run.train.count >= 12 and np.all(np.isfinite(run.train.y))
-    assert run.eval.count >= 1
-    assert run.train.y[-1] < run.train.y[0], "the loss falls"
+    assert ui.frames_until(lambda: run.train.count >= 12 and run.eval.count >= 1), "12 steps and an evaluation"
+    ui.app.running = False
+    ui.frames_until(lambda: not ui.session.trainer.progress.started, seconds=5)  # a step in pieces, finished
+    steps = ui.session.trainer.step
+    window = run.train.y[:steps]
+    headless = Trainer(gpu, ui.session.config).train(steps)
+    assert len(window) == steps >= 12 and np.array_equal(window, headless.astype(window.dtype)), (window, headless)
+    assert headless[-1] < headless[0], "the loss falls"
 
 
 def test_heatmaps_not_blank_and_truth_differs_from_untrained(make_session):
     ui = OffscreenApp(make_session(), 1280, 800)
     try:
         ui.app.running = False  # untrained network
-        ui.frame(12)  # the first evaluation passes may be split over frames
+        # the first evaluation passes may be split over frames, then the heatmaps are drawn
+        assert ui.frames_until(lambda: ui.session.heatmaps.drawn >= 1), "the heatmaps are drawn"
         atlas = ui.session.heatmaps.atlas.to_numpy().astype(np.float32)[..., :3]
         g = ui.session.heatmaps.grid
         truth, learned = atlas[:, :g], atlas[:, g : 2 * g]
