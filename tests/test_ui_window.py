@@ -65,10 +65,9 @@ class RunningWindow:
             stderr=subprocess.PIPE,
             text=True,
         )
-        if not _wait_for(self.first.exists, 90, self.process):
+        if not _wait_for(self.first.exists, 90, self.process):  # screenshots appear whole (renamed into place)
             self.process.kill()
             pytest.fail(f"no first frame within 90 s: {self.process.communicate()[1][-2000:]}")
-        time.sleep(0.3)  # the PNG is written completely
 
     def xdotool(self, command: str, *args: str) -> None:
         """`xdotool command WINDOW args` (`xdotool key --window WINDOW keys` for keys)."""
@@ -82,7 +81,25 @@ class RunningWindow:
         subprocess.run(["xdotool", *line], env=self.env, check=True, timeout=10)
 
     def screenshots(self) -> list[Path]:
-        return sorted((self.cache / "slang-visual-trainer" / "screenshots").glob("*.png"))
+        return sorted((self.cache / "slang-visual-trainer" / "screenshots").glob("visual-trainer-*.png"))
+
+    def screenshot(self, seconds: float = 30) -> Path:
+        """F12, and the screenshot it saves. The app handles events in order, so once the file is
+        there, everything sent before F12 has been handled and drawn: a wait on the app itself,
+        not on the clock."""
+        before = set(self.screenshots())
+        self.xdotool("key", "F12")
+        assert _wait_for(lambda: set(self.screenshots()) - before, seconds, self.process), "F12 saved nothing"
+        return max(set(self.screenshots()) - before)
+
+    def screenshot_at(self, width: int, height: int, seconds: float = 30) -> np.ndarray:
+        """A screenshot once the window has taken the size `width` x `height` (the window system
+        may deliver the resize a few frames late: F12 again until the shot has it)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            shot = _bitmap(self.screenshot())
+            if shot.shape[:2] == (height, width) or time.monotonic() > deadline:
+                return shot
 
     def stop(self) -> tuple[int, str, str]:
         if self.process.poll() is None:
@@ -97,7 +114,7 @@ class RunningWindow:
 
 def test_window_renders_and_exits_on_sigint(display, tmp_path):
     window = RunningWindow(display, tmp_path)
-    time.sleep(0.5)  # a few more frames: the loop must survive after the screenshot
+    assert _bitmap(window.screenshot()).std() > 10, "the loop goes on after the first screenshot"
     code, _, err = window.stop()
     assert code == 0, err[-2000:]
     pixels = _bitmap(window.first)
@@ -111,15 +128,8 @@ def test_f12_saves_a_screenshot_at_the_window_size_after_resizes(display, tmp_pa
     window = RunningWindow(display, tmp_path)
     try:
         for width, height in ((700, 450), (1300, 850)):
-            before = len(window.screenshots())
             window.xdotool("windowsize", str(width), str(height))
-            time.sleep(1.0)
-            window.xdotool("key", "F12")
-            assert _wait_for(lambda before=before: len(window.screenshots()) > before, 20, window.process), (
-                "F12 saved nothing"
-            )
-            time.sleep(1.1)  # screenshot names have a resolution of a second
-            shot = _bitmap(window.screenshots()[-1])
+            shot = window.screenshot_at(width, height)
             assert shot.shape[:2] == (height, width)
             assert shot.std() > 10
     finally:
@@ -144,9 +154,10 @@ def test_rapid_resizing_keeps_the_window_alive(display, tmp_path):
     window = RunningWindow(display, tmp_path)
     for width, height in ((640, 420), (1500, 950), (700, 500), (1280, 800), (500, 300), (1400, 900)) * 2:
         window.xdotool("windowsize", str(width), str(height))
-        time.sleep(0.15)
-    time.sleep(1.5)
+        time.sleep(0.15)  # the stimulus: resizes 150 ms apart, faster than a swapchain settles
+    shot = window.screenshot_at(1400, 900)
     assert window.process.poll() is None, "the app is still running"
+    assert shot.shape[:2] == (900, 1400) and shot.std() > 10, "and draws at the last size"
     code, _, err = window.stop()
     assert code == 0 and "Traceback" not in err, err[-2000:]
 
@@ -174,16 +185,11 @@ def test_minimise_and_restore_keeps_rendering(display, tmp_path):
     try:
         window.xdotool("windowminimize")
         window.xdotool("windowunmap")
-        time.sleep(1.0)
+        window.screenshot()  # handled while hidden: the loop goes on
         assert window.process.poll() is None, "alive while hidden"
         window.xdotool("windowmap")
         window.xdotool("windowraise")
-        time.sleep(1.0)
-        before = len(window.screenshots())
-        window.xdotool("key", "F12")
-        assert _wait_for(lambda: len(window.screenshots()) > before, 20, window.process), "no frame after restore"
-        time.sleep(0.3)
-        shot = _bitmap(window.screenshots()[-1])
+        shot = window.screenshot_at(1000, 700)
         assert shot.shape[:2] == (700, 1000) and shot.std() > 10
     finally:
         code, _, err = window.stop()
@@ -229,7 +235,7 @@ def test_closing_during_a_rebuild_ends_cleanly(display, tmp_path, gpu, closing):
             check=True,
             timeout=10,
         )
-        time.sleep(0.5)
+        window.screenshot()  # the click is handled, and its frame drawn, before the next one
     compiling: list = []
     assert _wait_for(
         lambda: compiling.extend(c for c in _children(window.process.pid) if "app.loop.rebuild" in c[1]) or compiling,

@@ -54,16 +54,14 @@ def _stop(process: subprocess.Popen) -> tuple[int, str]:
 def test_sigint_autosaves_and_the_next_launch_offers_it(display, tmp_path):
     cache = tmp_path / "cache"
     autosaved = cache / "slang-visual-trainer" / "autosave.ckpt"
-    window = _launch(display, cache, tmp_path / "first.png", "--fresh")
-    time.sleep(1.0)
+    window = _launch(display, cache, tmp_path / "first.png", "--fresh")  # 10 frames, each training
     code, err = _stop(window)
     assert code == 0, err[-2000:]
     assert f"autosaved: {autosaved} (step " in err, err[-2000:]
     saved = checkpoint.load(autosaved)
     assert saved.step > 0, "the trained network, not a fresh one"
 
-    later = _launch(display, cache, tmp_path / "second.png")
-    time.sleep(1.0)
+    later = _launch(display, cache, tmp_path / "second.png")  # the offer comes before the first frame
     code, err = _stop(later)
     assert code == 0, err[-2000:]
     assert f"the last session was autosaved (4-16-4 network at step {saved.step:,}" in err, err[-2000:]

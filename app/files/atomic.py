@@ -50,6 +50,19 @@ def write_atomic(path: str | Path, data: bytes) -> None:
         raise
 
 
+def made_whole(path: str | Path, make) -> None:
+    """`make(temporary)` writes the file under a temporary name beside `path` (with its
+    extension), which is then renamed into place: whoever watches for `path` never reads half of
+    it. On any error nothing is left, and the error propagates."""
+    path = Path(path)
+    temporary = temporary_beside(path)
+    try:
+        make(temporary)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
 @contextlib.contextmanager
 def staged_folder(folder: Path) -> Iterator[Path]:
     """A temporary folder for `folder`'s files: when the block ends without an error they are

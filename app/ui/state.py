@@ -136,7 +136,9 @@ class AppState:
         except OSError as error:
             self.say(f"cannot save a screenshot in {folder}: {error.strerror or error}")
             return
-        self.screenshot_path = str(folder / f"visual-trainer-{datetime.datetime.now():%Y%m%d-%H%M%S}.png")
+        # Milliseconds in the name: two screenshots within a second are two files, in order.
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")[:-3]
+        self.screenshot_path = str(folder / f"visual-trainer-{stamp}.png")
 
     def remember(self, name: str, label: str = "") -> None:
         """Records the last drawn widget's rect under `name`, so tests can click it; with its

@@ -14,6 +14,7 @@ import slangpy as spy
 from slangpy.ui import imgui_bundle as spy_imgui
 
 from ..errors import first_line
+from ..files.atomic import made_whole
 from ..files.autosave import Offer
 from ..files.start import Start
 from ..gpu.gpu import Gpu
@@ -96,8 +97,8 @@ class _Window:
             target = create_target(self.app.gpu.device, *self.size)
             frame(self.app, self.size, lambda: target, delta_time, force=True)
             self.app.redraw.invalidate()  # the window did not get that frame
-            try:
-                save_png(target, path)
+            try:  # the PNG appears whole: a script watching for it never reads half of it
+                made_whole(path, lambda temporary: save_png(target, str(temporary)))
             except Exception as error:  # a full disk, say: the session goes on
                 self.app.say(f"screenshot not saved: {first_line(error)}")
                 return
