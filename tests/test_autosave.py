@@ -5,11 +5,9 @@ crash and the next launch are in test_ui_window_autosave.py."""
 
 from __future__ import annotations
 
+import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import numpy as np
 import pytest
-
-pytest.importorskip("imgui_bundle")
-
 from test_ui_offscreen import _centre
 
 from app.files import autosave, checkpoint

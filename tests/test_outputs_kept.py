@@ -4,11 +4,9 @@ counting steps instead of starting again at 0."""
 
 from __future__ import annotations
 
+import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import numpy as np
 import pytest
-
-pytest.importorskip("imgui_bundle")
-
 from test_ui_offscreen import _centre, _type
 
 from app.kernels.planning import plan_for

@@ -7,11 +7,9 @@ these targets every rate above ~0.5 does."""
 
 from __future__ import annotations
 
+import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import numpy as np
-import pytest
-
-pytest.importorskip("imgui_bundle")
-
+from helpers import advance_until
 from test_ui_offscreen import _centre
 
 from app.loop.rate_probe import MIN_PROBE_STEPS, PROBE_STEPS, advise, candidates
@@ -21,13 +19,9 @@ from app.ui.offscreen import OffscreenApp
 def test_one_click_resumes_after_a_divergence_at_lr_1000(make_session):
     ui = OffscreenApp(make_session(optimizer="sgd", lr=0.05), 1280, 800)
     try:
-        while ui.session.trainer.step < 80:
-            ui.frame()
+        assert ui.frames_until(lambda: ui.session.trainer.step >= 80), "80 steps"
         ui.app.apply_hot("learning rate", lr=1000.0)
-        for _ in range(100):
-            ui.frame()
-            if ui.session.divergence is not None:
-                break
+        ui.frames_until(lambda: ui.session.divergence is not None)
         divergence = ui.session.divergence
         assert divergence is not None and divergence.lr == 1000.0
         ui.frame()  # the panel draws its advice
@@ -40,8 +34,7 @@ def test_one_click_resumes_after_a_divergence_at_lr_1000(make_session):
         ui.click(*_centre(ui, "resume"))
         assert ui.session.config.lr == advice.lr and ui.app.running
         start = ui.session.stable_step
-        while ui.session.trainer.step < start + advice.steps and ui.session.divergence is None:
-            ui.frame()
+        ui.frames_until(lambda: ui.session.trainer.step >= start + advice.steps or ui.session.divergence is not None)
         assert ui.session.divergence is None, "one click: no second divergence"
         losses = ui.session.history.current.train.y[-advice.steps :]
         assert np.all(np.isfinite(losses)) and losses[-1] < 1.0
@@ -54,8 +47,7 @@ def test_the_replay_is_what_resuming_trains(make_session):
     session = make_session(optimizer="sgd", lr=0.05)
     session.advance(60)
     session.apply(session.config.replace(lr=200.0))
-    while session.divergence is None:
-        session.advance(5)
+    advance_until(session, lambda: session.divergence is not None, "a learning rate of 200 diverges")
     advice = advise(session, 0.0)
     assert advice.checked
     step = session.trainer.step
@@ -74,7 +66,6 @@ def test_candidates_and_the_fallback_for_slow_steps(make_session):
     session = make_session(optimizer="sgd", lr=0.05)
     session.advance(60)
     session.apply(session.config.replace(lr=1000.0))
-    while session.divergence is None:
-        session.advance(5)
+    advance_until(session, lambda: session.divergence is not None, "a learning rate of 1000 diverges")
     slow = advise(session, step_seconds=30.0)
     assert not slow.checked and slow.lr == 0.05 and "not replayed" in slow.reason, slow

@@ -161,7 +161,6 @@ def test_a_broken_target_file_on_the_command_line(tmp_path):
 
 
 def test_a_file_edited_while_the_window_runs(gpu, tmp_path):
-    pytest.importorskip("imgui_bundle")
     from app.ui.offscreen import OffscreenApp
 
     path = _write(tmp_path / "live.slang", RIPPLE)

@@ -14,17 +14,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import run_headless
+from imgui_bundle import imgui  # a dependency: a broken install fails here, never skips
+from reference import grid_centres
 
-imgui = pytest.importorskip("imgui_bundle").imgui
-
-from helpers import run_headless  # noqa: E402
-from reference import grid_centres  # noqa: E402
-
-from app.errors import UserError  # noqa: E402
-from app.truth.finite import check_finite  # noqa: E402
-from app.truth.targets import target_to_numpy  # noqa: E402
-from app.ui.panels import network, training  # noqa: E402
-from app.ui.state import Stats  # noqa: E402
+from app.errors import UserError
+from app.truth.finite import check_finite
+from app.truth.targets import target_to_numpy
+from app.ui.panels import network, training
+from app.ui.state import Stats
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,10 +12,7 @@ submits unbounded and rebuilt networks' textures kept. BOUND is 2.5x the first."
 
 from __future__ import annotations
 
-import pytest
-
-pytest.importorskip("imgui_bundle")
-
+import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 from slangpy.ui import imgui_bundle as spy_imgui
 
 from app.bench.soak import Changes, WarmUp

@@ -7,15 +7,13 @@ import math
 
 import numpy as np
 import pytest
+from imgui_bundle import imgui  # a dependency: a broken install fails here, never skips
+from test_ui_offscreen import _centre, _type
 
-imgui = pytest.importorskip("imgui_bundle").imgui
-
-from test_ui_offscreen import _centre, _type  # noqa: E402
-
-from app.kernels.view_constants import INVALID_COLOUR  # noqa: E402
-from app.model.optimizers import OPTIMIZERS  # noqa: E402
-from app.ui.offscreen import OffscreenApp  # noqa: E402
-from app.ui.panels.training import BATCH_SIZES  # noqa: E402
+from app.kernels.view_constants import INVALID_COLOUR
+from app.model.optimizers import OPTIMIZERS
+from app.ui.offscreen import OffscreenApp
+from app.ui.panels.training import BATCH_SIZES
 
 
 def _click_at(ui, name: str, fraction: float) -> None:

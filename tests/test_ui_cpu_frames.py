@@ -12,22 +12,19 @@ import time
 
 import numpy as np
 import pytest
+from test_ui_offscreen import _centre
 
-imgui = pytest.importorskip("imgui_bundle").imgui
-
-from test_ui_offscreen import _centre  # noqa: E402
-
-from app.config.config import Config, validate  # noqa: E402
-from app.files.start import Start  # noqa: E402
-from app.gpu.compile_progress import STAGES, CompileProgress  # noqa: E402
-from app.kernels.paths import path_of  # noqa: E402
-from app.loop.budget import TrainingWork  # noqa: E402
-from app.loop.frame_driver import FrameWork  # noqa: E402
-from app.loop.step_cost import StepCost, step_flops  # noqa: E402
-from app.ui import redraw, state  # noqa: E402
-from app.ui.offscreen import OffscreenApp  # noqa: E402
-from app.ui.opening import build_restored, open_session  # noqa: E402
-from app.ui.window import HEATMAP_GRID  # noqa: E402
+from app.config.config import Config, validate
+from app.files.start import Start
+from app.gpu.compile_progress import STAGES, CompileProgress
+from app.kernels.paths import path_of
+from app.loop.budget import TrainingWork
+from app.loop.frame_driver import FrameWork
+from app.loop.step_cost import StepCost, step_flops
+from app.ui import redraw, state
+from app.ui.offscreen import OffscreenApp
+from app.ui.opening import build_restored, open_session
+from app.ui.window import HEATMAP_GRID
 
 
 @pytest.fixture

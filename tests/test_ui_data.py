@@ -6,11 +6,9 @@ and column and changes nothing, a good one of three classes rebuilds the network
 
 from __future__ import annotations
 
+import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import numpy as np
 import pytest
-
-pytest.importorskip("imgui_bundle")
-
 from test_ui_files import FakePfd
 from test_ui_offscreen import _centre
 

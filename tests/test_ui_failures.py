@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from imgui_bundle import imgui  # a dependency: a broken install fails here, never skips
 
-imgui = pytest.importorskip("imgui_bundle").imgui
-
-from app.ui.offscreen import OffscreenApp  # noqa: E402
+from app.ui.offscreen import OffscreenApp
 
 
 @pytest.fixture

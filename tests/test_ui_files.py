@@ -5,11 +5,9 @@ first), and a bad file changes nothing and says why."""
 
 from __future__ import annotations
 
+import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import numpy as np
 import pytest
-
-pytest.importorskip("imgui_bundle")
-
 from test_ui_offscreen import _centre
 
 from app.config.config import Config, validate

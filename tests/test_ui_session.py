@@ -10,15 +10,13 @@ import time
 
 import numpy as np
 import pytest
+from imgui_bundle import imgui  # a dependency: a broken install fails here, never skips
+from test_ui_offscreen import _centre, _type
 
-imgui = pytest.importorskip("imgui_bundle").imgui
-
-from test_ui_offscreen import _centre, _type  # noqa: E402
-
-from app.config.config import Config, validate  # noqa: E402
-from app.loop.budget import FRAME_SECONDS  # noqa: E402
-from app.train.trainer import Trainer  # noqa: E402
-from app.ui.offscreen import OffscreenApp  # noqa: E402
+from app.config.config import Config, validate
+from app.loop.budget import FRAME_SECONDS
+from app.train.trainer import Trainer
+from app.ui.offscreen import OffscreenApp
 
 MAX_TEST_BATCH = 1 << 22
 

@@ -6,12 +6,9 @@ large, the gradient check button."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
-
-imgui = pytest.importorskip("imgui_bundle").imgui
-
-from reference import grid_centres  # noqa: E402
-from test_ui_offscreen import _centre, _type  # noqa: E402
+from imgui_bundle import imgui  # a dependency: a broken install fails here, never skips
+from reference import grid_centres
+from test_ui_offscreen import _centre, _type
 
 
 def _rebuilt(ui, seconds=120):

@@ -5,10 +5,8 @@ message under the slider, never a crash. Driven by injected input in the offscre
 from __future__ import annotations
 
 import pytest
-
-imgui = pytest.importorskip("imgui_bundle").imgui
-
-from test_ui_offscreen import _centre, _type  # noqa: E402
+from imgui_bundle import imgui  # a dependency: a broken install fails here, never skips
+from test_ui_offscreen import _centre, _type
 
 
 def _ctrl_click(ui, name: str) -> None:
