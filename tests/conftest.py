@@ -2,7 +2,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -61,22 +60,25 @@ def ui(make_session):
 
 @pytest.fixture(scope="session")
 def display():
-    """An X display for window tests: $DISPLAY, or an Xvfb started here."""
+    """An X display for window tests: $DISPLAY, or an Xvfb started here on a display number it
+    picks itself (-displayfd), so that test workers side by side each get their own. The README's
+    test command installs Xvfb: without it the window tests fail, they are not skipped."""
     if os.environ.get("DISPLAY"):
         yield os.environ["DISPLAY"]
         return
     xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        pytest.skip("no DISPLAY and Xvfb is not installed (apt-get install xvfb)")
-    name = f":{90 + os.getpid() % 9}"
+    assert xvfb is not None, "no DISPLAY and Xvfb is not installed: bash scripts/setup.sh installs it"
+    read, write = os.pipe()
     server = subprocess.Popen(
-        [xvfb, name, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        [xvfb, "-displayfd", str(write), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        pass_fds=(write,),
     )
-    time.sleep(1.0)
-    if server.poll() is not None:
-        pytest.skip(f"Xvfb could not start on {name}")
-    yield name
+    os.close(write)
+    with os.fdopen(read) as ready:  # Xvfb writes its display number once it accepts clients
+        number = ready.readline().strip()
+    assert number and server.poll() is None, "Xvfb did not start"
+    yield f":{number}"
     server.terminate()
     server.wait()
