@@ -26,12 +26,13 @@ def _learned_sums(trainer, step: int) -> tuple[float, np.ndarray]:
     with gpu.submit() as encoder:
         trainer.record_piece(encoder, trainer.learn_units)  # the learn phase, whole
     assert trainer.progress.phase == "adjust" and trainer.progress.position == 0
-    slots = gpu.read(trainer.gradient_slots, launch.gradient_slot_count * plan.mlp_param_count)
+    slots = gpu.read(trainer.gradient_slots, launch.gradient_slot_count * plan.slot_stride)
     losses = gpu.read(trainer.loss_slots, launch.loss_slot_count)
     grid = gpu.read(trainer.grid_gradients, plan.grid_param_count, np.int64) / GRID_FIXED_SCALE
     trainer.abandon_step()  # clears the sums: the next step starts from nothing
     trainer.step, trainer.data_position = saved_step, saved_position
-    gradient = slots.astype(np.float64).reshape(launch.gradient_slot_count, plan.mlp_param_count).sum(axis=0)
+    rows = slots.astype(np.float64).reshape(launch.gradient_slot_count, plan.slot_stride)
+    gradient = rows[:, : plan.mlp_param_count].sum(axis=0)
     return float(losses.astype(np.float64).sum()), np.concatenate([gradient, grid])
 
 

@@ -117,7 +117,10 @@ def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for
     outputs (shaders/tiles.slang), holds its weight-gradient sums in registers, and applies the
     layer below's activation derivative as it writes dH. Its gradient matches numpy's, and neither
     blocking nor holding changes a bit: the same network built with 1 x 1 blocks (one output a
-    thread, too many to hold: added into memory tile by tile) gives identical sums."""
+    thread, too many to hold: added into memory tile by tile) gives identical sums on lavapipe. On
+    a GPU, whose compiler contracts the two kernels' multiply-adds differently, they agree to
+    float32 rounding (learnGradient's slot sums, read exactly, show it: an SGD step's read,
+    rounded at each parameter's scale, had hidden it)."""
     from app.kernels.network_module import network_source
     from app.kernels.plan import NetworkPlan
     from app.kernels.shadergen import tiles
@@ -140,7 +143,10 @@ def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for
     unblocked = make_trainer(**fields)
     assert "simtGradients<64, 64, 1, 1>" in network_source(unblocked.plan), "4096 blocks: added in memory"
     _, unblocked_g = gpu_loss_and_gradient(unblocked)
-    assert np.array_equal(blocked_g, unblocked_g)
+    if gpu.software:
+        assert np.array_equal(blocked_g, unblocked_g)
+    else:
+        assert np.abs(blocked_g - unblocked_g).max() <= 1e-6 * np.abs(unblocked_g).max()
 
 
 def test_small_network_gradient_through_thread_accumulators(make_trainer):

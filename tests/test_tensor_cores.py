@@ -81,6 +81,48 @@ def test_devices_with_other_operand_layouts_keep_workgroup_tiles(tensor_gpu, mon
     _check_gradients(trainer)
 
 
+TARGETS = ["x", "y", "x*y", "x - y", "sin(3*x)", "cos(2*y)", "x*x", "y*y"]
+
+
+@pytest.mark.parametrize("outputs", [1, 2, 3, 5, 8])
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "workgroup-tiles"])
+def test_every_output_count_trains_on_tensor_cores(tensor_gpu, monkeypatch, outputs, fused):
+    """Output counts that are not a multiple of 4 leave the MLP's parameters, and so a gradient
+    slot, a multiple of 4 floats no more: the slots must still start where tensor cores can store
+    whole tiles (plan.slot_stride). Gradients against float64, on both tensor-core paths."""
+    if not fused:
+        monkeypatch.setattr(type(tensor_gpu), "fused_fragments", property(lambda self: False))
+    config = validate(Config(**WIDE, targets=TARGETS[:outputs], precision="half", batch_size=3000, seed=7))
+    trainer = Trainer(tensor_gpu, config)
+    assert trainer.plan.matmul == "tensor-core" and trainer.plan.slot_stride % 4 == 0
+    if fused and trainer.plan.gradient_path != "fused":
+        pytest.skip("this device's cooperative matrices hold operands otherwise: no fused trainer")
+    _check_gradients(trainer)
+
+
+@pytest.mark.parametrize("outputs", [1, 3, 4, 8])
+def test_a_hash_grid_on_tensor_cores_is_bit_reproducible_whatever_the_outputs(tensor_gpu, outputs):
+    """The break found on an H100: a hash grid (32 inputs: the first layer's gradient tiles stored
+    straight into the slot) with three outputs gave other weights every run."""
+    config = validate(
+        Config(
+            encoding="hashgrid",
+            grid_levels=16,
+            grid_log2_size=12,
+            hidden=[64, 64],
+            targets=TARGETS[:outputs],
+            precision="half",
+            batch_size=65536,
+            seed=4,
+        )
+    )
+    first, second = Trainer(tensor_gpu, config), Trainer(tensor_gpu, config)
+    assert first.plan.matmul == "tensor-core" and first.launch.group_count > 1
+    first.train(30)
+    second.train(30)
+    assert np.array_equal(first.parameters(), second.parameters())
+
+
 def test_tensor_cores_are_bit_reproducible(tensor_gpu):
     config = validate(Config(**WIDE, precision="half", batch_size=100_000, seed=42))
     first, second = Trainer(tensor_gpu, config), Trainer(tensor_gpu, config)

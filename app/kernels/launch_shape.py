@@ -44,7 +44,7 @@ def thread_launch(plan: NetworkPlan, batch_size: int, wave_width: int, *, sample
     group = plan.group_size
     waves_per_group = -(-group // wave_width)
     slots_per_group = waves_per_group if plan.thread_accumulators else 1
-    max_groups = max(1, SLOT_MEMORY_BYTES // (4 * plan.mlp_param_count * slots_per_group))
+    max_groups = max(1, SLOT_MEMORY_BYTES // (4 * plan.slot_stride * slots_per_group))
     lane_samples = -(-batch_size // samples_a_lane)  # a pair a thread at least
     threads = min(lane_samples, max(MIN_PARALLEL_THREADS, batch_size // MIN_SAMPLES_PER_THREAD), MAX_TRAIN_THREADS)
     groups = min(-(-threads // group), max_groups)
@@ -63,7 +63,7 @@ def tile_launch(plan: NetworkPlan, batch_size: int, most_groups: int, scratch_fl
     tiles' activations), capped by memory."""
     group = plan.group_size
     tiles = -(-batch_size // plan.tile_samples)
-    groups = max(1, min(tiles, most_groups, SLOT_MEMORY_BYTES // (4 * (plan.mlp_param_count + scratch_floats))))
+    groups = max(1, min(tiles, most_groups, SLOT_MEMORY_BYTES // (4 * (plan.slot_stride + scratch_floats))))
     return LaunchShape(
         thread_count=groups * group,
         group_count=groups,

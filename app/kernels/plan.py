@@ -100,6 +100,16 @@ class NetworkPlan:
         return self.layers[-1].end
 
     @property
+    def slot_stride(self) -> int:
+        """Floats from one gradient slot to the next: the MLP's parameters, rounded up to a multiple
+        of 4 so that every slot starts 16-byte aligned. Tensor cores store whole 16x16 tiles of
+        weight gradients into a slot, and a slot that started 4, 8 or 12 bytes off (any network
+        whose output count is not a multiple of 4) had its tiles written wherever the hardware's
+        16-byte stores rounded them to: into the slot of the workgroup before it, whose last
+        biases it raced with (different weights every run on an H100)."""
+        return -(-self.mlp_param_count // 4) * 4
+
+    @property
     def param_count(self) -> int:
         """Every trained parameter: the MLP's, then the grid's tables."""
         return self.mlp_param_count + (self.grid.param_count if self.grid else 0)

@@ -75,7 +75,7 @@ class Trainer(TrainingState):
         self.gpu.device.wait()
         self.launch: LaunchShape = self.path.launch(self.plan, self.batch_size, self.gpu.wave_width)
         # Lane tiles keep each workgroup's activations after the slots (LaunchShape.scratch_floats).
-        slots = self.launch.gradient_slot_count * self.plan.mlp_param_count + self.launch.scratch_floats
+        slots = self.launch.gradient_slot_count * self.plan.slot_stride + self.launch.scratch_floats
         self.gradient_slots = self.gpu.buffer(slots * 4)
         self.loss_slots = self.gpu.buffer(self.launch.loss_slot_count * 4)
         self.units = StepUnits(self.plan, self.launch, self.batch_size)

@@ -189,7 +189,7 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
     uint tiles = (a.batchSize + FUSED_SAMPLES - 1) / FUSED_SAMPLES;
     float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
     half* w = a.weights;
-    float* slot = a.gradientSlots + group * SLOT_PARAMS;  // this workgroup's alone
+    float* slot = a.gradientSlots + group * SLOT_STRIDE;  // this workgroup's alone
     setKernelContext(w, a.gridGradients, domain, a.truthData);  // an image target's pixels
     fusedStageWeights(tid, w + {first.offset}, w + {last.offset});  // ends with a barrier
 

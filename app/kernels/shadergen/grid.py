@@ -20,6 +20,7 @@ def encoding_constants(plan: NetworkPlan) -> str:
     grid = plan.grid
     lines = [
         f"static const uint SLOT_PARAMS = {plan.mlp_param_count};  // a gradient slot's parameters: the MLP's",
+        f"static const uint SLOT_STRIDE = {plan.slot_stride};  // from one slot to the next: 16-byte aligned",
         f"static const uint GRID_PARAMS = {plan.grid_param_count};  // the grid's table values after them",
         f"static const bool TRAINED_ENCODING = {'true' if grid else 'false'};",
         f"static const float GRID_EPSILON = {hashgrid.GRID_EPSILON!r};",

@@ -59,8 +59,8 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
     uint tiles = (a.batchSize + LANE_TILE - 1) / LANE_TILE;
     float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
     float* w = a.weights;
-    float* slot = a.gradientSlots + group * SLOT_PARAMS;  // this workgroup's alone
-    float* scratch = a.gradientSlots + a.gradientSlotCount * SLOT_PARAMS + group * LANE_SCRATCH;
+    float* slot = a.gradientSlots + group * SLOT_STRIDE;  // this workgroup's alone
+    float* scratch = a.gradientSlots + a.gradientSlotCount * SLOT_STRIDE + group * LANE_SCRATCH;
     // The layer count as the driver sees it: a value it cannot fold, so that it keeps the layer
     // loops as loops (unrolled, every layer's copy of the code took lavapipe ~3 s to compile).
     uint layers = min(LANE_LAYERS, a.threadCount + LANE_LAYERS);

@@ -230,7 +230,7 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
     uint tiles = (a.batchSize + TILE_SAMPLES - 1) / TILE_SAMPLES;
     float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
     NFloat* w = a.weights;
-    float* slot = a.gradientSlots + group * SLOT_PARAMS;  // this workgroup's alone
+    float* slot = a.gradientSlots + group * SLOT_STRIDE;  // this workgroup's alone
     setKernelContext(w, a.gridGradients, domain, a.truthData);
 {indent([*declare, "float loss = 0.0;"], 1)}
     for (uint tile = group; tile < tiles; tile += groups)  // the same count for the whole group
