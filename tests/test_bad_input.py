@@ -148,6 +148,9 @@ def test_window_without_display_points_to_headless(tmp_path):
         (json.dumps({"targets": ["x\u0000"]}).encode(), ["NUL character"]),
         (json.dumps({"hidden": [[[[16]]]]}).encode(), ["whole number"]),
     ],
+    # Short ids: pytest puts the test's id in each child's environment, where 200 KB of brackets
+    # would be more than one variable may hold (E2BIG, "Argument list too long", on Python 3.12).
+    ids=["not-utf8", "deep-nesting", "long-target", "deep-target", "nul", "nested-hidden"],
 )
 def test_malformed_config_file(tmp_path, content, words):
     path = tmp_path / "config.json"

@@ -113,7 +113,8 @@ def test_heatmaps_not_blank_and_truth_differs_from_untrained(make_session):
     try:
         ui.app.running = False  # untrained network
         # the first evaluation passes may be split over frames, then the heatmaps are drawn
-        assert ui.frames_until(lambda: ui.session.heatmaps.drawn >= 1), "the heatmaps are drawn"
+        assert ui.frames_until(lambda: ui.session.heatmaps.drawn >= 1, force=True), "the heatmaps are drawn"
+        ui.frame(2, force=True)  # and the UI around them, whose windows imgui sizes from the frame before
         atlas = ui.session.heatmaps.atlas.to_numpy().astype(np.float32)[..., :3]
         g = ui.session.heatmaps.grid
         truth, learned = atlas[:, :g], atlas[:, g : 2 * g]
