@@ -179,3 +179,70 @@ def test_without_a_dialog_program_the_window_asks_for_the_path(ui, monkeypatch, 
     ui.click(*_centre(ui, "path cancel"))
     assert ui.app.files.prompt is None
     assert list((tmp_path / "slang-visual-trainer" / "exports").glob("*.slang")) == [], "cancelled: nothing written"
+
+
+@pytest.fixture
+def no_dialog_program(monkeypatch, tmp_path):
+    """PATH without zenity, kdialog or the others: what a fresh Debian machine has."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    monkeypatch.setenv("PATH", str(bare))
+    assert not files.dialogs_available()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def _through_the_field(ui, path) -> None:
+    """Types `path` into the open path field and presses its button."""
+    from test_ui_offscreen import _type
+
+    ui.click(*_centre(ui, "path field"))
+    _type(ui, str(path))
+    ui.frame()
+
+
+def test_every_file_action_has_a_path_field_without_a_dialog_program(ui, no_dialog_program, tmp_path):
+    """File's five actions and the Data panel's Load CSV button each open the path field with their
+    own title and button, and act on the path typed (issue 25: CSV and image stopped the field
+    with a KeyError, and the stuck field then held back every other file action)."""
+    import slangpy as spy
+
+    from app.ui.menu import FILE_ITEMS
+
+    image, points = tmp_path / "photo.png", tmp_path / "points.csv"
+    spy.Bitmap(np.random.default_rng(0).integers(0, 256, (12, 16, 3), dtype=np.uint8)).write(str(image))
+    rng = np.random.default_rng(1)
+    points.write_text(
+        "x,y,label\n" + "".join(f"{a:.3f},{b:.3f},{int(a > b)}\n" for a, b in rng.uniform(-1, 1, (40, 2)))
+    )
+    paths = {"save": tmp_path / "a.ckpt", "load": tmp_path / "a.ckpt", "export": tmp_path / "b.slang"}
+    paths |= {"image": image, "csv": points}
+    assert {action for _, action in FILE_ITEMS} == set(files.ACTIONS) == set(paths)
+    for _, action in FILE_ITEMS:
+        _choose(ui, action, frames=2)
+        prompt = ui.app.files.prompt
+        assert prompt is not None and prompt.action == action, action
+        assert "path ok" in ui.app.rects and not ui.app.failures.line, "the field drew, with its button"
+        _through_the_field(ui, paths[action])
+        assert ui.app.files.prompt is None, (action, ui.app.notice)
+        ui.app.rects.pop("path ok")
+        ui.frames_until(lambda: ui.session.rebuild is None and ui.app.data.loading is None)
+    assert (tmp_path / "a.ckpt").is_file() and (tmp_path / "b.slang").is_file()
+    assert ui.session.config.dataset is not None and ui.session.config.dataset.get("sha256"), "the CSV's points"
+    ui.click(*_centre(ui, "load csv"))
+    ui.frame()
+    assert ui.app.files.prompt is not None and ui.app.files.prompt.action == "csv", "the button's own field"
+
+
+def test_a_path_field_that_fails_to_draw_holds_back_no_other_action(ui, no_dialog_program, monkeypatch, tmp_path):
+    from app.ui import path_prompt
+
+    real = path_prompt.draw
+    monkeypatch.setattr(path_prompt, "draw", lambda app: (_ for _ in ()).throw(KeyError("csv")))
+    _choose(ui, "csv", frames=2)
+    assert ui.app.files.prompt is None, "a field that fails is dropped"
+    assert "the path field" in ui.app.failures.line, ui.app.failures.line
+    monkeypatch.setattr(path_prompt, "draw", real)
+    _choose(ui, "save", frames=2)
+    assert ui.app.files.prompt is not None and ui.app.files.prompt.action == "save", "the next action opens"
+    _through_the_field(ui, tmp_path / "c.ckpt")
+    assert (tmp_path / "c.ckpt").is_file()

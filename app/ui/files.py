@@ -43,14 +43,32 @@ def _with_suffix(path: str, suffix: str) -> Path:
     return chosen if chosen.suffix else chosen.with_suffix(suffix)
 
 
-TITLES = {"save": "Save checkpoint", "load": "Load checkpoint", "export": "Export Slang"}
+@dataclass(frozen=True)
+class FileAction:
+    """One of File's actions on a path: its dialog (or the path field, without a dialog program)
+    and the FileActions method that acts on the path chosen."""
+
+    title: str  # the dialog's and the path field's title
+    button: str  # the path field's button
+    filters: tuple[str, ...]
+    method: str  # FileActions' method taking the path
+    new_file: str = ""  # a save dialog's suggested name ({step}: the current step); "" opens a file
+
+
+ACTIONS = {
+    "save": FileAction("Save checkpoint", "Save", tuple(CHECKPOINT_FILTER), "save", "visual-trainer-{step}.ckpt"),
+    "load": FileAction("Load checkpoint", "Load", tuple(CHECKPOINT_FILTER), "load"),
+    "export": FileAction("Export Slang", "Export", tuple(SLANG_FILTER), "export", "trained_network.slang"),
+    "image": FileAction("Open image", "Open", tuple(IMAGE_FILTER), "open_image"),
+    "csv": FileAction("Load CSV of points", "Load", tuple(CSV_FILTER), "load_csv"),
+}
 
 
 @dataclass
 class PathPrompt:
     """The in-app path field shown instead of a dialog program."""
 
-    action: str  # "save", "load" or "export"
+    action: str  # a key of ACTIONS
     text: str
     error: str = ""  # why the last path typed was not taken
     focus: bool = True
@@ -64,25 +82,18 @@ class FileActions:
 
     # ---- requests from the menu ------------------------------------------------------------
     def request(self, action: str) -> None:
-        """`action` is "save", "load", "export", "image" or "csv"; one dialog at a time."""
+        """`action` is a key of ACTIONS; one dialog at a time."""
         if self.pending is not None or self.prompt is not None:
             return
         if not dialogs_available():
             self._without_dialog(action)
             return
-        step = self.app.session.trainer.step
-        if action == "save":
-            dialog = pfd.save_file(
-                "Save checkpoint", str(Path.cwd() / f"visual-trainer-{step}.ckpt"), CHECKPOINT_FILTER
-            )
-        elif action == "export":
-            dialog = pfd.save_file("Export Slang", str(Path.cwd() / "trained_network.slang"), SLANG_FILTER)
-        elif action == "csv":
-            dialog = pfd.open_file("Load CSV of points", str(Path.cwd()), CSV_FILTER)
-        elif action == "image":
-            dialog = pfd.open_file("Open image", str(Path.cwd()), IMAGE_FILTER)
+        kind = ACTIONS[action]
+        if kind.new_file:
+            name = kind.new_file.format(step=self.app.session.trainer.step)
+            dialog = pfd.save_file(kind.title, str(Path.cwd() / name), list(kind.filters))
         else:
-            dialog = pfd.open_file("Load checkpoint", str(Path.cwd()), CHECKPOINT_FILTER)
+            dialog = pfd.open_file(kind.title, str(Path.cwd()), list(kind.filters))
         self.pending = (action, dialog)
 
     def poll(self) -> None:
@@ -96,9 +107,11 @@ class FileActions:
         answer = dialog.result()
         path = (answer[0] if answer else "") if isinstance(answer, list) else answer
         if path:
-            actions = {"save": self.save, "load": self.load, "export": self.export}
-            actions |= {"csv": self.load_csv, "image": self.open_image}
-            actions[action](path)
+            self.act(action, path)
+
+    def act(self, action: str, path: str) -> str | None:
+        """`action` on `path`: None when done, or why not."""
+        return getattr(self, ACTIONS[action].method)(path)
 
     def _without_dialog(self, action: str) -> None:
         self.prompt = PathPrompt(action, str(_default_path(action)))
@@ -110,9 +123,7 @@ class FileActions:
         if not path:
             prompt.error = "type a path"
             return
-        actions = {"save": self.save, "load": self.load, "export": self.export}
-        actions |= {"image": self.open_image, "csv": self.load_csv}
-        problem = actions[prompt.action](path)
+        problem = self.act(prompt.action, path)
         if problem is None:
             self.prompt = None
         else:

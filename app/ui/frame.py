@@ -48,7 +48,8 @@ def draw_ui(app: AppState) -> None:
     if app.selected_neuron is not None and LOSS in app.windows:  # drawn over the Loss panel
         guarded_ui(app, "the neuron view", lambda: neuron_view.draw(app, app.windows[LOSS]))
     guarded_ui(app, "the restore prompt", lambda: restore.draw_offer(app))
-    guarded_ui(app, "the path field", lambda: path_prompt.draw(app))
+    if not guarded_ui(app, "the path field", lambda: path_prompt.draw(app)):
+        app.files.prompt = None  # a field that fails to draw must not hold back every other file action
     training.shortcuts(app)
     menu.notice(app)
 

@@ -1,22 +1,22 @@
-"""File > Save, Load and Export without a dialog program (no zenity or kdialog): a modal window
-with a path field, filled in by app/ui/files.py. Enter or the button acts on the path; a path
-that fails keeps the window open with the reason under the field; Escape or Cancel closes it."""
+"""File's actions without a dialog program (no zenity or kdialog): a modal window with a path
+field, filled in by app/ui/files.py, for each of its ACTIONS. Enter or the button acts on the path;
+a path that fails keeps the window open with the reason under the field; Escape or Cancel closes
+it."""
 
 from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from .files import TITLES
+from .files import ACTIONS
 from .style import BAD, MUTED, em
-
-BUTTONS = {"save": "Save", "load": "Load", "export": "Export"}
 
 
 def draw(app) -> None:
     prompt = app.files.prompt
     if prompt is None:
         return
-    title = f"{TITLES[prompt.action]}##path"
+    kind = ACTIONS[prompt.action]
+    title = f"{kind.title}##path"
     if not imgui.is_popup_open(title):
         imgui.open_popup(title)
     viewport = imgui.get_main_viewport()
@@ -35,8 +35,7 @@ def draw(app) -> None:
         imgui.push_text_wrap_pos(0.0)
         imgui.text_colored(BAD, prompt.error)
         imgui.pop_text_wrap_pos()
-    action = prompt.action
-    if imgui.button(BUTTONS[action], imgui.ImVec2(em(6), 0)) or entered:
+    if imgui.button(kind.button, imgui.ImVec2(em(6), 0)) or entered:
         app.files.submit_prompt()
     app.remember("path ok")
     imgui.same_line()
