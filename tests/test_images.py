@@ -207,7 +207,7 @@ def test_bad_image_on_the_command_line_is_one_line(tmp_path):
     assert result.returncode == 2 and len(lines) == 1 and "not a PNG or JPEG" in lines[0], result.stderr
     assert not (tmp_path / "o").exists()
     both = _headless(tmp_path, "--image", str(tmp_path / "text.png"), "--target", "x", "--iterations", "1")
-    assert both.returncode == 2 and "use --image or --target, not both" in both.stderr
+    assert both.returncode == 2 and "use --target or --image, not both" in both.stderr
 
 
 def test_resume_of_an_image_run_is_byte_identical_and_needs_the_same_file(gpu, tmp_path):

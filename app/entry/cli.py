@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..config import config as cfg
 from ..errors import UserError
-from .cli_args import build_parser, iterations_for, resolve_start
+from .cli_args import build_parser, iterations_for, resolve_start, without_other_truths
 from .cli_checks import check_export_image, check_headless, check_window
 
 EXIT_USAGE = 2
@@ -33,7 +33,7 @@ def _with_target_file(config: cfg.Config, args: argparse.Namespace, gpu) -> cfg.
         return config
     from ..gpu import target_probe
 
-    return config.replace(slang_target=target_probe.load(gpu, args.target_file))
+    return without_other_truths(config, "slang_target").replace(slang_target=target_probe.load(gpu, args.target_file))
 
 
 def _with_image(config: cfg.Config, args: argparse.Namespace) -> cfg.Config:
@@ -44,9 +44,8 @@ def _with_image(config: cfg.Config, args: argparse.Namespace) -> cfg.Config:
     from ..truth import image_truth
 
     info, _ = image_truth.load(args.image_file)
-    return config.replace(
-        image=info, slang_target=None, domain=image_truth.aspect_domain(info["width"], info["height"])
-    )
+    domain = image_truth.aspect_domain(info["width"], info["height"])
+    return without_other_truths(config, "image").replace(image=info, domain=domain)
 
 
 def _report_grad_check(check) -> int:
@@ -150,8 +149,13 @@ def _window(args: argparse.Namespace) -> int:
     offer = None if chosen_start else autosave.find()
     if offer is not None:
         print(f"the last session was autosaved ({offer.describe()}): the window offers to restore it", file=sys.stderr)
-    start = resolve_start(args, (None if args.fresh else saved.saved_config(settings)) or cfg.Config())
+    last = None if args.fresh else saved.saved_config(settings)
+    start = resolve_start(args, last or cfg.Config())
+    notice = _restored(last, args)
+    if notice:
+        print(f"note: {notice}", file=sys.stderr)
     options = WindowOptions(
+        notice=notice,
         width=args.width,
         height=args.height,
         vsync=False if args.no_vsync else None,
@@ -163,6 +167,20 @@ def _window(args: argparse.Namespace) -> int:
     gpu = create_gpu(args.device)
     start.config = _with_target_file(start.config, args, gpu)
     return run_window(gpu, start, options, settings)
+
+
+def _restored(last: cfg.Config | None, args: argparse.Namespace) -> str:
+    """What the window takes from the last session's settings, said where it opens: the fields
+    that differ from the defaults, unless a preset, a config file, a checkpoint or a network.json
+    is the start (those are whole starts of their own); options given beat them all."""
+    if last is None or args.preset or args.config or args.resume or args.load_network:
+        return ""
+    defaults = cfg.Config()
+    changed = [name for name in cfg.FIELDS if getattr(last, name) != getattr(defaults, name)]
+    if not changed:
+        return ""
+    shown = ", ".join(name.replace("_", " ") for name in changed[:6]) + (", ..." if len(changed) > 6 else "")
+    return f"the last session's settings are restored ({shown}); --fresh starts from the defaults"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,7 +9,7 @@ import argparse
 
 from ..config import config as cfg
 from ..config import files as config_files
-from ..datasets import configure, entry_for
+from ..datasets import NO_DATASET, configure, entry_for
 from ..errors import UserError
 from ..files import checkpoint as ckpt
 from ..files.network_io import load_network
@@ -157,16 +157,44 @@ def _add_window_options(p: argparse.ArgumentParser) -> None:
     win.add_argument("--screenshot-after", type=int, metavar="N", help=argparse.SUPPRESS)
 
 
+# The options that name a ground truth: at most one of them, and it replaces any other truth the
+# config it builds on had (the window's last session, a preset).
+TRUTH_OPTIONS = (("--target", "targets"), ("--target-file", "target_file"), ("--image", "image_file"))
+TRUTH_OPTIONS += (("--dataset", "dataset_source"),)
+
+
+def truth_options(args: argparse.Namespace) -> list[str]:
+    """The truth options given (`--dataset none`, back to the formulas, names none)."""
+    named = [flag for flag, dest in TRUTH_OPTIONS if getattr(args, dest) is not None]
+    return [flag for flag in named if not (flag == "--dataset" and args.dataset_source == NO_DATASET)]
+
+
+def without_other_truths(config: cfg.Config, keep: str) -> cfg.Config:
+    """`config` with only the truth field `keep` ("targets", "slang_target", "image" or
+    "dataset"): the others cleared, and the domain they came with back to the default."""
+    others = [name for name in ("slang_target", "image", "dataset") if name != keep and getattr(config, name)]
+    if not others:
+        return config
+    changes = {name: None for name in others}
+    if "image" in others or "dataset" in others:  # their domain was theirs
+        changes["domain"] = list(cfg.Config().domain)
+    return config.replace(**changes)
+
+
 def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -> cfg.Config:
-    config = base or cfg.Config()
+    """The config the options describe, on `base` (the window's last session; the defaults
+    elsewhere). A preset or a config file is a whole starting point: it builds on the defaults,
+    not on the last session. One ground truth at most; the one named beats the base's."""
+    named = truth_options(args)
+    if len(named) > 1:
+        raise UserError(f"one ground truth at a time: use {named[0]} or {named[1]}, not both")
+    config = cfg.Config() if (args.preset or args.config) else (base or cfg.Config())
     if args.preset is not None:
         config = config_files.load_preset(args.preset, config)
     if args.config is not None:
         config = config_files.load_file(args.config, config)
-    if args.targets is not None and args.target_file is not None:
-        raise UserError("use --target or --target-file, not both")
-    if args.image_file is not None and (args.targets is not None or args.target_file is not None):
-        raise UserError(f"use --image or {'--target' if args.targets is not None else '--target-file'}, not both")
+    if args.targets is not None:
+        config = without_other_truths(config, "targets")
     overrides = {name: getattr(args, name) for name in DIRECT_OPTIONS if getattr(args, name) is not None}
     if args.targets is not None:
         overrides["slang_target"] = None
@@ -176,7 +204,7 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         overrides["encoding"] = "features"
     config = cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
     if args.dataset_source is not None:
-        config = configure(config, entry_for(args.dataset_source))
+        config = configure(without_other_truths(config, "dataset"), entry_for(args.dataset_source))
     return config
 
 

@@ -42,6 +42,7 @@ class WindowOptions:
     on_frame: Callable[[AppState], None] | None = None  # called after each frame (the soak)
     save_settings: bool = True  # a scripted run leaves the user's saved settings alone
     restore: Offer | None = None  # the last session's autosave, offered in the window
+    notice: str = ""  # said when the window opens (what was restored of the last session)
 
 
 class _Window:
@@ -148,6 +149,8 @@ def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> i
     if options.vsync is not None:
         app.vsync = options.vsync
     app.restore_offer = options.restore
+    if options.notice:
+        app.say(options.notice, 12.0)
     app.running = options.restore is None  # an offer to restore is answered before training
     win = _Window(options, app, renderer)
     interrupted = []

@@ -1,0 +1,79 @@
+"""One ground truth at a time, and the one the command line names wins (issue 25): conflicting
+truth options are one line and exit 2, and in the window a preset, a file or a named truth is never
+overridden by what the last session left selected; the window says what it restored."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import slangpy as spy
+from test_bad_input import _assert_rejected, _run
+
+from app.config.config import Config, validate
+from app.config.files import load_preset
+from app.entry import cli
+from app.entry.cli_args import build_parser, resolve_start
+
+
+@pytest.mark.parametrize(
+    "options,named",
+    [
+        (["--image", "{image}", "--dataset", "spiral"], ("--image", "--dataset")),
+        (["--target", "x*y", "--dataset", "spiral"], ("--target", "--dataset")),
+        (["--target-file", "assets/example-target.slang", "--image", "{image}"], ("--target-file", "--image")),
+        (["--target", "x", "--target-file", "assets/example-target.slang"], ("--target", "--target-file")),
+    ],
+    ids=["image-dataset", "target-dataset", "file-image", "target-file"],
+)
+def test_two_truths_on_the_command_line_are_one_line_and_exit_2(tmp_path, options, named):
+    spy.Bitmap(np.zeros((4, 4, 3), np.uint8)).write(str(tmp_path / "i.png"))
+    args = [option.format(image=tmp_path / "i.png") for option in options]
+    _assert_rejected(*_run(args, tmp_path), ["one ground truth", *named])
+
+
+def test_dataset_none_goes_back_to_formulas_and_names_no_truth(tmp_path):
+    result, _ = _run(["--dataset", "none", "--target", "x*y"], tmp_path)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture
+def last_session(tmp_path) -> Config:
+    """What a session that ended on the spiral, with L2 and another rate, would have saved."""
+    spiral = validate(Config(hidden=[12], lr=0.03, regularization="l2", reg_rate=0.01))
+    from app import datasets
+
+    return datasets.configure(spiral, datasets.entry_for("spiral"))
+
+
+def _window_start(argv: list[str], last: Config) -> Config:
+    args = build_parser().parse_args(argv)
+    start = resolve_start(args, last)
+    return cli._with_image(start.config, args)
+
+
+def test_a_preset_and_an_image_beat_the_last_sessions_dataset(tmp_path, last_session):
+    pixels = np.random.default_rng(0).integers(0, 256, (8, 12, 3), dtype=np.uint8)
+    spy.Bitmap(pixels).write(str(tmp_path / "photo.png"))
+    config = _window_start(["--preset", "photo", "--image", str(tmp_path / "photo.png")], last_session)
+    assert config.dataset is None and config.image is not None and config.output_dim == 3
+    photo = load_preset("photo")  # the preset's own fields, over the defaults
+    assert (config.encoding, config.hidden, config.lr, config.regularization) == (
+        photo.encoding,
+        photo.hidden,
+        photo.lr,
+        "none",
+    ), "nothing of the last session's (its rate, its L2) under a preset"
+    assert config.domain == [-1.0, 1.0, -8 / 12, 8 / 12], "the image's domain, not the spiral's"
+
+
+def test_a_named_target_beats_the_last_sessions_dataset_and_its_domain(last_session):
+    config = _window_start(["--target", "x*y"], last_session)
+    assert config.dataset is None and config.targets == ["x*y"] and config.domain == [-1.0, 1.0, -1.0, 1.0]
+    assert config.hidden == [12] and config.lr == 0.03, "the rest of the last session stays"
+
+
+def test_the_window_says_what_it_restored(last_session):
+    said = cli._restored(last_session, build_parser().parse_args([]))
+    assert "restored" in said and "dataset" in said and "regularization" in said and "--fresh" in said
+    assert cli._restored(last_session, build_parser().parse_args(["--preset", "photo"])) == ""
+    assert cli._restored(validate(Config()), build_parser().parse_args([])) == ""
