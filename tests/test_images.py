@@ -85,6 +85,7 @@ BAD = {
         b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 8, 8, 2, 0, 0, 0)) + b"garbage" * 20
     ),
     "truncated": lambda p: p.write_bytes(_truncated(p)),
+    "truncated jpeg": lambda p: p.write_bytes(_truncated_jpeg(p)),
     "0x0": lambda p: _png(p, 0, 0, 0, b""),
     "1x1": lambda p: spy.Bitmap(np.zeros((1, 1), np.uint8)).write(str(p)),
     "16384x16384": lambda p: _png(p, 16384, 16384, 2, b"\x00" * 64),
@@ -95,6 +96,7 @@ BAD = {
 WORDS = {
     "corrupt": "cannot be decoded",
     "truncated": "cannot be decoded",
+    "truncated jpeg": "cut short",
     "0x0": "at least 2x2",
     "1x1": "at least 2x2",
     "16384x16384": "at most 8192",
@@ -107,6 +109,16 @@ WORDS = {
 def _truncated(path: Path) -> bytes:
     spy.Bitmap(sharp_edges(32)).write(str(path))
     return path.read_bytes()[:80]
+
+
+def _truncated_jpeg(path: Path) -> bytes:
+    """A photo-like JPEG cut to a third: libjpeg decodes it with a warning, the rest grey."""
+    jpeg = path.with_suffix(".jpg")
+    y, x = np.mgrid[0:96, 0:128]
+    spy.Bitmap(np.stack([x * 2, y * 2, (x + y)], -1).astype(np.uint8)).write(str(jpeg))
+    whole = jpeg.read_bytes()
+    assert image_truth.jpeg_is_whole(whole)
+    return whole[: len(whole) // 3]
 
 
 @pytest.mark.parametrize("kind", BAD)

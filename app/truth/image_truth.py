@@ -80,6 +80,14 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
     raise ValueError("no JPEG frame header")
 
 
+def jpeg_is_whole(data: bytes) -> bool:
+    """Whether a JPEG's data ends its last scan with the end-of-image marker (FF D9). libjpeg
+    decodes a file cut short with a warning only, the rest of the image grey; an FF D9 can't stand
+    inside a scan's data, where FF is always followed by 00 or a restart marker."""
+    scan = data.rfind(b"\xff\xda")
+    return scan != -1 and data.rfind(b"\xff\xd9") > scan
+
+
 def header_size(data: bytes) -> tuple[str, int, int]:
     """("png" or "jpeg", width, height) from the file's first bytes, without decoding it."""
     if data.startswith(_PNG):
@@ -141,10 +149,12 @@ def load(path: str | Path) -> tuple[dict[str, Any], np.ndarray]:
     name = repr(str(path))
     data = _read(path)
     try:
-        _, width, height = header_size(data)
+        kind, width, height = header_size(data)
     except (ValueError, struct.error) as error:
         raise UserError(f"image {name} is not a PNG or JPEG image ({error})") from None
     _check_size(name, width, height)
+    if kind == "jpeg" and not jpeg_is_whole(data):
+        raise UserError(f"image {name} is cut short: its JPEG data stops before the image's end (a partial copy?)")
     pixels = _decode(path, name)
     if pixels.shape[:2] != (height, width):
         raise UserError(f"image {name} decodes to {pixels.shape[1]}x{pixels.shape[0]}, not its header's size")
