@@ -53,10 +53,11 @@ def _stop(process: subprocess.Popen) -> tuple[int, str]:
 
 def test_sigint_autosaves_and_the_next_launch_offers_it(display, tmp_path):
     cache = tmp_path / "cache"
-    autosaved = cache / "slang-visual-trainer" / "autosave.ckpt"
+    sessions = cache / "slang-visual-trainer" / "sessions"
     window = _launch(display, cache, tmp_path / "first.png", "--fresh")  # 10 frames, each training
     code, err = _stop(window)
     assert code == 0, err[-2000:]
+    [autosaved] = sessions.glob("*-4-16-4-formulas.ckpt")
     assert f"autosaved: {autosaved} (step " in err, err[-2000:]
     saved = checkpoint.load(autosaved)
     assert saved.step > 0, "the trained network, not a fresh one"
@@ -64,13 +65,15 @@ def test_sigint_autosaves_and_the_next_launch_offers_it(display, tmp_path):
     later = _launch(display, cache, tmp_path / "second.png")  # the offer comes before the first frame
     code, err = _stop(later)
     assert code == 0, err[-2000:]
-    assert f"the last session was autosaved (4-16-4 network at step {saved.step:,}" in err, err[-2000:]
+    assert f"the last session was autosaved (4-16-4 network at step {saved.step:,}, formulas" in err, err[-2000:]
     assert "autosave is kept" in err, "closed before answering: what was offered stays"
     assert checkpoint.load(autosaved).step == saved.step
 
     fresh = _launch(display, cache, tmp_path / "third.png", "--fresh")
     code, err = _stop(fresh)
     assert code == 0 and "the window offers" not in err, "--fresh does not offer it"
+    assert checkpoint.load(autosaved).step == saved.step, "and replaces no session: it writes its own"
+    assert len(list(sessions.glob("*.ckpt"))) == 2
 
 
 # Runs the real loop for 20 frames, then raises out of a frame as a bug outside the frame's
@@ -98,4 +101,5 @@ def test_a_crash_autosaves(display, tmp_path):
     code, err = _stop(window)
     assert code != 0 and "ValueError: a crash outside every guard" in err, err[-2000:]
     assert "autosaved: " in err, err[-2000:]
-    assert checkpoint.load(cache / "slang-visual-trainer" / "autosave.ckpt").step > 0
+    [kept] = (cache / "slang-visual-trainer" / "sessions").glob("*.ckpt")
+    assert checkpoint.load(kept).step > 0

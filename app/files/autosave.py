@@ -1,17 +1,22 @@
-"""The window's autosave: when the window ends, however it ends (closed, Ctrl+C, a crash that
-escaped a frame), the whole training state goes to one checkpoint in the cache folder, and the
-next launch offers to restore it (`--fresh`, `--resume` and `--load-network` don't ask).
+"""The window's sessions, kept: when the window ends, however it ends (closed, Ctrl+C, a crash that
+escaped a frame), the whole training state goes to a checkpoint of its own in the cache folder's
+sessions/, named by when the session began, its network and its data
+(20261126-150712-4-16-4-spiral.ckpt). The next launch offers to restore the newest (`--fresh`,
+`--resume` and `--load-network` don't ask), and File > Recent sessions lists them all.
+
+A session writes only its own file: no launch, fresh or not, replaces another session's. The
+newest KEEP sessions are kept; older ones go, oldest first. A window closed before its offer was
+answered writes none (it trained nothing). The single autosave.ckpt and autosave-previous.ckpt
+that earlier versions kept are listed with the sessions, and never written again.
 
 A step recorded in pieces over frames (a wide network on a CPU driver) is not finished at exit,
 which could take a minute there: while it has only summed gradients, nothing of the network has
-changed yet, so it is dropped and the checkpoint holds the step boundary before it. The autosave
-before is kept beside it (autosave-previous.ckpt), and a window closed before its offer was
-answered writes none: what was offered is still there at the launch after."""
+changed yet, so it is dropped and the checkpoint holds the step boundary before it."""
 
 from __future__ import annotations
 
 import datetime
-import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,20 +28,47 @@ from ..kernels.planning import plan_for
 from . import checkpoint
 
 if TYPE_CHECKING:
+    from ..config.config import Config
     from ..loop.session import Session
 
-NAME = "autosave.ckpt"
-PREVIOUS = "autosave-previous.ckpt"  # the one before: a declined offer is not lost at the next exit
+SESSIONS = "sessions"  # the folder under the cache folder
+KEEP = 12  # sessions kept; the oldest beyond go
+LEGACY = ("autosave.ckpt", "autosave-previous.ckpt")  # what earlier versions wrote, still offered
+STAMP = "%Y%m%d-%H%M%S"
 
 
-def autosave_path() -> Path:
-    return cache_dir() / NAME
+def sessions_folder() -> Path:
+    return cache_dir() / SESSIONS
 
 
-def write(session: Session, path: Path | None = None) -> checkpoint.Checkpoint:
-    """Writes the session's state to `path` (the autosave) atomically, the autosave there before
-    kept as PREVIOUS beside it; an OSError propagates."""
-    path = path or autosave_path()
+def network_name(config: Config) -> str:
+    return "-".join(str(size) for size in plan_for(config).sizes)
+
+
+def data_name(config: Config) -> str:
+    """What the session learned, as a file name's part: a dataset, an image, a Slang file's name,
+    or 'formulas'."""
+    if config.dataset:
+        name = config.dataset.get("generator") or Path(config.dataset.get("file", "points")).stem
+    elif config.image:
+        name = Path(config.image["file"]).stem
+    elif config.slang_target:
+        name = Path(config.slang_target["file"]).stem
+    else:
+        name = "formulas"
+    return re.sub(r"[^A-Za-z0-9_]+", "_", name)[:40] or "data"
+
+
+def session_path(started: datetime.datetime, config: Config) -> Path:
+    """The file of the session that began at `started`, as its config now names it."""
+    return sessions_folder() / f"{started:{STAMP}}-{network_name(config)}-{data_name(config)}.ckpt"
+
+
+def write(session: Session, started: datetime.datetime) -> tuple[Path, checkpoint.Checkpoint]:
+    """Writes the session's state to its own file (atomically), replacing only an earlier write of
+    the same session (one begun at `started`, under another name if its network or data changed),
+    then lets the sessions beyond KEEP go. Returns the file and what it holds; an OSError
+    propagates."""
     trainer = session.trainer
     if trainer.progress.started and trainer.progress.phase == "learn":
         trainer.abandon_step()
@@ -45,36 +77,76 @@ def write(session: Session, path: Path | None = None) -> checkpoint.Checkpoint:
     if session.divergence is not None and stable is not None and stable.lr != state.config.lr:
         # never the rate that just diverged: the last one that trained stably
         state.config = state.config.replace(lr=stable.lr)
+    path = session_path(started, state.config)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.is_file():
-        os.replace(path, path.with_name(PREVIOUS))
     checkpoint.save(path, state)
-    return state
+    for earlier in path.parent.glob(f"{started:{STAMP}}-*.ckpt"):
+        if earlier != path:
+            earlier.unlink(missing_ok=True)
+    _keep_newest(KEEP, path)
+    return path, state
+
+
+def _keep_newest(count: int, written: Path) -> None:
+    """Removes the sessions (not the legacy files) beyond the newest `count`, never `written`."""
+    kept = sorted(sessions_folder().glob("*.ckpt"), key=lambda p: p.name, reverse=True)
+    for old in kept[count:]:
+        if old != written:
+            old.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A kept session as its file's name tells it (File > Recent sessions), without reading it."""
+
+    path: Path
+    saved_at: datetime.datetime
+    network: str  # "4-16-4"
+    data: str  # "spiral", "formulas", an image's name...
+
+    def describe(self) -> str:
+        return f"{self.saved_at:%Y-%m-%d %H:%M}  {self.network}  {self.data}"
+
+
+def _kept(path: Path) -> Kept:
+    saved_at = datetime.datetime.fromtimestamp(path.stat().st_mtime)
+    try:  # 20261126-150712-4-16-4-spiral.ckpt
+        started = datetime.datetime.strptime(path.name[:15], STAMP)
+        network, data = path.name[16:-5].rsplit("-", 1)
+        return Kept(path, max(saved_at, started), network, data)
+    except ValueError:  # an earlier version's autosave.ckpt
+        return Kept(path, saved_at, "network", "autosave of an earlier version")
+
+
+def kept_sessions() -> list[Kept]:
+    """Every kept session, newest first (the legacy autosave files among them)."""
+    files = [*sessions_folder().glob("*.ckpt"), *(cache_dir() / name for name in LEGACY)]
+    kept = [_kept(p) for p in files if p.is_file()]
+    return sorted(kept, key=lambda k: k.saved_at, reverse=True)
 
 
 @dataclass
 class Offer:
-    """An autosave the next launch offers to restore."""
+    """The kept session offered at launch: read, so that its step is known."""
 
     path: Path
     step: int
     network: str  # "4-16-4"
+    data: str
     saved_at: datetime.datetime
 
     def describe(self) -> str:
-        return f"{self.network} network at step {self.step:,}, saved {self.saved_at:%Y-%m-%d %H:%M}"
+        return f"{self.network} network at step {self.step:,}, {self.data}, saved {self.saved_at:%Y-%m-%d %H:%M}"
 
 
-def find(path: Path | None = None) -> Offer | None:
-    """The autosave to offer, if there is one that loads; one that does not is noted and left."""
-    path = path or autosave_path()
-    if not path.is_file():
-        return None
-    try:
-        saved = checkpoint.load(path)
-        stamp = datetime.datetime.fromtimestamp(path.stat().st_mtime)
-    except (UserError, OSError) as error:
-        print(f"note: the last session's autosave is not offered: {error}", file=sys.stderr)
-        return None
-    network = "-".join(str(size) for size in plan_for(saved.config).sizes)
-    return Offer(path, saved.step, network, stamp)
+def find() -> Offer | None:
+    """The session to offer at launch: the newest kept one that loads (one that does not is
+    noted and left where it is)."""
+    for kept in kept_sessions():
+        try:
+            saved = checkpoint.load(kept.path)
+        except UserError as error:
+            print(f"note: a kept session is not offered: {error}", file=sys.stderr)
+            continue
+        return Offer(kept.path, saved.step, network_name(saved.config), data_name(saved.config), kept.saved_at)
+    return None

@@ -18,7 +18,7 @@ from pathlib import Path
 from imgui_bundle import portable_file_dialogs as pfd
 
 from ..errors import UserError, first_line
-from ..files import checkpoint
+from ..files import autosave, checkpoint
 from ..files.atomic import write_atomic
 from ..files.export_slang import export_files
 from ..files.run_summary import data_entry
@@ -209,7 +209,7 @@ def _default_path(action: str) -> Path:
     stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}"
     folder = cache_dir() / ("exports" if action == "export" else "checkpoints")
     if action == "load":
-        found = [p for p in (*folder.glob("*.ckpt"), cache_dir() / "autosave.ckpt") if p.is_file()]
+        found = [p for p in folder.glob("*.ckpt") if p.is_file()] + [k.path for k in autosave.kept_sessions()]
         return max(found, key=lambda p: p.stat().st_mtime) if found else Path.cwd() / "run.ckpt"
     try:
         folder.mkdir(parents=True, exist_ok=True)

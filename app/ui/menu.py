@@ -6,6 +6,7 @@ import time
 
 from imgui_bundle import imgui
 
+from ..files import autosave
 from .style import BAD, MUTED, em
 
 KEYS = (
@@ -34,6 +35,27 @@ FILE_ITEMS = (
 )
 
 
+def _recent_sessions(app) -> None:
+    """File > Recent sessions: every kept session (app/files/autosave.py), newest first; one
+    chosen is loaded as a checkpoint is (built first where its network differs)."""
+    opened = imgui.begin_menu("Recent sessions")
+    app.remember("file recent")
+    if not opened:
+        app.recent = None  # read again when the menu next opens: sessions end while the app runs
+        return
+    if app.recent is None:
+        app.recent = autosave.kept_sessions()
+    if not app.recent:
+        imgui.text_colored(MUTED, "none yet: a session is kept when the window ends")
+    for k, kept in enumerate(app.recent):
+        if imgui.menu_item(f"{kept.describe()}##recent{k}", "", False, app.files.pending is None)[0]:
+            app.files.load(str(kept.path))
+        app.remember(f"recent {k}")
+        if imgui.is_item_hovered():
+            imgui.set_tooltip(str(kept.path))
+    imgui.end_menu()
+
+
 def draw(app) -> None:
     if not imgui.begin_main_menu_bar():
         return
@@ -44,6 +66,7 @@ def draw(app) -> None:
             if imgui.menu_item(label, "", False, app.files.pending is None)[0]:
                 app.files.request(action)
             app.remember(f"file {action}")
+        _recent_sessions(app)
         imgui.end_menu()
     opened = imgui.begin_menu("View")
     app.remember("menu view")

@@ -1,5 +1,5 @@
-"""The autosave as the window sees it (app/files/autosave.py): written when the window ends, and the
-prompt at the next launch that offers to restore it."""
+"""The kept sessions as the window sees them (app/files/autosave.py): this session's own file,
+written when the window ends, and the prompt at the next launch that offers to restore the newest."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ def save_on_exit(app) -> str:
     if app.restore_offer is not None:  # paused since launch: the autosave offered is worth more
         return f"the last session's autosave is kept: {app.restore_offer.path} (its offer was not answered)"
     try:
-        state = autosave.write(app.session)
+        path, state = autosave.write(app.session, app.started)
     except Exception as error:  # a full disk, a lost device: the exit goes on, and says so
         return f"note: the session was not autosaved: {first_line(error)}"
-    return f"autosaved: {autosave.autosave_path()} (step {state.step:,}; the next launch offers it)"
+    return f"autosaved: {path} (step {state.step:,}; the next launch offers it)"
 
 
 def draw_offer(app) -> None:
@@ -51,6 +51,7 @@ def draw_offer(app) -> None:
     app.remember("decline autosave")
     if imgui.is_item_hovered():
         imgui.set_tooltip(
-            "when this session ends, its own autosave is written and this one is kept as\nautosave-previous.ckpt"
+            f"this session is kept as it is, and the new one in a file of its own when it ends:\n"
+            f"the last {autosave.KEEP} sessions stay under File > Recent sessions"
         )
     imgui.end_popup()

@@ -77,6 +77,8 @@ class AppState:
         self.typing: Typing | None = None  # the slider whose value is being typed (app/ui/sliders.py)
         self.failures = Failures()  # what raised inside a frame, caught there (app/ui/failures.py)
         self.restore_offer: Offer | None = None  # the last session's autosave, offered at launch
+        self.started = datetime.datetime.now()  # names this session's kept file (app/files/autosave.py)
+        self.recent: list | None = None  # File > Recent sessions while its menu is open
         self._advice: tuple[object, RateAdvice] | None = None  # (the divergence, its rate advice)
         self.stats = Stats()  # smoothed every frame
         self.shown_stats = Stats()  # what the Training panel shows: the stats every STATS_INTERVAL_S
