@@ -148,6 +148,30 @@ def test_window_destroyed_from_outside_ends_cleanly(display, tmp_path):
     assert (window.cache / "slang-visual-trainer" / "settings.json").is_file(), "settings saved"
 
 
+def test_the_window_shows_the_colours_of_the_offscreen_render(display, tmp_path):
+    """Issue 25: on screen every colour had been sRGB-encoded twice (the dark panels' 23, 26, 31 at
+    85, 89, 97; viridis no longer viridis). Paused, the window's own pixels (read from the X
+    server) against F12's offscreen render of the same frame, within 2/255 but where text that
+    changes every frame (timings) is drawn."""
+    from x_pixels import window_pixels
+
+    window = RunningWindow(display, tmp_path)
+    try:
+        window.xdotool("key", "space")  # paused: the heatmaps, plots and figures hold still
+        window.screenshot()
+        offscreen = _bitmap(window.screenshot()).astype(np.int16)
+        found = subprocess.run(
+            ["xdotool", "search", "--name", TITLE], env=window.env, capture_output=True, text=True, timeout=10
+        ).stdout.split()
+        shown = window_pixels(display, int(found[0]), 1000, 700).astype(np.int16)
+    finally:
+        window.stop()
+    close = np.all(np.abs(shown - offscreen) <= 2, axis=-1)
+    assert close.mean() > 0.97, (
+        f"{close.mean():.1%} of the pixels match; at (20, 5) {shown[20, 5]} against {offscreen[20, 5]}"
+    )
+
+
 def test_rapid_resizing_keeps_the_window_alive(display, tmp_path):
     """A resize between the swapchain's configure and present leaves it out of date; the window
     makes it again and goes on (it had ended the app with a traceback)."""

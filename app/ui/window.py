@@ -78,6 +78,18 @@ class _Window:
         self.surface.unconfigure()
         self.window.close()
 
+    @property
+    def format(self) -> spy.Format:
+        """The swapchain's format: one without sRGB encoding, as the offscreen target is. The UI
+        renderer writes sRGB-encoded colours itself; an sRGB swapchain (the surface's preferred
+        one on Mesa) encoded them once more, and every colour on screen came out washed out
+        (the dark panels' 23, 26, 31 as 85, 89, 97)."""
+        formats = self.surface.info.formats
+        for candidate in (spy.Format.bgra8_unorm, spy.Format.rgba8_unorm):
+            if candidate in formats:
+                return candidate
+        return self.surface.info.preferred_format
+
     def configure(self) -> bool:
         """(Re)creates the swapchain after a resize or vsync toggle; False while minimised."""
         size = (self.window.width, self.window.height)
@@ -85,7 +97,7 @@ class _Window:
             return False
         if size != self.size or self.vsync != self.app.vsync:
             self.app.gpu.device.wait()
-            self.surface.configure(width=size[0], height=size[1], vsync=self.app.vsync)
+            self.surface.configure(width=size[0], height=size[1], format=self.format, vsync=self.app.vsync)
             self.size, self.vsync = size, self.app.vsync
             self.app.redraw.invalidate()  # new swapchain images hold nothing yet
         return True
