@@ -69,3 +69,27 @@ def test_candidates_and_the_fallback_for_slow_steps(make_session):
     advance_until(session, lambda: session.divergence is not None, "a learning rate of 1000 diverges")
     slow = advise(session, step_seconds=30.0)
     assert not slow.checked and slow.lr == 0.05 and "not replayed" in slow.reason, slow
+
+
+def test_resume_names_every_setting_it_changes(make_session):
+    """Issue 25: resuming from the last stable network took its optimizer back (sgd to adam)
+    without a word. The button names each setting that differs from now, and they are the ones
+    that change."""
+    from app.ui.panels.divergence import changes
+
+    ui = OffscreenApp(make_session(optimizer="adam", lr=0.01), 1280, 800)
+    try:
+        assert ui.frames_until(lambda: ui.session.trainer.step >= 80), "80 steps"
+        ui.app.apply_hot("optimizer", optimizer="sgd", lr=1e4)
+        assert ui.frames_until(lambda: ui.session.divergence is not None), "sgd at 1e4 diverges"
+        ui.frame()
+        advice = ui.app.rate_advice()
+        now, then = ui.session.config, ui.session.restorable_config()
+        named = changes(now, (then if advice.from_stable else now).replace(lr=advice.lr))
+        assert advice.from_stable and named == [f"learning rate {advice.lr:.3g}", "optimizer adam"], named
+        ui.click(*_centre(ui, "resume"))
+        after = ui.session.config
+        assert changes(now, after) == named, "what the button said is what changed"
+        assert after.lr == advice.lr and after.optimizer == (then.optimizer if advice.from_stable else "sgd")
+    finally:
+        ui.close()

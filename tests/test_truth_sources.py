@@ -77,3 +77,18 @@ def test_the_window_says_what_it_restored(last_session):
     assert "restored" in said and "dataset" in said and "regularization" in said and "--fresh" in said
     assert cli._restored(last_session, build_parser().parse_args(["--preset", "photo"])) == ""
     assert cli._restored(validate(Config()), build_parser().parse_args([])) == ""
+
+
+def test_half_precision_that_cannot_hold_the_inputs_says_why(tmp_path):
+    """Issue 25: a CSV of x and y in [0, 1000] in half precision ended in "loss became non-finite
+    at step 1", exit 3, and no reason: poly2's x^2 reaches 1e6, past half's 65504."""
+    rng = np.random.default_rng(2)
+    points = rng.uniform(0, 1000, (60, 2))
+    path = tmp_path / "big.csv"
+    path.write_text("x,y,label\n" + "".join(f"{a:.2f},{b:.2f},{int(a > b)}\n" for a, b in points))
+    result, out = _run(["--dataset", str(path), "--precision", "half"], tmp_path)
+    _assert_rejected(result, out, ["half precision", "poly2", "e+06", "--precision float"])
+    result, _ = _run(["--dataset", str(path), "--precision", "half", "--encoding", "raw"], tmp_path)
+    assert result.returncode in (0, 3), result.stderr  # raw inputs of 1000 fit in half
+    if result.returncode == 3:
+        assert "large for half precision" in result.stderr, "a divergence names the likely cause"

@@ -287,6 +287,7 @@ def validate(config: Config) -> Config:
     for name, spec in FIELDS.items():
         setattr(config, name, spec.check(spec.label, getattr(config, name)))
     encodings.check_size(config)
+    encodings.check_half_range(config)
     return config
 
 

@@ -107,6 +107,7 @@ def _report_headless(session, result, written, out: Path, check) -> int:
     """The run's last lines and its exit code: a failed write (2) before a divergence (3), an
     interruption (130) or a failed gradient check (4)."""
     from ..files.run_summary import metrics_text
+    from ..model.encodings import half_hint
     from .headless import EXIT_DIVERGED
 
     for what, where in written.files:
@@ -117,9 +118,10 @@ def _report_headless(session, result, written, out: Path, check) -> int:
         print(f"error: {failure}", file=sys.stderr)
         return EXIT_USAGE
     if result.diverged_at is not None:
+        hint = half_hint(session.config)
         print(
             f"error: loss became non-finite at step {result.diverged_at}; "
-            f"network.json holds the last finite network (step {result.steps})",
+            f"network.json holds the last finite network (step {result.steps})" + (f"; {hint}" if hint else ""),
             file=sys.stderr,
         )
         return EXIT_DIVERGED

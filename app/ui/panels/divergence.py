@@ -1,10 +1,28 @@
-"""What the Training panel shows first after the loss diverged: where, what was kept, the ways on."""
+"""What the Training panel shows first after the loss diverged: where, what was kept, the ways on.
+Each way on says every setting it changes: going back to the last stable network takes the
+settings it trained with (an optimizer changed since goes back too)."""
 
 from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ..style import BAD, GOOD, MUTED
+from ...config.config import FIELDS, Config
+from ...model.encodings import half_hint
+from ..style import BAD, GOOD, MUTED, WARN
+
+
+def changes(now: Config, then: Config) -> list[str]:
+    """The settings that differ from `now` in `then`, as "label value" (the rate first)."""
+    names = sorted((name for name in FIELDS if getattr(now, name) != getattr(then, name)), key=lambda n: n != "lr")
+    return [f"{FIELDS[name].label} {_value(getattr(then, name))}" for name in names]
+
+
+def _value(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 def draw(app) -> None:
@@ -12,12 +30,17 @@ def draw(app) -> None:
     imgui.push_text_wrap_pos(0.0)
     imgui.text_colored(BAD, f"The loss became non-finite at step {d.step:,} (learning rate {d.lr:.3g}).")
     imgui.text_colored(MUTED, f"Training is paused on the last network with a finite loss (step {d.restored_step:,}).")
+    hint = half_hint(session.config)
+    if hint:
+        imgui.text_colored(WARN, f"Note: {hint}.")
     imgui.pop_text_wrap_pos()
     full = imgui.ImVec2(imgui.get_content_region_avail().x, 0)
     advice = app.rate_advice()
-    label = f"Resume with lr {advice.lr:.3g}"
+    then = session.restorable_config() if advice.from_stable else session.config
+    changed = changes(session.config, then.replace(lr=advice.lr)) if then is not None else []
+    label = f"Resume with {', '.join(changed) or f'lr {advice.lr:.3g}'}"
     if advice.from_stable:
-        label = f"Resume with lr {advice.lr:.3g} from step {session.stable_step:,}"
+        label += f" from step {session.stable_step:,}"
     if imgui.button(label, full):
         app.resume(advice)
     app.remember("resume")
@@ -34,7 +57,8 @@ def draw(app) -> None:
     stable = session.stable_step
     if stable is not None and stable < d.restored_step:
         config = session.restorable_config()
-        if imgui.button(f"Back to step {stable:,} ({config.optimizer}, lr {config.lr:.3g})", full):
+        back = ", ".join(changes(session.config, config)) or "the same settings"
+        if imgui.button(f"Back to step {stable:,} ({back})", full):
             app.go_back_to_stable()
         app.remember("back to stable")
         if imgui.is_item_hovered():
