@@ -158,6 +158,9 @@ BAD = [
     ("x,y,label\n" + "".join(f"{k},{k},c{k}\n" for k in range(9)), "holds 9 classes; at most 8"),
     ("x,y,v\n1,2,3\n1e30,4,5\n", "row 3, column 1 (x): 1e+30 is beyond +-1e+06"),
     ("a,b,label\n1,2,x\n", "a header's first columns must be x and y"),
+    ("x,y,label\n1,2,0.5\n3,4,1.5\n5,6,2.5\n7,8,0.1\n", "numbers that are not whole (0.1, 0.5, 1.5)"),
+    ("x;y;label\n1;2;a\n3;4;b\n", "separated by ';'"),
+    ("x\ty\tlabel\n1\t2\ta\n3\t4\tb\n", "separated by tabs"),
 ]
 
 

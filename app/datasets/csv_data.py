@@ -115,6 +115,13 @@ def _rows(path: str, text: str) -> tuple[list[int], list[list[str]]]:
 def _columns(path: str, first: list[str]) -> tuple[list[str], bool]:
     """The column names, and whether the first row is a header."""
     if len(first) < 3:
+        separator = next((name for mark, name in ((";", "';'"), ("\t", "tabs")) if mark in first[0]), None)
+        if separator is not None:
+            raise _fail(
+                path,
+                f"row 1 has {len(first)} cell: its columns seem separated by {separator}, and a CSV "
+                "here is separated by commas (save it as comma-separated)",
+            )
         raise _fail(path, f"row 1 has {len(first)} cells: a CSV of points needs x, y and a label or values")
     if _is_number(first[0]) and _is_number(first[1]):
         return ["x", "y"] + (["label"] if len(first) == 3 else [f"value{k}" for k in range(1, len(first) - 1)]), False
@@ -152,6 +159,13 @@ def _labels(path: str, cells: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
     stripped = [cell.strip() for cell in cells]
     distinct = sorted(set(stripped))
     if all(_is_number(name) and math.isfinite(float(name)) for name in distinct):
+        fractions = [name for name in distinct if not float(name).is_integer()]
+        if fractions:  # 0.5, 1.5, 2.5 are values to fit, not four classes
+            raise _fail(
+                path,
+                f"the label column holds numbers that are not whole ({', '.join(fractions[:3])}): labels name "
+                "classes (whole numbers or text); for values to fit, name the column otherwise (value, say)",
+            )
         by_value: dict[float, str] = {}
         for name in distinct:
             by_value.setdefault(float(name), name)
