@@ -81,16 +81,28 @@ def test_a_run_not_interrupted_says_so(tmp_path):
     assert json.loads((tmp_path / "d" / "summary.json").read_text())["interrupted_at_step"] is None
 
 
+def _tmpfs(folder: Path, options: str):
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    return folder
+
+
 @pytest.fixture
 def tiny_disk(tmp_path):
     """A 64 KB tmpfs, as the issue's full disk (needs root, as here)."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    yield disk
-    subprocess.run(["umount", str(disk)], check=False)
+    yield _tmpfs(tmp_path / "disk", "size=64k")
+    subprocess.run(["umount", str(tmp_path / "disk")], check=False)
+
+
+@pytest.fixture
+def one_inode_disk(tmp_path):
+    """A tmpfs with room for one file or folder: the checks before training each make a file
+    there and remove it, so all pass; after training the first file written takes the room and
+    every later one fails, as on a disk that fills during a run."""
+    yield _tmpfs(tmp_path / "disk", "size=1m,nr_inodes=2")  # the root folder is one of the two
+    subprocess.run(["umount", str(tmp_path / "disk")], check=False)
 
 
 def test_a_full_disk_writes_the_network_first_and_says_what_failed(tmp_path, tiny_disk):
@@ -117,35 +129,56 @@ def test_a_file_that_cannot_be_written_is_skipped_and_the_rest_written(tmp_path)
 
 
 @pytest.mark.skipif(not os.access("/proc", os.W_OK), reason="needs a folder that looks writable and is not")
-def test_unwritable_option_paths_no_longer_stop_network_json(tmp_path):
-    """/proc passes the permission check for root, but nothing can be created in it: the
-    screenshot and the export fail, the checkpoint goes to the cache's rescue folder, and
-    network.json is written as usual."""
+@pytest.mark.parametrize(
+    "option, path",
+    [
+        ("--out", "/proc/run"),
+        ("--screenshot", "/proc/shot.png"),
+        ("--save-checkpoint", "/proc/run.ckpt"),
+        ("--export-slang", "/proc/net.slang"),
+    ],
+)
+def test_an_unwritable_path_is_refused_before_training(tmp_path, option, path):
+    """/proc passes the permission check for root, but nothing can be created in it: each
+    output path is tried by making a file there and removing it, before any training."""
     out = tmp_path / "d"
-    args = ["--out", str(out), "--screenshot", "/proc/shot.png", "--save-checkpoint", "/proc/run.ckpt"]
-    result = _run(tmp_path, *args, "--export-slang", "/proc/net.slang")
+    args = ["--out", str(out), option, path] if option != "--out" else [option, path]
+    result = _run(tmp_path, *args)
     line = _one_error_line(result)
-    for option, path in (
-        ("--screenshot", "shot.png"),
-        ("--save-checkpoint", "run.ckpt"),
-        ("--export-slang", "net.slang"),
-    ):
-        assert f"{option} '/proc/{path}'" in line, line
+    assert line.startswith(f"error: cannot write {option} {path!r}: "), line
+    assert "step" not in result.stdout, "refused before training"
+    assert not out.exists() and not (tmp_path / "cache" / "slang-visual-trainer" / "rescued").exists()
+    assert not [p for p in Path("/proc").glob(".visual-trainer-probe-*")]
+
+
+def test_option_paths_that_fail_after_training_no_longer_stop_network_json(tmp_path, one_inode_disk):
+    """The disk fills during the run: the checkpoint, written first, takes its last room; the
+    export and screenshot then fail, and network.json is written in --out as usual."""
+    out, disk = tmp_path / "d", one_inode_disk
+    args = ["--out", str(out), "--screenshot", str(disk / "shot.png"), "--save-checkpoint", str(disk / "run.ckpt")]
+    result = _run(tmp_path, *args, "--export-slang", str(disk / "net.slang"))
+    line = _one_error_line(result)
+    for option, name in (("--export-slang", "net.slang"), ("--screenshot", "shot.png")):
+        assert f"{option} {str(disk / name)!r}: No space left on device" in line, line
+    assert "--save-checkpoint" not in line.split("; written: ")[0], line
     _network(out / "network.json")
-    rescued = line.split("run.ckpt went to ")[1].split(";")[0]
-    assert Path(rescued).parent.parent == tmp_path / "cache" / "slang-visual-trainer" / "rescued"
-    assert checkpoint.load(rescued).step == 20, "the checkpoint asked for, in the rescue folder"
-    assert f"checkpoint: {rescued}" in result.stdout
+    assert checkpoint.load(disk / "run.ckpt").step == 20
+    assert sorted(p.name for p in disk.iterdir()) == ["run.ckpt"], "no partial files"
 
 
-@pytest.mark.skipif(not os.access("/proc", os.W_OK), reason="needs a folder that looks writable and is not")
-def test_an_out_that_fails_after_training_sends_the_network_to_the_cache(tmp_path):
-    ckpt, export = tmp_path / "a.ckpt", tmp_path / "a.slang"
-    result = _run(tmp_path, "--out", "/proc/run", "--save-checkpoint", str(ckpt), "--export-slang", str(export))
+def test_an_out_that_fails_after_training_sends_the_network_to_the_cache(tmp_path, one_inode_disk):
+    """--out's folder takes the disk's last room: network.json and the checkpoint asked for on
+    the same disk go to the cache's rescue folder; the export elsewhere is written."""
+    out, ckpt, export = one_inode_disk / "run", one_inode_disk / "a.ckpt", tmp_path / "a.slang"
+    result = _run(tmp_path, "--out", str(out), "--save-checkpoint", str(ckpt), "--export-slang", str(export))
     line = _one_error_line(result)
-    assert line.startswith("error: cannot write --out '/proc/run': No such file or directory; network.json went to ")
-    rescued = Path(line.split("network.json went to ")[1].split(";")[0])
-    assert rescued.parent.parent == tmp_path / "cache" / "slang-visual-trainer" / "rescued"
-    _network(rescued)
-    assert checkpoint.load(ckpt).step == 20 and export.is_file(), "the checkpoint and export are written"
-    assert f"written: {ckpt}, {export}" in line
+    assert line.startswith(f"error: cannot write --out {str(out)!r}: No space left on device; "), line
+    assert f"--save-checkpoint {str(ckpt)!r}: No space left on device" in line, line
+    rescued = {Path(part.split(" went to ")[1]) for part in line.split("; ") if " went to " in part}
+    assert {path.name for path in rescued} == {"network.json", "a.ckpt"}, line
+    for path in rescued:
+        assert path.parent.parent == tmp_path / "cache" / "slang-visual-trainer" / "rescued"
+    _network(next(path for path in rescued if path.name == "network.json"))
+    assert checkpoint.load(next(path for path in rescued if path.suffix == ".ckpt")).step == 20
+    assert export.is_file() and line.endswith(f"; written: {export}"), line
+    assert f"checkpoint: {next(path for path in rescued if path.suffix == '.ckpt')}" in result.stdout

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from ..errors import UserError
@@ -18,17 +19,26 @@ MAX_EXPORT_SCALE = 16
 MAX_EXPORT_PIXELS = 1 << 26  # --export-image: 64 megapixels
 
 
-def check_output_dir(path: Path, option: str = "--out") -> None:
-    """Fails early on a folder that can't be written, without creating anything."""
+def check_output_dir(path: Path, option: str = "--out", named: str | None = None) -> None:
+    """Fails early, before any training, on a folder that can't be written: the nearest folder
+    that exists must take a file (one is made there and removed at once: permissions alone miss
+    a read-only file system, or /proc, where root may write nothing). `named`: what the message
+    calls the output (a file in `path`), else the folder itself."""
+    named = str(path) if named is None else named
     probe = path
     while not probe.exists():
         if probe.parent == probe:
             break
         probe = probe.parent
     if not probe.is_dir():
-        raise UserError(f"cannot write {option} {str(path)!r}: {str(probe)!r} is not a folder")
+        raise UserError(f"cannot write {option} {named!r}: {str(probe)!r} is not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise UserError(f"cannot write {option} {str(path)!r}: no write permission in {str(probe)!r}")
+        raise UserError(f"cannot write {option} {named!r}: no write permission in {str(probe)!r}")
+    try:
+        with tempfile.NamedTemporaryFile(dir=probe, prefix=".visual-trainer-probe-"):
+            pass
+    except OSError as error:
+        raise UserError(f"cannot write {option} {named!r}: {error.strerror or error} in {str(probe)!r}") from None
 
 
 def check_file_path(text: str, option: str, suffix: str | None = None) -> None:
@@ -43,7 +53,7 @@ def check_file_path(text: str, option: str, suffix: str | None = None) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise UserError(f"cannot write {option} {text!r}: the folder {str(folder)!r} does not exist")
-    check_output_dir(folder, option)
+    check_output_dir(folder, option, text)
 
 
 def check_export_image(args: argparse.Namespace, config) -> None:

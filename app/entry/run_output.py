@@ -23,6 +23,7 @@ from ..files.network_io import TABLES_FILE, export_network, tables_npy
 from ..files.run_summary import HeadlessResult, data_entry, loss_csv, summary
 from ..gpu.device import cache_dir
 
+SGL_OPEN_FAILED = "I/O error while attempting to open file: "
 RESCUE_FOLDER = "rescued"  # under the cache folder: a run's network when --out refused it
 
 
@@ -89,6 +90,7 @@ class _Writer:
                 if place == path:
                     reason = error.strerror if isinstance(error, OSError) and error.strerror else first_line(error)
                     reason = reason.removeprefix(f"{temporary}: ")  # sgl names the file it wrote
+                    reason = reason.removeprefix(SGL_OPEN_FAILED)  # and says it failed before why
                     written.failures.append(Failure(option, target, path.name, reason))
                 continue
             written.files.append((option if option != "--out" else path.name, place))
