@@ -79,10 +79,10 @@ class Gpu:
     def fused_fragments(self) -> bool:
         """Whether this device's cooperative matrices hold B operands as the fused trainer's
         fragment-native weight copies assume (app/kernels/fused_layout.py: fragment_slot): checked once
-        with a probe kernel; where they don't, plans keep the other tensor-core path."""
-        # On SlangPy's CUDA backend the fused kernel read shared memory out of bounds
-        # (compute-sanitizer): it runs on Vulkan only.
-        if not self.tensor_cores or self.device.info.type != spy.DeviceType.vulkan:
+        with a probe kernel; where they don't, plans keep the other tensor-core path. On CUDA
+        (tensor cores forced on) the probe agrees with Vulkan's on an H100, and the fused trainer
+        runs there (app/kernels/fused_layout.py: CUDA_OVERREAD_COLUMNS)."""
+        if not self.tensor_cores:
             return False
         try:
             program = self.device.load_program(str(shader_dir() / "fragment_probe.slang"), ["fragmentLayout"])

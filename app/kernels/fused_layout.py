@@ -31,6 +31,12 @@ FUSED_MAX_ACCUMULATORS = 16
 HOLD_REGISTER_BUDGET = 168
 STAGE_HALVES = 32  # the output layer's fp32 stage: 16 floats a row
 UINT4_HALVES = 8
+# SlangPy's CUDA backend loads a column-major 16x16 B operand as two 16x8 halves, and in each
+# half lanes 16-31 also read the 8 columns after it (their values go unused): 8 strides past
+# the operand. The column-major B operands are the staged first and last layers' W^T and the
+# e_j window; the last two end shared memory, which runs on until those reads stay inside
+# (else compute-sanitizer: "Invalid __shared__ read", and 128-128 failed to launch).
+CUDA_OVERREAD_COLUMNS = 8
 
 
 def _pad(size: int) -> int:
@@ -225,7 +231,8 @@ def _layout(sizes: tuple[int, ...], warps: int, samples: int) -> FusedLayout | N
     last_w = first_w + sizes[1] * first_stride
     last_b = last_w + 16 * last_stride
     ones = last_b + 2
-    words = ones + 64
+    overread = max(last_w + (16 + CUDA_OVERREAD_COLUMNS) * last_stride, ones + (32 + CUDA_OVERREAD_COLUMNS) * 2)
+    words = max(ones + 64, overread)
     blocks = tuple(_blocks(padded[k + 1] // 16, padded[k] // 16, warps) for k in range(layers))
     copies, offset = [], 0
     end = -(-sum(i * o + o for i, o in zip(sizes[:-1], sizes[1:])) // UINT4_HALVES) * UINT4_HALVES
