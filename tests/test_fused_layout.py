@@ -69,6 +69,17 @@ def test_layout_fits_shared_memory_or_declines(sizes, shape):
         assert layout.accumulators <= 16 and layout.row_blocks * 16 == layout.samples
 
 
+@pytest.mark.parametrize("sizes", [(2, 16, 1), (2, 64, 64, 64, 4), (2, 128, 128, 4), (34, 64, 64, 8), (2, 64, 64, 16)])
+def test_shared_memory_runs_past_the_column_major_reads_of_the_cuda_backend(sizes):
+    """SlangPy's CUDA backend reads a column-major B operand's 16 columns and 8 more (compute-
+    sanitizer found the reads past the end on an H100): the staged last layer's W^T (16 rows of
+    last_stride words, read as columns) and the e_j window (from column 16 - j, 2 words a column)."""
+    layout = fused_layout(sizes)
+    last_rows_read = 16 + 8
+    assert layout.last_w + last_rows_read * layout.last_stride <= layout.words
+    assert layout.ones + (16 + 16 + 8) * 2 <= layout.words, "j = 0 starts at the window's column 16"
+
+
 @pytest.mark.parametrize(
     "sizes, held, holds",
     [
