@@ -8,8 +8,8 @@ from imgui_bundle import imgui
 from .. import datasets
 from ..files.run_summary import metrics_text
 from ..views.heatmaps import HeatmapImages
-from .heatmap_view import HeatmapLayout, axis_labels, draw_heatmaps
-from .panels.data import legend
+from .data_images import Scale, draw_data_images
+from .heatmap_view import HeatmapLayout, draw_heatmaps
 from .renderer import UiRenderer, create_target, save_png
 from .style import MUTED, em
 
@@ -21,8 +21,9 @@ _FLAGS = (
 )
 
 
-def _layout(renderer, images, title, subtitle, evaluation, width, height) -> imgui.ImVec2:
-    """One ImGui frame of the report; returns the size its content wants."""
+def _layout(renderer, images, title, subtitle, evaluation, width, height) -> tuple[imgui.ImVec2, list[Scale]]:
+    """One ImGui frame of the report; returns the size its content wants and the data view's
+    colour scales (none for heatmaps, whose bars are per row)."""
     renderer.begin_frame(width, height, 1 / 60)
     imgui.set_next_window_pos(imgui.ImVec2(0, 0))
     imgui.begin("report", None, _FLAGS | imgui.WindowFlags_.always_auto_resize)
@@ -31,10 +32,10 @@ def _layout(renderer, images, title, subtitle, evaluation, width, height) -> img
     imgui.dummy(imgui.ImVec2(0, em(0.3)))
     config = images.evaluator.trainer.config
     if images.data_view is not None:
-        _data_view(renderer, images.data_view, config.domain)
+        drawn = _data_view(renderer, images.data_view, config.domain)
         size = imgui.get_window_size()
         imgui.end()
-        return size
+        return size, drawn
     draw_heatmaps(
         renderer,
         images,
@@ -46,28 +47,17 @@ def _layout(renderer, images, title, subtitle, evaluation, width, height) -> img
     )
     size = imgui.get_window_size()
     imgui.end()
-    return size
+    return size, []
 
 
-def _data_view(renderer, view, domain) -> None:
-    side = em(24)
-    imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + em(2.2))
-    for image in range(view.images):
-        origin = imgui.get_cursor_screen_pos()
-        u0, u1 = image / view.images, (image + 1) / view.images
-        imgui.image(renderer.texture(view.view), imgui.ImVec2(side, side), imgui.ImVec2(u0, 0), imgui.ImVec2(u1, 1))
-        if image == 0:
-            axis_labels(domain, origin, side, x_axis=False)
-        axis_labels(domain, origin, side, x_axis=True)
-        if image < view.images - 1:
-            imgui.same_line()
-    imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))
-    imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + em(2.2))
-    legend(renderer, view, side, below=True)
+def _data_view(renderer, view, domain) -> list[Scale]:
+    imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + em(2.2))  # room for y's labels
+    return draw_data_images(renderer, view, domain, em(24), below=True)
 
 
-def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: str) -> None:
-    """Draws the heatmaps of the current network and saves them, titled, with colour bars."""
+def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: str) -> list[Scale]:
+    """Draws the heatmaps of the current network and saves them, titled, with colour bars;
+    returns the data view's scales as drawn (tests)."""
     gpu = images.evaluator.trainer.gpu
     device = gpu.device
     images.draw_now()
@@ -77,21 +67,23 @@ def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: s
         # Auto-resizing settles over two frames; the third is drawn at exactly that size.
         size = imgui.ImVec2(4096, 4096)
         for _ in range(2):
-            size = _layout(renderer, images, title, subtitle, evaluation, 4096, 4096)
+            size, _ = _layout(renderer, images, title, subtitle, evaluation, 4096, 4096)
             imgui.render()
         width, height = int(size.x), int(size.y)
         target = create_target(device, width, height)
-        _layout(renderer, images, title, subtitle, evaluation, width, height)
+        _, drawn = _layout(renderer, images, title, subtitle, evaluation, width, height)
         with gpu.submit() as encoder:
             encoder.clear_texture_float(target, clear_value=[0.09, 0.10, 0.12, 1.0])
             renderer.end_frame(target, encoder)
         save_png(target, path)
     finally:
         renderer.destroy()
+    return drawn
 
 
-def write_run_heatmaps(session, path) -> None:
-    """heatmaps.png of a headless run, to `path`, titled with what was trained."""
+def write_run_heatmaps(session, path) -> list[Scale]:
+    """heatmaps.png of a headless run, to `path`, titled with what was trained; returns the data
+    view's scales as drawn."""
     plan, config = session.trainer.plan, session.config
     title = (
         f"Slang Visual Trainer - {session.trainer.step} steps, {plan.title}, {config.activation}, {config.precision}"
@@ -108,4 +100,4 @@ def write_run_heatmaps(session, path) -> None:
             f"{metrics_text(session.metrics)}\n{dataset.count:,} points of {datasets.describe(dataset.source)}, "
             f"{dataset.train_count:,} to train; x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}]"
         )
-    write_heatmaps_png(session.heatmaps, title, subtitle, str(path))
+    return write_heatmaps_png(session.heatmaps, title, subtitle, str(path))

@@ -64,3 +64,13 @@ def field_error(app, field: str) -> None:
         imgui.text_colored(BAD, message)
         imgui.pop_text_wrap_pos()
         app.remember(f"{field} error")
+
+
+def fit_text(text: str, width: float) -> str:
+    """`text`, cut short with an ellipsis where it is wider than `width` pixels (a CSV's column
+    names may be of any length)."""
+    if imgui.calc_text_size(text).x <= width:
+        return text
+    while len(text) > 1 and imgui.calc_text_size(text + "...").x > width:
+        text = text[:-1]
+    return text + "..."

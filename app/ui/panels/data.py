@@ -1,7 +1,7 @@
 """The data, in the heatmaps panel: the choice of formulas or points (a generator, or a CSV
 through File > Load CSV), and for points their live settings, what is shown of them, and the
-data view itself (app/views/data_view.py): the points over the learned function, with a legend of the
-class colours or the value scale. The state and its rules are in app/ui/data_edits.py."""
+data view itself (app/views/data_view.py): the points over the learned function, with its titles
+and legends (app/ui/data_images.py). The state and its rules are in app/ui/data_edits.py."""
 
 from __future__ import annotations
 
@@ -12,14 +12,12 @@ from imgui_bundle import imgui
 
 from ... import datasets
 from ...datasets.source import MAX_ROWS
-from ...kernels.view_constants import CLASS_COLOURS
 from ...truth.eval_grid import cell_centre
 from ...views.data_view import DataView
-from ..heatmap_view import axis_labels
+from ..data_images import draw_data_images, image_side
 from ..style import BAD, MUTED, em
 
 FORMULAS = "formulas (the targets)"
-LEGEND_EM = 9.5  # the legend's width beside the view
 
 
 def _choices(app) -> list[tuple[str, str]]:
@@ -136,72 +134,6 @@ def _counts(app) -> None:
     )
 
 
-def _swatch(colour, ring: bool = False) -> None:
-    side = imgui.get_text_line_height()
-    start = imgui.get_cursor_screen_pos()
-    centre = imgui.ImVec2(start.x + side / 2, start.y + side / 2)
-    u32 = imgui.get_color_u32(imgui.ImVec4(*colour, 1.0))
-    draw = imgui.get_window_draw_list()
-    if ring:
-        draw.add_circle(centre, side * 0.32, u32, 0, 2.5)
-    else:
-        draw.add_circle_filled(centre, side * 0.36, u32)
-        draw.add_circle(centre, side * 0.36, imgui.get_color_u32(imgui.ImVec4(1, 1, 1, 1)), 0, 1.0)
-    imgui.dummy(imgui.ImVec2(side, side))
-    imgui.same_line(0, em(0.2))
-
-
-def _bar(renderer, view: DataView, length: float, across: bool) -> None:
-    """The signed scale (the background's colours), lowest at the bottom or on the left, with
-    its two ends' values."""
-    problem = view.evaluator.trainer.data.dataset.problem
-    top = 1.0 if problem.classify else float(view.value_ranges[0])
-    low, high = ("0", "1") if problem.classify else (f"{-top:.3g}", f"{top:.3g}")
-    imgui.text_colored(MUTED, f"p(class {problem.names[1]})" if problem.classify else problem.names[0])
-    thickness, texture = em(0.8), renderer.texture(view.bar)
-    draw, colour = imgui.get_window_draw_list(), imgui.get_color_u32(imgui.Col_.text)
-    if across:
-        imgui.same_line()
-        imgui.text(low)
-        imgui.same_line()
-        a = imgui.get_cursor_screen_pos()
-        b = imgui.ImVec2(a.x + length, a.y + imgui.get_text_line_height())
-        top_left, top_right = imgui.ImVec2(a.x, a.y), imgui.ImVec2(b.x, a.y)
-        bottom_right, bottom_left = imgui.ImVec2(b.x, b.y), imgui.ImVec2(a.x, b.y)
-        lo, hi = imgui.ImVec2(0.5, 1.0), imgui.ImVec2(0.5, 0.0)
-        draw.add_image_quad(texture, top_left, top_right, bottom_right, bottom_left, lo, hi, hi, lo)
-        imgui.dummy(imgui.ImVec2(length, b.y - a.y))
-        imgui.same_line()
-        imgui.text(high)
-        return
-    start = imgui.get_cursor_screen_pos()
-    imgui.image(texture, imgui.ImVec2(thickness, length))
-    for text, y in ((high, start.y), (low, start.y + length - imgui.get_text_line_height())):
-        draw.add_text(imgui.ImVec2(start.x + em(1.2), y), colour, text)
-
-
-def legend(renderer, view: DataView, length: float, below: bool) -> None:
-    """Class colours (filled: training, ring: test), or the value scale, with its bar; in a
-    column right of the view, or in lines below it (also heatmaps.png's, app/ui/report.py)."""
-    problem = view.evaluator.trainer.data.dataset.problem
-    imgui.begin_group()
-    if problem.classify:
-        if not below:
-            imgui.text_colored(MUTED, "classes")
-        for k, name in enumerate(problem.names):
-            _swatch(CLASS_COLOURS[k])
-            _swatch(CLASS_COLOURS[k], ring=True)
-            imgui.text(name)
-            if below:
-                imgui.same_line(0, em(1))
-        imgui.text_colored(MUTED, "filled: train, ring: test")
-    else:
-        imgui.text_colored(MUTED, "points and background: orange < 0 < blue")
-    if problem.kind != "classes":
-        _bar(renderer, view, min(length * 0.45, em(12)) if below else max(min(length * 0.45, em(10)), em(4)), below)
-    imgui.end_group()
-
-
 def _tooltip(app, origin: imgui.ImVec2, side: float, image: int) -> None:
     mouse = imgui.get_mouse_pos()
     ev = app.evaluation()
@@ -224,17 +156,8 @@ def _tooltip(app, origin: imgui.ImVec2, side: float, image: int) -> None:
     imgui.set_tooltip(f"x = {x:.3f}   y = {y:.3f}\n{text}")
 
 
-def _side(view: DataView, avail: imgui.ImVec2, margin: float) -> tuple[float, bool]:
-    """Each image's side, and whether the legend goes below the view (where that makes the
-    images larger) rather than right of it."""
-    spacing, line = imgui.get_style().item_spacing.x, imgui.get_text_line_height_with_spacing()
-    right = min((avail.x - margin - em(LEGEND_EM)) / view.images - spacing, avail.y - 2 * line)
-    below = min((avail.x - margin) / view.images - spacing, avail.y - 5 * line)
-    return max(below, right, em(8)), below > right
-
-
 def draw_view(app) -> None:
-    """The settings, toggles and the data view with its legend."""
+    """The settings, toggles and the data view with its titles and legends."""
     images = app.session.heatmaps
     view = images.data_view if images is not None else None
     if view is None or app.session.trainer.data is None:
@@ -245,24 +168,14 @@ def draw_view(app) -> None:
     _counts(app)
     imgui.separator()
     margin = em(2.2)  # the y axis' labels
-    side, below = _side(view, imgui.get_content_region_avail(), margin)
-    texture = app.renderer.texture(view.view)
+    side, below = image_side(view, imgui.get_content_region_avail(), margin)
     imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + margin)
-    for image in range(view.images):
-        origin = imgui.get_cursor_screen_pos()
-        u0, u1 = image / view.images, (image + 1) / view.images
-        imgui.image(texture, imgui.ImVec2(side, side), imgui.ImVec2(u0, 0), imgui.ImVec2(u1, 1))
+
+    def hovered(image: int, origin: imgui.ImVec2, side: float) -> None:
         app.remember(f"data view {image}")
         if imgui.is_item_hovered():
             _tooltip(app, origin, side, image)
-        if image == 0:
-            axis_labels(app.config.domain, origin, side, x_axis=False)
-        axis_labels(app.config.domain, origin, side, x_axis=True)
-        if image < view.images - 1 or not below:
-            imgui.same_line()
-    if below:
-        imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))  # room for x's labels
-        imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + margin)
-    legend(app.renderer, view, side, below)
+
+    app.data_scales = draw_data_images(app.renderer, view, app.config.domain, side, below, hovered)
     if not below:
         imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))

@@ -13,13 +13,16 @@ from dataclasses import dataclass
 import numpy as np
 from imgui_bundle import imgui
 
-from ..style import MUTED, em, too_small
+from ...datasets.source import problem_of
+from ..style import MUTED, em, fit_text, too_small
 
 NEGATIVE = (0.96, 0.58, 0.13)  # Playground's orange
 POSITIVE = (0.03, 0.47, 0.74)  # Playground's blue
 MIN_NODE_SPACING_EM = 0.85  # closer nodes are summarised
 MAX_NODES = 16  # per column, at most
 STAGGER_BELOW_EM = 1.5  # nodes smaller than this in one line are staggered into two, when there is room
+OUTPUT_NAME_EM = 7.0  # an output's name is cut short beyond this
+NODE_HALF_EM = 1.3  # a node's largest half-size
 
 
 def _colour(weight: float, alpha: float) -> int:
@@ -46,6 +49,22 @@ def shown_neurons(width: int, room: int) -> list[int]:
     if width <= room:
         return list(range(width))
     return list(range(room - 2)) + [width - 1]  # a row's room is left for the ellipsis
+
+
+def output_names(config) -> list[str]:
+    """The output nodes' names: a value CSV's (or generator's) value columns, f1, f2, ... for
+    formulas, images and classes (whose outputs are logits, named by the data view's legend)."""
+    if config.dataset is not None:
+        problem = problem_of(config.dataset)
+        if not problem.classify:
+            return list(problem.names)
+    return [f"f{k + 1}" for k in range(config.output_dim)]
+
+
+def _label_room(names: list[str]) -> float:
+    """Pixels right of the output column's centre that its nodes and their names take."""
+    widest = max(imgui.calc_text_size(fit_text(name, em(OUTPUT_NAME_EM))).x for name in names)
+    return em(NODE_HALF_EM + 0.5) + widest
 
 
 def _positions(neurons: list[int], width: int, top: float, bottom: float) -> list[float]:
@@ -87,7 +106,8 @@ def draw(app) -> None:
     params = app.diagram_weights()
     scale = max(float(np.max(np.abs(params))) if params.size else 1.0, 1e-6)
     _legend(scale)
-    _diagram(app, plan, sizes, params, scale, imgui.get_content_region_avail())
+    names = output_names(app.config)
+    _diagram(app, plan, sizes, params, scale, imgui.get_content_region_avail(), names)
 
 
 @dataclass
@@ -103,18 +123,20 @@ class Column:
 def _column(x: float, shown: list[int], width: int, top: float, bottom: float, gap: float) -> Column:
     ys = _positions(shown, width, top, bottom)
     spacing = (ys[1] - ys[0]) if len(ys) > 1 else em(2)
-    half = max(2.0, min(em(1.3), spacing * 0.46, gap * 0.18))
-    staggered = min(em(1.3), spacing * 0.92, (gap * 0.5 - em(0.3)) / 4)
+    half = max(2.0, min(em(NODE_HALF_EM), spacing * 0.46, gap * 0.18))
+    staggered = min(em(NODE_HALF_EM), spacing * 0.92, (gap * 0.5 - em(0.3)) / 4)
     if len(ys) < 3 or half >= em(STAGGER_BELOW_EM / 2) or staggered < 1.3 * half:
         return Column([x] * len(ys), ys, half)
     dx = staggered + em(0.15)
     return Column([x - dx if i % 2 == 0 else x + dx for i in range(len(ys))], ys, staggered)
 
 
-def _diagram(app, plan, sizes, params, scale, avail) -> None:
+def _diagram(app, plan, sizes, params, scale, avail, names: list[str]) -> None:
     origin = imgui.get_cursor_screen_pos()
     top, bottom = origin.y + em(3.0), origin.y + avail.y - em(0.6)
-    left, right = origin.x + em(3.5), origin.x + avail.x - em(2.5)
+    # room on the right for the outputs' names, a CSV's "temperature" as much as f1
+    right = origin.x + avail.x - max(em(2.5), min(_label_room(names), avail.x / 3))
+    left = origin.x + em(3.5)
     xs = [left + k * (right - left) / max(len(sizes) - 1, 1) for k in range(len(sizes))]
     room = int(min(MAX_NODES, max(3, (bottom - top) / em(MIN_NODE_SPACING_EM))))
     neurons = [shown_neurons(n, room) for n in sizes]
@@ -134,13 +156,15 @@ def _diagram(app, plan, sizes, params, scale, avail) -> None:
                     _colour(value, 0.25 + 0.65 * mag),
                     0.5 + em(0.3) * mag,
                 )
-    _nodes(app, draw_list, plan, sizes, neurons, xs, columns)
+    _nodes(app, draw_list, plan, (sizes, neurons, xs, columns), names)
     _titles(app, sizes, xs, top)
     imgui.dummy(avail)
 
 
-def _nodes(app, draw_list, plan, sizes, neurons, xs, columns) -> None:
-    """Each node as its neuron's image, framed; a click on one selects it (again: deselects)."""
+def _nodes(app, draw_list, plan, layout, outputs: list[str]) -> None:
+    """Each node as its neuron's image, framed, the inputs and outputs named; a click on one
+    selects it (again: deselects)."""
+    sizes, neurons, xs, columns = layout
     text, muted = imgui.get_color_u32(imgui.Col_.text), imgui.get_color_u32(MUTED)
     frame = imgui.get_color_u32(imgui.ImVec4(0.55, 0.58, 0.64, 1.0))
     chosen = imgui.get_color_u32(imgui.ImVec4(1.0, 1.0, 1.0, 1.0))
@@ -149,6 +173,7 @@ def _nodes(app, draw_list, plan, sizes, neurons, xs, columns) -> None:
     clicked = imgui.is_window_hovered() and imgui.is_mouse_clicked(0)
     mouse = imgui.get_mouse_pos()
     app.diagram_nodes = {}  # neuron (plan order) -> node rect: tests click them
+    app.diagram_labels = {}  # neuron -> (its name as drawn, left, right): tests read them
     # The images in one channel, frames and labels in another: one draw of the atlas instead of
     # one per node, each draw costing ~50 us on a CPU driver.
     draw_list.channels_split(2)
@@ -167,11 +192,12 @@ def _nodes(app, draw_list, plan, sizes, neurons, xs, columns) -> None:
             app.diagram_nodes[index] = (lo.x, lo.y, hi.x, hi.y)
             if clicked and lo.x <= mouse.x <= hi.x and lo.y <= mouse.y <= hi.y:
                 app.selected_neuron = None if selected else index
-            label = names[neuron] if k == 0 else (f"f{neuron + 1}" if k == last else None)
+            label = names[neuron] if k == 0 else (fit_text(outputs[neuron], em(OUTPUT_NAME_EM)) if k == last else None)
             if label is not None and half >= 3:
                 size = imgui.calc_text_size(label)
                 x = x - half - em(0.3) - size.x if k == 0 else x + half + em(0.3)
                 draw_list.add_text(imgui.ImVec2(x, y - size.y / 2), text, label)
+                app.diagram_labels[index] = (label, x, x + size.x)
         if len(shown) < sizes[k]:  # a vertical ellipsis between the first neurons and the last
             y = (column.ys[-2] + column.ys[-1]) / 2
             for dy in (-1, 0, 1):
