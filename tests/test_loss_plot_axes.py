@@ -12,7 +12,7 @@ from test_ui_offscreen import _centre
 
 from app.loop.history import Run
 from app.ui.offscreen import OffscreenApp
-from app.ui.panels import loss_plot
+from app.ui.panels import loss_colours, loss_plot
 
 
 def _run(steps, losses, evals=()) -> Run:
@@ -34,8 +34,8 @@ def test_the_axes_fit_the_current_run():
 
 
 def test_the_earlier_runs_have_colours_of_their_own():
-    for colour in loss_plot.EARLIER:
-        for current in (loss_plot.TRAIN, loss_plot.EVAL):
+    for colour in loss_colours.EARLIER:
+        for current in (loss_colours.TRAIN, loss_colours.EVAL):
             distance = np.linalg.norm(np.subtract([colour.x, colour.y, colour.z], [current.x, current.y, current.z]))
             assert distance > 0.4, "clearly distinct from the current curves"
 
@@ -72,7 +72,7 @@ def test_after_going_back_the_axis_fits_the_recovered_curve_and_runs_are_named(m
         labels = dict(drawn)
         assert "earlier: 4-16-4 seed 0##0" in labels, labels
         assert labels["earlier: 4-16-4 seed 0##0"] == pytest.approx(
-            tuple(getattr(loss_plot.EARLIER[0], c) for c in "xyz")
+            tuple(getattr(loss_colours.EARLIER[0], c) for c in "xyz")
         )
         assert labels["train (batch)"] != labels["earlier: 4-16-4 seed 0##0"]
     finally:

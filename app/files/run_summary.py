@@ -12,7 +12,7 @@ import numpy as np
 
 from ..gpu.device import describe
 from ..loop.session import Session
-from ..views.point_metrics import finite_or_none
+from ..views.point_metrics import finite_or_none, is_output_test_loss
 
 
 @dataclass
@@ -91,7 +91,8 @@ def _eval_means(evals, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray,
 def loss_csv(session: Session) -> bytes:
     """One row per step while the run's loss record holds every step (RECENT + BUCKETS of
     app/loop/history.py): step, train_loss, then the evaluations' columns: eval_loss, or for a
-    dataset test_loss, train_set_loss and both sets' accuracy. Beyond that, one row per row of
+    dataset test_loss, train_set_loss, both sets' accuracy (classes) and each value column's test
+    loss, test_loss[NAME] (two or more value columns). Beyond that, one row per row of
     the record (buckets of older steps, then every recent step), with three more columns: how
     many steps the row stands for and their min and max train loss; `step` is its last step and
     `train_loss` their mean. An evaluation's column holds its value at that step (or the mean
@@ -101,6 +102,7 @@ def loss_csv(session: Session) -> bytes:
     if session.trainer.data is not None:
         columns = {"test_loss": run.eval, "train_set_loss": run.metrics.get("train_loss")}
         columns.update((name, run.metrics.get(name)) for name in ("train_accuracy", "test_accuracy"))
+        columns.update((name, record) for name, record in run.metrics.items() if is_output_test_loss(name))
     first, last, count, low, mean, high = run.train.rows()
     evaluated = [_eval_means(record, first, last) for record in columns.values() if record is not None]
     names = [name for name, record in columns.items() if record is not None]

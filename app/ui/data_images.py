@@ -45,53 +45,71 @@ def scales(view: DataView) -> list[Scale]:
     return [Scale(name, f"{-top:.3g}", f"{top:.3g}") for name, top in zip(problem.names, view.value_ranges)]
 
 
-def image_side(view: DataView, avail: imgui.ImVec2, margin: float) -> tuple[float, bool]:
-    """Each image's side, and whether a class legend goes below the image (where that makes it
-    larger) rather than right of it. Values always have their title above and scale below."""
+@dataclass(frozen=True)
+class ImageLayout:
+    side: float  # each image's side, in pixels
+    below: bool  # a class legend below the image, rather than right of it
+    columns: int = 1  # value images a row: more wrap into further rows
+
+
+def image_layout(view: DataView, avail: imgui.ImVec2, margin: float) -> ImageLayout:
+    """The largest images that fit `avail` (less `margin` on the left for y's labels). Classes:
+    their legend below the image or right of it, whichever leaves it larger. Values: in the
+    rows and columns that leave them largest, each with its title line above and its x axis,
+    scale and scale's ends below (eight columns side by side were a strip of stamps)."""
     spacing, line = imgui.get_style().item_spacing.x, imgui.get_text_line_height_with_spacing()
-    below = min((avail.x - margin) / view.images - spacing, avail.y - 5 * line)
-    if not view.evaluator.trainer.plan.loss.classifies:
-        return max(below, em(8)), True
-    right = min(avail.x - margin - em(LEGEND_EM) - spacing, avail.y - 2 * line)
-    return max(below, right, em(8)), below > right
+    if view.evaluator.trainer.plan.loss.classifies:
+        below = min(avail.x - margin - spacing, avail.y - 5 * line)
+        right = min(avail.x - margin - em(LEGEND_EM) - spacing, avail.y - 2 * line)
+        return ImageLayout(max(below, right, em(8)), below > right)
+    count, best = view.images, ImageLayout(0.0, True)
+    for columns in range(1, count + 1):
+        rows = -(-count // columns)
+        side = min((avail.x - margin) / columns - spacing, (avail.y - line) / rows - 4 * line - spacing)
+        if side > best.side:
+            best = ImageLayout(side, True, columns)
+    return ImageLayout(max(best.side, em(8)), True, best.columns)
 
 
 def draw_data_images(
-    renderer, view: DataView, domain, side: float, below: bool, after_image: AfterImage | None = None
+    renderer, view: DataView, domain, layout: ImageLayout, after_image: AfterImage | None = None
 ) -> list[Scale]:
-    """The images from the cursor on (with `margin` room left of it for y's labels, left by the
-    caller) and their legends; returns the scales drawn, in order."""
-    left = imgui.get_cursor_pos_x()
+    """The images from the cursor on (the caller leaves room left of it for y's labels) and
+    their legends; returns the scales drawn, in order."""
+    left, side = imgui.get_cursor_pos_x(), layout.side
     if view.evaluator.trainer.plan.loss.classifies:
         _image(renderer, view, 0, domain, side, after_image)
-        if below:
+        if layout.below:
             imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))  # room for x's labels
             imgui.set_cursor_pos_x(left)
         else:
             imgui.same_line()
-        return _class_legend(renderer, view, side, below)
+        return _class_legend(renderer, view, side, layout.below)
     drawn = scales(view)
     for image, scale in enumerate(drawn):
-        if image:
+        if image % layout.columns:
             imgui.same_line()
+        else:
+            imgui.set_cursor_pos_x(left)
         imgui.begin_group()
         _title(scale.name, side)
-        _image(renderer, view, image, domain, side, after_image)
+        _image(renderer, view, image, domain, side, after_image, y_axis=image % layout.columns == 0)
         imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))  # room for x's labels
-        _bar(renderer, view, scale, side)
+        _value_bar(renderer, view, scale, side)
         imgui.end_group()
     imgui.set_cursor_pos_x(left)
     imgui.text_colored(MUTED, VALUE_NOTE)
     return drawn
 
 
-def _image(renderer, view: DataView, image: int, domain, side: float, after_image: AfterImage | None) -> None:
+def _image(renderer, view: DataView, image: int, domain, side: float, after_image, y_axis: bool = True) -> None:
+    """Image `image` of the view, its x range under it and, with `y_axis`, its y range left of it."""
     origin = imgui.get_cursor_screen_pos()
     u0, u1 = image / view.images, (image + 1) / view.images
     imgui.image(renderer.texture(view.view), imgui.ImVec2(side, side), imgui.ImVec2(u0, 0), imgui.ImVec2(u1, 1))
     if after_image is not None:
         after_image(image, origin, side)
-    if image == 0:
+    if y_axis:
         axis_labels(domain, origin, side, x_axis=False)
     axis_labels(domain, origin, side, x_axis=True)
 
@@ -121,6 +139,21 @@ def _bar(renderer, view: DataView, scale: Scale, width: float, title: bool = Fal
     imgui.get_window_draw_list().add_image_quad(renderer.texture(view.bar), *corners, lo, hi, hi, lo)
     imgui.dummy(imgui.ImVec2(length, b.y - a.y))
     imgui.same_line()
+    imgui.text(scale.high)
+
+
+def _value_bar(renderer, view: DataView, scale: Scale, side: float) -> None:
+    """A value column's scale across its image's width, its two ends' values under its ends."""
+    start, height = imgui.get_cursor_screen_pos(), em(0.8)
+    lo, hi = imgui.ImVec2(0.5, 1.0), imgui.ImVec2(0.5, 0.0)  # the bar texture's bottom is -1
+    end = imgui.ImVec2(start.x + side, start.y + height)
+    corners = (start, imgui.ImVec2(end.x, start.y), end, imgui.ImVec2(start.x, end.y))
+    imgui.get_window_draw_list().add_image_quad(renderer.texture(view.bar), *corners, lo, hi, hi, lo)
+    imgui.dummy(imgui.ImVec2(side, height))
+    left = imgui.get_cursor_pos_x()
+    imgui.text(scale.low)
+    imgui.same_line()
+    imgui.set_cursor_pos_x(left + side - imgui.calc_text_size(scale.high).x)
     imgui.text(scale.high)
 
 

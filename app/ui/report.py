@@ -8,7 +8,7 @@ from imgui_bundle import imgui
 from .. import datasets
 from ..files.run_summary import metrics_text
 from ..views.heatmaps import HeatmapImages
-from .data_images import Scale, draw_data_images
+from .data_images import ImageLayout, Scale, draw_data_images
 from .heatmap_view import HeatmapLayout, draw_heatmaps
 from .renderer import UiRenderer, create_target, save_png
 from .style import MUTED, em
@@ -51,8 +51,10 @@ def _layout(renderer, images, title, subtitle, evaluation, width, height) -> tup
 
 
 def _data_view(renderer, view, domain) -> list[Scale]:
+    """The data view's images, large; more than two value columns smaller, four a row."""
     imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + em(2.2))  # room for y's labels
-    return draw_data_images(renderer, view, domain, em(24), below=True)
+    layout = ImageLayout(em(24) if view.images <= 2 else em(16), below=True, columns=min(view.images, 4))
+    return draw_data_images(renderer, view, domain, layout)
 
 
 def write_heatmaps_png(images: HeatmapImages, title: str, subtitle: str, path: str) -> list[Scale]:

@@ -105,6 +105,8 @@ class AppState:
         self.redraw = Redraw()  # whether a frame draws the UI again (app/ui/redraw.py)
         self.restoring: Config | None = None  # the network being built at start (app/ui/opening.py)
         self.gpu_draws: list = []  # (encoder) -> None: GPU drawing a panel asked for, recorded in the frame
+        self.loss_hidden: set[str] = set()  # the loss plot's series hidden by a click on the legend
+        self.loss_series: list = []  # the loss plot's series as last drawn (app/ui/panels/loss_series.py)
         self.on_new_network()
 
     @property

@@ -97,7 +97,8 @@ class GridEvaluator:
 
     def _summary_copy(self) -> HostCopy:
         outputs = self.trainer.plan.output_dim
-        return HostCopy(self.trainer.gpu.device, (2 * self.cells + 2 * VIEWS * outputs + 4 * self.groups) * 4)
+        points = self.groups * (4 + outputs)  # PointSums.floats
+        return HostCopy(self.trainer.gpu.device, (2 * self.cells + 2 * VIEWS * outputs + points) * 4)
 
     @property
     def cells(self) -> int:
@@ -201,8 +202,7 @@ class GridEvaluator:
         stats = 2 * VIEWS * self.trainer.plan.output_dim * 4
         self._summary_out.record(encoder, done.cell_stats, 0, stats, 2 * cells * 4)
         if done.points is not None:
-            count = groups(done.points.data)
-            self._summary_out.record(encoder, done.points.buffer, 0, count * 16, 2 * cells * 4 + stats)
+            self._summary_out.record(encoder, done.points.buffer, 0, done.points.floats * 4, 2 * cells * 4 + stats)
 
     def read_summary(self) -> Summary:
         """What record_summary copied, once it has run."""
@@ -211,7 +211,7 @@ class GridEvaluator:
         metrics = None
         if self.complete.points is not None:
             offset = 2 * cells * 4 + 2 * VIEWS * outputs * 4
-            sums = self._summary_out.read(4 * groups(self.complete.points.data), offset=offset).reshape(-1, 4)
+            sums = self._summary_out.read(self.complete.points.floats, offset=offset)
             metrics = self.complete.points.metrics(sums, self.trainer.plan.loss.classifies)
         grid_loss = float(np.mean(self._summary_out.read(cells), dtype=np.float64))
         return Summary(
@@ -241,7 +241,7 @@ class GridEvaluator:
     def _read_metrics(self, done: _Buffers) -> dict | None:
         if done.points is None:
             return None
-        sums = self.trainer.gpu.read(done.points.buffer, 4 * groups(done.points.data)).reshape(-1, 4)
+        sums = self.trainer.gpu.read(done.points.buffer, done.points.floats)
         return done.points.metrics(sums, self.trainer.plan.loss.classifies)
 
     def evaluate(self) -> Evaluation:

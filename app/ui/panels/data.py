@@ -14,7 +14,7 @@ from ... import datasets
 from ...datasets.source import MAX_ROWS
 from ...truth.eval_grid import cell_centre
 from ...views.data_view import DataView
-from ..data_images import draw_data_images, image_side
+from ..data_images import draw_data_images, image_layout
 from ..style import BAD, MUTED, em
 
 FORMULAS = "formulas (the targets)"
@@ -168,7 +168,7 @@ def draw_view(app) -> None:
     _counts(app)
     imgui.separator()
     margin = em(2.2)  # the y axis' labels
-    side, below = image_side(view, imgui.get_content_region_avail(), margin)
+    layout = image_layout(view, imgui.get_content_region_avail(), margin)
     imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + margin)
 
     def hovered(image: int, origin: imgui.ImVec2, side: float) -> None:
@@ -176,6 +176,6 @@ def draw_view(app) -> None:
         if imgui.is_item_hovered():
             _tooltip(app, origin, side, image)
 
-    app.data_scales = draw_data_images(app.renderer, view, app.config.domain, side, below, hovered)
-    if not below:
+    app.data_scales = draw_data_images(app.renderer, view, app.config.domain, layout, hovered)
+    if not layout.below:
         imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))

@@ -15,22 +15,10 @@ from imgui_bundle import imgui, implot
 from ...loop.history import LossRecord
 from ..style import MUTED, too_small
 from . import psnr_plot
+from .loss_colours import ACCURACY
+from .loss_series import EVAL_MARKERS, EVAL_POINTS, MAX_POINTS, Series, draw_legend, plotted
 
-# Rows plotted per curve; more are grouped, keeping their min, mean and max. The plot is one
-# ImGui draw list, and SlangPy's renderer takes at most 65,536 vertices per list (16-bit
-# indices): a line costs 4 vertices a row, a band 5, a marker about 50, so the budget is
-# 2000 * 9 for the current run, 1000 * 4 for each earlier run and the eval line, markers only
-# while there are at most EVAL_MARKERS eval points: about 40,000 in all.
-MAX_POINTS = 2000
-EARLIER_POINTS = 1000
-EVAL_POINTS = 1000
-EVAL_MARKERS = 200
-TRAIN = imgui.ImVec4(0.30, 0.65, 1.00, 1.0)
-EVAL = imgui.ImVec4(1.00, 0.60, 0.20, 1.0)
 BAND_ALPHA = 0.45
-TRAIN_SET = imgui.ImVec4(0.55, 0.85, 1.00, 1.0)
-ACCURACY = {"train_accuracy": imgui.ImVec4(0.55, 0.85, 0.45, 1.0), "test_accuracy": imgui.ImVec4(0.95, 0.85, 0.35, 1.0)}
-EARLIER = (imgui.ImVec4(0.80, 0.50, 0.90, 1.0), imgui.ImVec4(0.55, 0.80, 0.45, 1.0))  # violet, green: not blue
 
 
 def _grouped(values: np.ndarray, size: int, combine) -> np.ndarray:
@@ -137,7 +125,7 @@ def axis_limits(current, earlier) -> tuple[float, float, float, float]:
     if x1 - x0 < 1:
         x0, x1 = x0 - 1, x1 + 1
     records = [current.train, current.eval, *[run.train for run in earlier]]
-    records += [current.metrics["train_loss"]] if "train_loss" in current.metrics else []
+    records += [record for name, record in current.metrics.items() if name not in ACCURACY]  # the losses
     values = []
     for record in records:
         for first, last, _, low, _, high in record.parts():
@@ -169,27 +157,41 @@ def _hover(train, evals, metrics: dict, points: bool) -> None:
         text += "\n" + _describe(evals, k, "test loss" if points else "eval loss")
         for name, rows in metrics.items():
             if len(rows[0]) == len(evals[0]):
-                text += f"\n{name.replace('_', ' ')} {rows[4][k]:.4g}"
+                text += f"\n{name.replace('_', ' ').replace('[', ', ').rstrip(']')} {rows[4][k]:.4g}"
     imgui.set_tooltip(text)
 
 
-def _data_lines(evals, metrics: dict) -> None:
-    """A dataset's figures: the training set's loss beside the test's, and the accuracies
-    on the second axis."""
-    if "train_loss" in metrics:
-        _line("train set", metrics["train_loss"], TRAIN_SET, 1.0, 2.0, band=False)
-    _line("test", evals, EVAL, 1.0, 2.0, band=False, marker=True)
-    accuracies = [name for name in ACCURACY if name in metrics]
-    if accuracies:
+def _draw(entry: Series) -> None:
+    if entry.right_axis:
         implot.set_axes(implot.ImAxis_.x1, implot.ImAxis_.y2)
-        for name in accuracies:
-            _line(name.replace("_accuracy", " acc."), metrics[name], ACCURACY[name], 1.0, 1.5, band=False)
+    _line(entry.label, entry.rows, entry.colour, entry.alpha, entry.weight, entry.band, entry.marker)
+    if entry.right_axis:
         implot.set_axes(implot.ImAxis_.x1, implot.ImAxis_.y1)
+
+
+def loss_axis_title(loss, height: float) -> str:
+    """The loss axis' title: the current run's loss, as long as the axis' `height` (pixels)
+    holds (a plot under a legend of eight value columns is short)."""
+    titles = (f"loss: {loss.label}", loss.label, f"loss: {loss.name}")
+    return next((title for title in titles if imgui.calc_text_size(title).x <= height), titles[-1])
+
+
+def _setup_axes(app, limits: tuple[float, float, float, float], height: float) -> None:
+    """Step and the current run's loss, on a log scale; accuracy or PSNR on the right."""
+    trainer = app.session.trainer
+    x0, x1, y0, y1 = limits
+    implot.setup_axes("step", loss_axis_title(trainer.plan.loss, height - 3 * imgui.get_text_line_height()))
+    implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
+    implot.setup_axes_limits(x0, x1, y0, y1, implot.Cond_.always)
+    if trainer.data is not None and trainer.plan.loss.classifies:
+        implot.setup_axis(implot.ImAxis_.y2, "accuracy", implot.AxisFlags_.opposite)
+        implot.setup_axis_limits(implot.ImAxis_.y2, 0.0, 1.02, implot.Cond_.always)
+    psnr_plot.setup_axis(app)  # an image target's PSNR, on a second axis
 
 
 def draw(app) -> None:
     history = app.session.history
-    notes = [history.current.label] + ["earlier runs in the legend"] * bool(history.earlier)
+    notes = [history.current.label]
     if history.current.train.count > MAX_POINTS:
         notes.append("band: min to max per plotted point")
     imgui.text_colored(MUTED, "; ".join(notes))
@@ -198,44 +200,21 @@ def draw(app) -> None:
         return
     if too_small(16, 8, "the loss plot"):
         return
-    size = imgui.get_content_region_avail()
-    if not implot.begin_plot("##loss", imgui.ImVec2(size.x, size.y)):
-        return
-    trainer = app.session.trainer
-    points = trainer.data is not None
-    implot.setup_axes("step", f"loss: {trainer.plan.loss.label}")
-    implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
-    x0, x1, y0, y1 = axis_limits(history.current, history.earlier)
-    implot.setup_axes_limits(x0, x1, y0, y1, implot.Cond_.always)
-    if points and trainer.plan.loss.classifies:
-        implot.setup_axis(implot.ImAxis_.y2, "accuracy", implot.AxisFlags_.opposite)
-        implot.setup_axis_limits(implot.ImAxis_.y2, 0.0, 1.02, implot.Cond_.always)
-    if points:  # five curves: the legend above the plot, where it covers none
-        implot.setup_legend(implot.Location_.north, implot.LegendFlags_.outside | implot.LegendFlags_.horizontal)
-    else:
-        implot.setup_legend(implot.Location_.north_east)
-    psnr_plot.setup_axis(app)  # an image target's PSNR, on a second axis
+    earlier = history.earlier
     _CACHE.begin()
-    for k, run in enumerate(history.earlier):
-        colour = EARLIER[(len(history.earlier) - 1 - k) % len(EARLIER)]  # the latest earlier run: violet
-        _line(f"earlier: {run.label}##{k}", _CACHE.get(run.train, EARLIER_POINTS), colour, 0.7, 1.0, band=False)
+    series = plotted(app.session, _CACHE.get, earlier) + psnr_plot.series(app)
     current = history.current
     train, evals = _CACHE.get(current.train, MAX_POINTS), _CACHE.get(current.eval, EVAL_POINTS)
     metrics = {name: _CACHE.get(record, EVAL_POINTS) for name, record in current.metrics.items()}
     _CACHE.end()
-    _line("batch" if points else "train (batch)", train, TRAIN, 1.0, 1.5)
-    if points:
-        _data_lines(evals, metrics)
-    else:
-        _line(
-            f"eval ({app.session.grid}x{app.session.grid} grid)",
-            evals,
-            EVAL,
-            1.0,
-            2.0,
-            band=False,
-            marker=True,
-        )
-    psnr_plot.plot(app)
-    _hover(train, evals, metrics, points)
+    app.loss_series = series  # what was drawn (tests)
+    draw_legend(app, series)
+    size = imgui.get_content_region_avail()
+    if not implot.begin_plot("##loss", imgui.ImVec2(size.x, size.y), implot.Flags_.no_legend):
+        return
+    _setup_axes(app, axis_limits(current, earlier), size.y)
+    for entry in sorted(series, key=lambda entry: not entry.earlier):  # earlier runs underneath
+        if entry.label not in app.loss_hidden:
+            _draw(entry)
+    _hover(train, evals, metrics, app.session.trainer.data is not None)
     implot.end_plot()

@@ -1,0 +1,120 @@
+"""What the loss plot draws (app/ui/panels/loss_plot.py draws it): each series' name, rows and
+colour, from the run history (app/loop/history.py), and the legend above the plot that names
+them. The legend is the panel's own, in lines that wrap at the panel's edge: ImPlot's one line
+ran off a narrow panel once a CSV's columns had lines of their own ("test: temperatur"). A click
+on an entry hides its series, as ImPlot's legend did.
+
+The series: the current run's batch loss, for formulas the grid's eval loss, for a dataset the
+training and test sets' losses, each value column's test loss where there are two or more (their
+scales may differ by orders of magnitude: a height's error beside a temperature's), and for
+classes both accuracies on the right-hand axis; an image's PSNR (app/ui/panels/psnr_plot.py);
+the earlier runs' batch losses, faded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from imgui_bundle import imgui
+
+from ...loop.history import LossRecord
+from ...views.point_metrics import output_test_losses
+from ..style import MUTED, em
+from .loss_colours import ACCURACY, EARLIER, EVAL, OUTPUTS, TRAIN, TRAIN_SET
+
+# Rows plotted per curve; more are grouped, keeping their min, mean and max. The plot is one
+# ImGui draw list, and SlangPy's renderer takes at most 65,536 vertices per list (16-bit
+# indices): a line costs 4 vertices a row, a band 5, a marker about 50, so the budget is
+# 2000 * 9 for the current run, 1000 * 4 for each earlier run and each evaluation's line, markers
+# only while there are at most EVAL_MARKERS eval points: about 40,000 in all with eight columns.
+MAX_POINTS = 2000
+EARLIER_POINTS = 1000
+EVAL_POINTS = 1000
+EVAL_MARKERS = 200
+HIDDEN_ALPHA = 0.3  # a hidden series' legend entry
+# (record, rows at most) -> the record's plotted rows: (first step, last step, steps, min, mean, max)
+Rows = Callable[[LossRecord, int], tuple[np.ndarray, ...]]
+
+
+@dataclass
+class Series:
+    label: str  # the legend's name; after "##", what keeps two alike apart
+    rows: tuple[np.ndarray, ...]  # (first step, last step, steps, min, mean, max) a row
+    colour: imgui.ImVec4
+    weight: float = 2.0
+    alpha: float = 1.0
+    band: bool = False  # min to max where a row stands for several steps
+    marker: bool = False  # each point, while they are few
+    right_axis: bool = False  # accuracy (0 to 1) or PSNR (dB)
+    earlier: bool = False  # drawn first, under the current run's
+
+    @property
+    def name(self) -> str:
+        return self.label.split("##")[0]
+
+
+def _data_series(session, rows: Rows) -> list[Series]:
+    """A dataset's evaluations: the training set's loss beside the test's, each value column's
+    test loss (two or more columns), the accuracies."""
+    run, problem = session.history.current, session.trainer.data.dataset.problem
+    series = []
+    if "train_loss" in run.metrics:
+        series.append(Series("train set", rows(run.metrics["train_loss"], EVAL_POINTS), TRAIN_SET))
+    series.append(Series("test", rows(run.eval, EVAL_POINTS), EVAL, marker=True))
+    for k, (name, metric) in enumerate(zip(problem.names, output_test_losses(problem.names))):
+        if metric in run.metrics:
+            series.append(
+                Series(f"test: {name}", rows(run.metrics[metric], EVAL_POINTS), OUTPUTS[k % len(OUTPUTS)], 1.5)
+            )
+    for name, colour in ACCURACY.items():
+        if name in run.metrics:
+            label = name.replace("_accuracy", " acc.")
+            series.append(Series(label, rows(run.metrics[name], EVAL_POINTS), colour, 1.5, right_axis=True))
+    return series
+
+
+def plotted(session, rows: Rows, earlier: list) -> list[Series]:
+    """The series, in the legend's order: the current run's, then the `earlier` runs'."""
+    current, grid = session.history.current, session.grid
+    points = session.trainer.data is not None
+    series = [Series("batch" if points else "train (batch)", rows(current.train, MAX_POINTS), TRAIN, 1.5, band=True)]
+    if points:
+        series += _data_series(session, rows)
+    else:
+        series.append(Series(f"eval ({grid}x{grid} grid)", rows(current.eval, EVAL_POINTS), EVAL, marker=True))
+    for k, run in enumerate(earlier):
+        colour = EARLIER[(len(earlier) - 1 - k) % len(EARLIER)]  # the latest earlier run: the first colour
+        label = f"earlier: {run.label}##{k}"
+        series.append(Series(label, rows(run.train, EARLIER_POINTS), colour, 1.0, 0.7, earlier=True))
+    return series
+
+
+def draw_legend(app, series: list[Series], note: str = "") -> None:
+    """An entry a series, a line of its colour and its name, wrapped to the panel's width; a
+    click hides the series or shows it again (app.loss_hidden). Then `note`, if any."""
+    draw, spacing = imgui.get_window_draw_list(), em(0.9)
+    right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x
+    height, swatch = imgui.get_text_line_height(), em(1.2)
+    for k, entry in enumerate(series):
+        width = swatch + em(0.3) + imgui.calc_text_size(entry.name).x
+        if k and imgui.get_item_rect_max().x + spacing + width <= right:
+            imgui.same_line(0, spacing)
+        start = imgui.get_cursor_screen_pos()
+        if imgui.invisible_button(f"##legend {entry.label}", imgui.ImVec2(width, height)):
+            app.loss_hidden ^= {entry.label}
+        app.remember(f"legend {entry.name}")
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("click to hide or show this curve")
+        alpha = HIDDEN_ALPHA if entry.label in app.loss_hidden else 1.0
+        c = entry.colour
+        colour = imgui.get_color_u32(imgui.ImVec4(c.x, c.y, c.z, alpha * entry.alpha))
+        middle = start.y + height / 2
+        draw.add_line(imgui.ImVec2(start.x, middle), imgui.ImVec2(start.x + swatch, middle), colour, em(0.2))
+        text = imgui.get_style().color_(imgui.Col_.text)
+        text_colour = imgui.get_color_u32(imgui.ImVec4(text.x, text.y, text.z, alpha))
+        draw.add_text(imgui.ImVec2(start.x + swatch + em(0.3), start.y), text_colour, entry.name)
+    if note:
+        imgui.push_text_wrap_pos(0.0)
+        imgui.text_colored(MUTED, note)
+        imgui.pop_text_wrap_pos()
