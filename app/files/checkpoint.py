@@ -64,7 +64,7 @@ def restore(session: Session, checkpoint: Checkpoint, config: cfg.Config | None 
 
 def _copy_run(run: Run) -> Run:
     """A run whose records are copies: the session and the checkpoint never share one."""
-    copy = Run(run.label)
+    copy = Run(run.label, run.loss)
     for name in SERIES:
         setattr(copy, name, _copy_record(getattr(run, name)))
     copy.metrics = {name: _copy_record(record) for name, record in run.metrics.items()}

@@ -7,9 +7,10 @@ back, and reads and writes the files). The format (also in the README):
     12      4     header length H, uint32 LE
     16      8     payload length D, uint64 LE
     24      32    SHA-256 of the H + D bytes that follow
-    56      H     header: UTF-8 JSON (config, counters, loss-history runs with their records'
-                  counts: {"count", "span", "recent", "buckets"} for "train", "eval" and, for
-                  a dataset, each of "metrics" {name: counts}; for a dataset, "data_position")
+    56      H     header: UTF-8 JSON (config, counters, loss-history runs with their loss and
+                  their records' counts: {"count", "span", "recent", "buckets"} for "train",
+                  "eval" and, for a dataset, each of "metrics" {name: counts}; for a dataset,
+                  "data_position")
     56 + H  D     payload: little-endian arrays, back to back, in this order:
                   master parameters  float32[P]
                   half weights       float16[P]   (only when "half_weights" is true)
@@ -42,6 +43,7 @@ from ..config import config as cfg
 from ..errors import UserError
 from ..kernels.planning import plan_for
 from ..loop.history import EARLIER_RUNS_KEPT, LossRecord, Run
+from ..model.losses import LOSSES
 from ..model.optimizers import OPTIMIZERS
 
 MAGIC = b"SVTCKPT\0"
@@ -83,7 +85,7 @@ def encode(checkpoint: Checkpoint) -> bytes:
     arrays.append(checkpoint.optimizer_state.astype("<f4"))
     runs = []
     for run in checkpoint.runs:
-        entry = {"label": run.label}
+        entry = {"label": run.label} | ({"loss": run.loss} if run.loss is not None else {})
         for name in SERIES:
             meta, record_arrays = getattr(run, name).state()
             entry[name] = meta
@@ -176,6 +178,9 @@ def _from_parts(header, payload: memoryview, fail, version: int = VERSION) -> Ch
         or not all(isinstance(r, dict) and isinstance(r.get("label"), str) for r in runs)
     ):
         raise fail("has no valid list of runs")
+    losses = [r.get("loss") for r in runs]  # absent before runs kept it
+    if not all(loss is None or (isinstance(loss, str) and loss in LOSSES) for loss in losses):
+        raise fail(f"has a run of an unknown loss (one of {', '.join(LOSSES)} or none)")
     width = OPTIMIZERS[config.optimizer].state_width
     saved_width = V1_STATE_WIDTH if version == 1 else width
     lengths = [params, params, saved_width * params] if half else [params, saved_width * params]
@@ -234,7 +239,7 @@ def _runs(entries: list[dict], layouts, history, fail) -> list[Run]:
     """The saved runs, each series rebuilt as a LossRecord from its arrays in `history`."""
     runs, layouts = [], iter(layouts)
     for k, entry in enumerate(entries):
-        run = Run(entry["label"])
+        run = Run(entry["label"], entry.get("loss"))
         names = list(SERIES) + [("metrics", name) for name in _metric_counts(entry, fail)]
         for name in names:
             meta, lengths = next(layouts)

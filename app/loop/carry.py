@@ -1,13 +1,24 @@
 """Weights carried into a rebuilt network whose layers are the same but whose outputs differ
 (an output added or removed): every hidden layer is copied, and each output row of the last
 layer (its weights and bias) comes from the old output it continues, or stays as the new
-network's fresh initial row."""
+network's fresh initial row. Only within one problem (problem_of): another one (the spiral's
+classes to formulas or to a CSV's values) starts a fresh network at step 0, as a new
+architecture does, since weights and steps of another problem mean nothing for it."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..kernels.plan import NetworkPlan
+
+
+def problem_of(plan: NetworkPlan) -> tuple:
+    """What a network is asked: targets (expressions or a Slang file, whose edits keep the
+    weights, outputs added or removed included), an image, or a dataset's problem: its loss and
+    output count (two classes, three classes, two value columns...)."""
+    if plan.truth_kind == "points":
+        return plan.truth_kind, plan.loss_name, plan.output_dim
+    return plan.truth_kind, plan.loss_name
 
 
 def default_rows(old_outputs: int, new_outputs: int) -> list[int | None]:

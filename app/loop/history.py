@@ -1,5 +1,6 @@
 """Loss curves: a run is the train and eval series from one reset or rebuild to the next; the
-history keeps the current run and a few earlier ones (the window shows them faded).
+history keeps the current run and a few earlier ones (the window shows them faded, those of the
+current run's loss only: a binary cross-entropy is no squared error).
 
 A series is a LossRecord of bounded size, so that a window left training for days or a headless
 run of 10^8 steps holds, saves and plots the same few hundred kilobytes per series:
@@ -244,6 +245,9 @@ class LossRecord:
 @dataclass
 class Run:
     label: str
+    # The loss its curves measure (app/model/losses.py: squared, logistic, softmax); None for an
+    # earlier run of a checkpoint saved before runs recorded it
+    loss: str | None = None
     train: LossRecord = field(default_factory=LossRecord)  # x: 1-based step, y: mean loss of its batch
     eval: LossRecord = field(default_factory=LossRecord)  # x: steps taken by the network evaluated
     # Points: each evaluation's other figures by name (app/views/point_metrics.py's METRICS but the
@@ -255,8 +259,8 @@ class RunHistory:
     def __init__(self) -> None:
         self.runs: list[Run] = []
 
-    def start(self, label: str) -> Run:
-        self.runs = (self.runs + [Run(label)])[-(EARLIER_RUNS_KEPT + 1) :]
+    def start(self, label: str, loss: str | None = None) -> Run:
+        self.runs = (self.runs + [Run(label, loss)])[-(EARLIER_RUNS_KEPT + 1) :]
         return self.runs[-1]
 
     @property

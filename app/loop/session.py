@@ -32,7 +32,7 @@ from ..views.evaluation import VIEWS, GridEvaluator, Summary
 from ..views.heatmaps import HeatmapImages
 from ..views.image_eval import ImageEvaluator
 from .budget import Rate
-from .carry import carry_weights, default_rows
+from .carry import carry_weights, default_rows, problem_of
 from .guard import Divergence, DivergenceGuard
 from .history import LossRecord, Run, RunHistory
 from .rebuild import Rebuild
@@ -75,7 +75,8 @@ class Session:
         self._start_run()
 
     def _start_run(self) -> None:
-        self.history.start(f"{'-'.join(map(str, self.trainer.plan.sizes))} seed {self.config.seed}")
+        plan = self.trainer.plan
+        self.history.start(f"{'-'.join(map(str, plan.sizes))} seed {self.config.seed}", plan.loss_name)
         self.divergence = None
         self.eval_loss = self.eval_grad_loss = float("nan")
         self.metrics: dict | None = None  # points: the last evaluation's train/test loss and accuracy
@@ -110,8 +111,10 @@ class Session:
 
     def continue_history(self, runs: list[Run]) -> None:
         """After the trainer's whole state was replaced (a checkpoint): the saved loss history,
-        whose last run goes on, a fresh guard and no earlier network to go back to."""
+        whose last run goes on (with this network's loss, where it was saved without one), a
+        fresh guard and no earlier network to go back to."""
         self._restart()
+        runs[-1].loss = runs[-1].loss or self.trainer.plan.loss_name
         self.history.runs = runs
 
     def _restart(self) -> None:
@@ -163,15 +166,19 @@ class Session:
         self, config: Config, then: Callable[[Session], None] | None = None, rows: list[int | None] | None = None
     ) -> None:
         """Starts building `config`'s network; a target that is not finite on the grid is a
-        UserError, and the current network goes on. When only the targets change, the new
-        network goes on from the current weights and step: output j continues old output
-        rows[j] (by default the one of the same index), and an output with none starts fresh
-        (app/loop/carry.py). `then(session)` runs once the new network is in (a checkpoint of another
-        architecture puts its state in)."""
+        UserError, and the current network goes on. When only the truth changes within one
+        problem, the new network goes on from the current weights and step: output j continues
+        old output rows[j] (by default the one of the same index), and an output with none
+        starts fresh; another problem starts at step 0 (app/loop/carry.py). `then(session)` runs
+        once the new network is in (a checkpoint of another architecture puts its state in)."""
         check_finite(config.targets, config.domain, self.grid)
         self.cancel_rebuild()
         self.rebuild_error = None
-        keep = then is None and all(getattr(config, f) == getattr(self.config, f) for f in fields_of(STRUCTURE))
+        keep = (
+            then is None
+            and all(getattr(config, f) == getattr(self.config, f) for f in fields_of(STRUCTURE))
+            and problem_of(self.gpu.plan(config)) == problem_of(self.trainer.plan)
+        )
         self.rebuild = Rebuild(self.gpu, config, self.grid, self._wants_heatmaps, keep_weights=keep)
         rows = rows or default_rows(self.config.output_dim, config.output_dim)
         self._kept_rows = [r if r is not None and r < self.config.output_dim else None for r in rows]

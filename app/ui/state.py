@@ -107,6 +107,7 @@ class AppState:
         self.gpu_draws: list = []  # (encoder) -> None: GPU drawing a panel asked for, recorded in the frame
         self.loss_hidden: set[str] = set()  # the loss plot's series hidden by a click on the legend
         self.loss_series: list = []  # the loss plot's series as last drawn (app/ui/panels/loss_series.py)
+        self.loss_note = ""  # and its note of earlier runs hidden
         self.on_new_network()
 
     @property

@@ -1,8 +1,9 @@
 """The loss plot's series colours, in one place so that every series drawn together can be told
 apart (tests/test_loss_plot_series.py measures them in CIELAB): the batch's blue, the training
 set's light blue, the test set's orange, the accuracies' green and yellow (their own axis), an
-image's PSNR (app/ui/panels/psnr_plot.py), the earlier runs' violet and green, and for two or
-more value columns each column's test loss in a colour of its own."""
+image's PSNR (app/ui/panels/psnr_plot.py), the earlier runs' violet and grey, and for two or
+more value columns each column's test loss in a colour of its own. The earlier runs were violet
+and green: the green of "train acc." and of the PSNR."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ TRAIN = imgui.ImVec4(0.30, 0.65, 1.00, 1.0)
 TRAIN_SET = imgui.ImVec4(0.55, 0.85, 1.00, 1.0)
 EVAL = imgui.ImVec4(1.00, 0.60, 0.20, 1.0)
 ACCURACY = {"train_accuracy": imgui.ImVec4(0.55, 0.85, 0.45, 1.0), "test_accuracy": imgui.ImVec4(0.95, 0.85, 0.35, 1.0)}
-EARLIER = (imgui.ImVec4(0.80, 0.50, 0.90, 1.0), imgui.ImVec4(0.55, 0.80, 0.45, 1.0))  # violet, green: not blue
+EARLIER = (imgui.ImVec4(0.80, 0.50, 0.90, 1.0), imgui.ImVec4(0.62, 0.62, 0.62, 1.0))  # violet, grey
 # Value columns' test losses, by column: red, teal, pink, lime, white, indigo, brown, olive (up
 # to 8 outputs; none near another series drawn with them)
 OUTPUTS = tuple(

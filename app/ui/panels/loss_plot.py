@@ -1,5 +1,6 @@
-"""Loss plot: train and eval loss against step on a log scale; earlier runs stay, in colours of
-their own. A loss record (app/loop/history.py) holds the recent steps exactly and older ones in
+"""Loss plot: train and eval loss against step on a log scale, the axis titled with the current
+run's loss; earlier runs of that loss stay, in colours of their own (what is drawn, and the
+legend: app/ui/panels/loss_series.py). A loss record (app/loop/history.py) holds the recent steps exactly and older ones in
 buckets; the plot draws each row's mean as the line and, where a row stands for several steps,
 their min to max as a band, so a run of 10^8 steps costs a frame no more than one of 10^4. For a
 dataset: the batch's loss, the training set's and the test set's, and for classes both sets'
@@ -13,10 +14,10 @@ import numpy as np
 from imgui_bundle import imgui, implot
 
 from ...loop.history import LossRecord
-from ..style import MUTED, too_small
+from ..style import MUTED, em, too_small
 from . import psnr_plot
 from .loss_colours import ACCURACY
-from .loss_series import EVAL_MARKERS, EVAL_POINTS, MAX_POINTS, Series, draw_legend, plotted
+from .loss_series import EVAL_MARKERS, EVAL_POINTS, MAX_POINTS, Series, comparable, draw_legend, plotted
 
 BAND_ALPHA = 0.45
 
@@ -180,7 +181,8 @@ def _setup_axes(app, limits: tuple[float, float, float, float], height: float) -
     """Step and the current run's loss, on a log scale; accuracy or PSNR on the right."""
     trainer = app.session.trainer
     x0, x1, y0, y1 = limits
-    implot.setup_axes("step", loss_axis_title(trainer.plan.loss, height - 3 * imgui.get_text_line_height()))
+    axis = height - 2 * imgui.get_text_line_height() - em(0.7)  # less the x axis' ticks and title
+    implot.setup_axes("step", loss_axis_title(trainer.plan.loss, axis))
     implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
     implot.setup_axes_limits(x0, x1, y0, y1, implot.Cond_.always)
     if trainer.data is not None and trainer.plan.loss.classifies:
@@ -200,15 +202,15 @@ def draw(app) -> None:
         return
     if too_small(16, 8, "the loss plot"):
         return
-    earlier = history.earlier
+    earlier, hidden = comparable(history)
     _CACHE.begin()
     series = plotted(app.session, _CACHE.get, earlier) + psnr_plot.series(app)
     current = history.current
     train, evals = _CACHE.get(current.train, MAX_POINTS), _CACHE.get(current.eval, EVAL_POINTS)
     metrics = {name: _CACHE.get(record, EVAL_POINTS) for name, record in current.metrics.items()}
     _CACHE.end()
-    app.loss_series = series  # what was drawn (tests)
-    draw_legend(app, series)
+    app.loss_series, app.loss_note = series, hidden  # what was drawn (tests)
+    draw_legend(app, series, hidden)
     size = imgui.get_content_region_avail()
     if not implot.begin_plot("##loss", imgui.ImVec2(size.x, size.y), implot.Flags_.no_legend):
         return

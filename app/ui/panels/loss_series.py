@@ -8,7 +8,9 @@ The series: the current run's batch loss, for formulas the grid's eval loss, for
 training and test sets' losses, each value column's test loss where there are two or more (their
 scales may differ by orders of magnitude: a height's error beside a temperature's), and for
 classes both accuracies on the right-hand axis; an image's PSNR (app/ui/panels/psnr_plot.py);
-the earlier runs' batch losses, faded."""
+the earlier runs' batch losses, faded, where they measured the current run's loss: the loss axis
+is the current run's, and the spiral's cross-entropy drawn on a squared error's axis compared
+what cannot be compared. The legend says how many are hidden, and of which loss."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from imgui_bundle import imgui
 
-from ...loop.history import LossRecord
+from ...loop.history import LossRecord, Run, RunHistory
+from ...model.losses import LOSSES
 from ...views.point_metrics import output_test_losses
 from ..style import MUTED, em
 from .loss_colours import ACCURACY, EARLIER, EVAL, OUTPUTS, TRAIN, TRAIN_SET
@@ -74,7 +77,19 @@ def _data_series(session, rows: Rows) -> list[Series]:
     return series
 
 
-def plotted(session, rows: Rows, earlier: list) -> list[Series]:
+def comparable(history: RunHistory) -> tuple[list[Run], str]:
+    """The earlier runs of the current run's loss, and a note of those hidden (or "")."""
+    loss = history.current.loss
+    shown = [run for run in history.earlier if run.loss == loss]
+    hidden = [run for run in history.earlier if run.loss != loss]
+    if not hidden:
+        return shown, ""
+    kinds = sorted({LOSSES[run.loss].label if run.loss in LOSSES else "saved without its loss" for run in hidden})
+    runs = "1 earlier run" if len(hidden) == 1 else f"{len(hidden)} earlier runs"
+    return shown, f"{runs} of another loss hidden ({', '.join(kinds)})"
+
+
+def plotted(session, rows: Rows, earlier: list[Run]) -> list[Series]:
     """The series, in the legend's order: the current run's, then the `earlier` runs'."""
     current, grid = session.history.current, session.grid
     points = session.trainer.data is not None
