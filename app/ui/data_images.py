@@ -122,11 +122,11 @@ def _title(name: str, side: float) -> None:
     imgui.text(text)
 
 
-def _bar(renderer, view: DataView, scale: Scale, width: float, title: bool = False) -> None:
-    """The signed scale across, lowest on the left, between its ends' values; `width` in all."""
-    if title:
-        imgui.text_colored(MUTED, scale.name)
-        imgui.same_line()
+def _named_bar(renderer, view: DataView, scale: Scale, width: float) -> None:
+    """The scale's name, then the signed scale across, lowest on the left, between its ends'
+    values (`width` for the ends and the bar)."""
+    imgui.text_colored(MUTED, scale.name)
+    imgui.same_line()
     spacing = imgui.get_style().item_spacing.x
     ends = imgui.calc_text_size(scale.low).x + imgui.calc_text_size(scale.high).x + 2 * spacing
     length = max(width - ends, em(3))
@@ -199,7 +199,7 @@ def _class_legend(renderer, view: DataView, side: float, below: bool) -> list[Sc
     drawn = scales(view)
     for scale in drawn:
         if below:
-            _bar(renderer, view, scale, min(side * 0.45, em(12)) + em(5), title=True)
+            _named_bar(renderer, view, scale, min(side * 0.45, em(12)) + em(5))
         else:
             _upright_bar(renderer, view, scale, max(min(side * 0.45, em(10)), em(4)))
     imgui.end_group()
