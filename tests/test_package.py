@@ -14,6 +14,7 @@ import venv
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,9 +74,9 @@ def test_wheel_holds_the_code_shaders_and_assets(wheel):
     assert f"{PACKAGE}/assets/targets.json" in names
 
 
-def _run(bin_dir: Path, cwd: Path, *args: str, env: dict | None = None, timeout: int = 300):
+def _run(bin_dir: Path, cwd: Path, *args: str, env: dict | None = None, timeout: int = 300, command="visual-trainer"):
     return subprocess.run(
-        [str(bin_dir / "visual-trainer"), *args],
+        [str(bin_dir / command), *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -137,3 +138,29 @@ def test_installed_window_opens_outside_the_checkout(installed, tmp_path, displa
     _, stderr = process.communicate(timeout=60)
     assert shot.exists() and shot.stat().st_size > 10_000, stderr[-3000:]
     assert process.returncode == 0, stderr[-3000:]
+
+
+def test_installed_bench_command_makes_the_readmes_test_image(installed, tmp_path):
+    """The README's Images section as a pip-installed user types it: `visual-trainer-bench photo`
+    (there is no module named `app` to run with -m) writes the procedural landscape, the same
+    pixels as the checkout's generator, and the photo preset trains on it."""
+    import slangpy as spy
+
+    from app.bench.photo import landscape
+
+    result = _run(
+        installed, tmp_path, "photo", "--size", "48", "--out", "landscape.png", command="visual-trainer-bench"
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.startswith("landscape.png: 48x48 procedural landscape"), result.stdout
+    np.testing.assert_array_equal(np.asarray(spy.Bitmap(str(tmp_path / "landscape.png"))), landscape(48, 1))
+    run = _run(installed, tmp_path, "--headless", "--preset", "photo", "--image", "landscape.png", "--iterations",
+               "5", "--quiet", "--out", "run")  # fmt: skip
+    assert run.returncode == 0 and (tmp_path / "run" / "learned.png").exists(), run.stderr[-3000:]
+    listing = _run(installed, tmp_path, "--help", command="visual-trainer-bench")
+    assert listing.returncode == 0 and "photo" in listing.stdout and "usage: visual-trainer-bench" in listing.stdout
+    bad = _run(
+        installed, tmp_path, "photo", "--size", "64", "--out", "no/such/folder/x.png", command="visual-trainer-bench"
+    )
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0, bad.stderr
+    assert bad.stderr.startswith("error: cannot write no/such/folder/x.png: No such file or directory"), bad.stderr

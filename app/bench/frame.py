@@ -141,7 +141,7 @@ def _print(result: dict) -> None:
     print(f"window / headless: {result['window_over_headless']:.2f}")
 
 
-def main() -> int:
+def main(argv=None) -> int:
     parser = options.parser("bench.frame", __doc__)
     parser.add_argument("--frames", type=int, default=200, help="frames per mode")
     parser.add_argument("--width", type=int, default=1280)
@@ -153,7 +153,7 @@ def main() -> int:
     parser.add_argument("--config", help="a config file or summary.json to start from")
     parser.add_argument("--image", help="a PNG or JPEG image to fit")
     parser.add_argument("--seconds", type=float, default=2.0, help="length of the headless run")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     result = run(args)
     _print(result)
     options.write_json(args.json, result)

@@ -8,16 +8,23 @@ import json
 import sys
 
 from ..files.atomic import write_atomic
+from . import tools
 
 DEVICES = ("auto", "vulkan", "cuda", "d3d12", "metal")
 
 
-def parser(module: str, doc: str) -> argparse.ArgumentParser:
-    """A parser for `python -m app.<module>` with the shared options, described by the first
-    paragraph of the benchmark's docstring `doc` that is not its usage."""
+def parser(module: str, doc: str, epilog: str | None = None) -> argparse.ArgumentParser:
+    """A parser for the benchmark module `app.<module>`, named by the command that runs it
+    (visual-trainer-bench and its tool's name: app/bench/tools.py), with the shared options,
+    described by the first paragraph of the benchmark's docstring `doc` that is not its usage."""
     paragraphs = (" ".join(part.split()) for part in doc.split("\n\n"))
     description = next((text for text in paragraphs if text and not text.startswith("python -m")), None)
-    result = argparse.ArgumentParser(prog=f"python -m app.{module}", description=description)
+    result = argparse.ArgumentParser(
+        prog=tools.prog(module),
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter if epilog else argparse.HelpFormatter,
+    )
     result.add_argument("--json", metavar="PATH", help="also write the figures to this file")
     result.add_argument("--device", default="auto", choices=DEVICES)
     return result

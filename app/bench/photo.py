@@ -9,9 +9,17 @@ Nothing is downloaded: the image is this code's own, the same bytes for the same
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 import numpy as np
+
+from ..entry.run_output import SGL_OPEN_FAILED
+from ..errors import first_line
+from ..truth.image_truth import MAX_PIXELS
+from . import tools
+
+MAX_SIZE = math.isqrt(MAX_PIXELS)  # the largest square an image target may be
 
 
 def _lattice_noise(rng: np.random.Generator, height: int, width: int, cells: int) -> np.ndarray:
@@ -96,14 +104,23 @@ def landscape(size: int = 1024, seed: int = 1) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.bench.photo", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", type=int, default=1024, help="side in pixels (default 1024)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser = argparse.ArgumentParser(prog=tools.prog("bench.photo"), description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=int, default=1024, help=f"side in pixels, 2-{MAX_SIZE} (default 1024)")
+    parser.add_argument("--seed", type=int, default=1, help="a whole number from 0 (default 1)")
     parser.add_argument("--out", required=True, help="the PNG file to write")
     args = parser.parse_args(argv)
+    if not 2 <= args.size <= MAX_SIZE:  # the largest square the app takes as an image
+        parser.error(f"--size must be 2-{MAX_SIZE}, not {args.size}")
+    if args.seed < 0:
+        parser.error(f"--seed must be 0 or more, not {args.seed}")
     import slangpy as spy
 
-    spy.Bitmap(landscape(args.size, args.seed)).write(args.out)
+    try:
+        spy.Bitmap(landscape(args.size, args.seed)).write(args.out)
+    except Exception as error:  # sgl's RuntimeError: a folder that is not there, no permission
+        reason = first_line(error).removeprefix(f"{args.out}: ").removeprefix(SGL_OPEN_FAILED)
+        print(f"error: cannot write {args.out}: {reason}", file=sys.stderr)
+        return 2
     print(f"{args.out}: {args.size}x{args.size} procedural landscape, seed {args.seed}")
     return 0
 

@@ -240,7 +240,7 @@ def _print(result: dict) -> None:
             _print_frames(name, result[name])
 
 
-def main() -> int:
+def main(argv=None) -> int:
     parser = options.parser("bench.soak", __doc__)
     parser.add_argument("--part", choices=("all", "headless", "offscreen", "window"), default="all")
     parser.add_argument("--steps", type=int, default=10_000_000)
@@ -250,12 +250,13 @@ def main() -> int:
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
-    args = parser.parse_args()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser.parse_args(argv)
     if args.part == "window" and not os.environ.get("DISPLAY"):
         # The window runs in a child process on an Xvfb kept here: a process that outlives its X
         # server is ended by Xlib at exit, before it can print its figures.
         with x_display():
-            return subprocess.run([sys.executable, "-m", __spec__.name, *sys.argv[1:]]).returncode
+            return subprocess.run([sys.executable, "-m", __spec__.name, *argv]).returncode
     gpu = create_gpu(args.device)
     size = (args.width, args.height)
     result = {"device": describe(gpu.device), "date": time.strftime("%Y-%m-%d")}

@@ -4,6 +4,7 @@ and the first window frame."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import tempfile
 import time
 
 from ..resources import module_command
+from . import tools
 
 STAGES = ("imports", "device", "compile", "first_step")
 
@@ -95,9 +97,16 @@ def cold_and_warm() -> dict[str, float]:
     return results
 
 
+def main(argv=None) -> int:
+    """The report: cold and warm start-up, each stage in seconds (`visual-trainer-bench startup`)."""
+    argparse.ArgumentParser(prog=tools.prog("bench.startup"), description=__doc__.split("\n\n")[0]).parse_args(argv)
+    for key, value in cold_and_warm().items():
+        print(f"{key}: {value:.3f}")
+    return 0
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "report":
-        for key, value in cold_and_warm().items():
-            print(f"{key}: {value:.3f}")
+        sys.exit(main([]))
     else:
         _child(sys.argv[1] if len(sys.argv) > 1 else "first-step")

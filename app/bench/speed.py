@@ -1,0 +1,197 @@
+"""python -m app.bench [--quick] [--only NET] [--batch B] [--json PATH] [--device auto|vulkan|cuda]
+                      [--no-compile] [--compile-mode auto|default|max-autotune-no-cudagraphs]
+
+Training speed of the app beside the tutorial's atomic design and PyTorch, in one run on one
+device. The `hashgrid` rows fit a photo-like image with a hash-grid encoding and a 64-64 MLP
+(app/bench/hashgrid_task.py), beside the same model in plain PyTorch (torch_hashgrid.py). Where torch imports with CUDA, the PyTorch rows are eager and the strongest: the loss
+compiled with torch.compile and the whole step captured in one CUDA graph, each in fp32 and with
+fp16 autocast. Every app row is reported as a ratio to the best PyTorch row of the same network
+and batch.
+
+The compile mode (--compile-mode auto): max-autotune-no-cudagraphs for fp16 on networks with
+hidden layers of 64 or more at batches of 2^20 and up, where PyTorch's tensor-core products
+dominate and autotuning them paid (2-64-64-64-4, 2^20, H200: 9.8e8 samples/s against 6.4e8 in
+the default mode), at 85-90 s of autotuning a shape; the default mode everywhere else, which
+compiles in seconds. Autotuning every row ran the full benchmark past 9 minutes."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..config.config import Config, validate
+from ..gpu.device import describe
+from ..gpu.gpu import create_gpu
+from . import hashgrid_task, options, tools, torch_hashgrid, torch_reference
+from .runners import AtomicReference, time_app
+from .startup import cold_and_warm
+
+NETWORKS = {  # name: (config fields, PyTorch layer sizes)
+    "4-16-4": (dict(), [4, 16, 4]),
+    "2-64-64-64-4": (dict(encoding="raw", hidden=[64, 64, 64]), [2, 64, 64, 64, 4]),
+    "2-128-128-4": (dict(encoding="raw", hidden=[128, 128]), [2, 128, 128, 4]),
+    "hashgrid": (hashgrid_task.app_fields, [32, 64, 64, 3]),  # fields made when the row runs (the photo)
+}
+FULL = {
+    "4-16-4": [1 << 12, 1 << 16, 1 << 20, 1 << 24],
+    "2-64-64-64-4": [1 << 16, 1 << 20],
+    "2-128-128-4": [1 << 20],
+    "hashgrid": [1 << 18],
+}
+QUICK = {"4-16-4": [1 << 10, 1 << 12], "2-64-64-64-4": [1 << 12], "2-128-128-4": [1 << 10]}
+# Only with --only hashgrid: its 2^19-entry tables take a CPU driver about a second a step.
+QUICK_ONLY = {"hashgrid": [1 << 12]}
+SOFTWARE_MAX_BATCH = 1 << 20  # a CPU driver takes over a minute a step beyond
+
+
+AUTOTUNE_MODE = "max-autotune-no-cudagraphs"
+COMPILE_MODES = ("auto", "default", AUTOTUNE_MODE)
+
+
+def _compile_mode(choice: str, sizes: list[int], batch: int, half: bool) -> str:
+    """torch.compile's mode for one PyTorch row (see the module's docstring for "auto")."""
+    if choice != "auto":
+        return choice
+    wide = max(sizes[1:-1]) >= 64
+    return AUTOTUNE_MODE if half and wide and batch >= 1 << 20 else "default"
+
+
+def _measure(run, batch: int, budget: float, cap: int) -> dict:
+    """A 2-step probe sizes the timed run to about `budget` seconds."""
+    probe = run(2) / 2
+    steps = max(2, min(cap, int(budget / max(probe, 1e-6))))
+    seconds = run(steps)
+    return {"samples_per_second": batch * steps / seconds, "steps_per_second": steps / seconds}
+
+
+def _app_row(gpu, name: str, batch: int, precision: str, fields: dict, budget: float, cap: int) -> dict:
+    """The app's trainer on one network, batch and precision, with its GPU memory."""
+    config = validate(Config(batch_size=batch, precision=precision, **fields))
+    plan = gpu.plan(config)
+    memory = []
+
+    def run(n: int) -> float:
+        seconds, trainer_bytes = time_app(gpu, config, n)
+        memory.append(trainer_bytes)
+        return seconds
+
+    figures = _measure(run, batch, budget, cap)
+    return dict(
+        trainer="app",
+        network=name,
+        batch=batch,
+        precision=precision,
+        matmul=plan.matmul,
+        gradient_path=plan.gradient_path,
+        **figures,
+        gpu_mib=memory[-1] / 2**20,
+    )
+
+
+def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list[dict]:
+    fields, sizes = NETWORKS[name]
+    fields = fields() if callable(fields) else fields
+    reference = torch_hashgrid if name == "hashgrid" else torch_reference
+    budget, cap = (0.3, 50) if args.quick else (2.0, 4000)
+    rows = [_app_row(gpu, name, batch, precision, fields, budget, cap) for precision in ("float", "half")]
+    if atomic is not None and name == "4-16-4":
+        rows.append(
+            dict(
+                trainer="atomic-reference",
+                network=name,
+                batch=batch,
+                precision="float",
+                **_measure(lambda n: atomic.time(batch, n), batch, budget, cap),
+            )
+        )
+    if use_torch:
+        for half in (False, True):
+            label = "fp16" if half else "fp32"
+            rows.append(
+                dict(
+                    trainer=f"torch-eager-{label}",
+                    network=name,
+                    batch=batch,
+                    precision=label,
+                    **_measure(lambda n, half=half: reference.time_eager(sizes, batch, n, half), batch, budget, cap),
+                )
+            )
+            if not args.no_compile:
+                mode = _compile_mode(args.compile_mode, sizes, batch, half)
+                graph = reference.CompiledGraph(sizes, batch, half, mode)
+                rows.append(
+                    dict(
+                        trainer=f"torch-compiled-graph-{label}",
+                        network=name,
+                        batch=batch,
+                        precision=label,
+                        compile_mode=mode,
+                        build_seconds=graph.build_seconds,
+                        **_measure(graph.time, batch, budget, cap * 10),
+                    )
+                )
+    best = max((r["samples_per_second"] for r in rows if r["trainer"].startswith("torch")), default=None)
+    for row in rows:
+        if row["trainer"] == "app" and best:
+            row["vs_best_torch"] = row["samples_per_second"] / best
+    return rows
+
+
+def _print(row: dict) -> None:
+    ratio = f"  x{row['vs_best_torch']:.2f} best PyTorch" if "vs_best_torch" in row else ""
+    kernel = f" [{row['matmul']}, {row['gradient_path']}]" if "matmul" in row else ""
+    build = f" ({row['compile_mode']}: compile+capture {row['build_seconds']:.0f} s)" if "build_seconds" in row else ""
+    build += f" {row['gpu_mib']:.3g} MiB of GPU memory" if "gpu_mib" in row else ""
+    print(
+        f"{row['trainer']:>28} {row['network']:>13} {row['precision']:>5} batch {row['batch']:>9}: "
+        f"{row['samples_per_second']:10.3g} samples/s {row['steps_per_second']:10.1f} steps/s{ratio}{kernel}{build}",
+        flush=True,
+    )
+
+
+def run_benchmarks(args) -> dict:
+    gpu = create_gpu(args.device)
+    sizes = {**QUICK, **QUICK_ONLY} if args.quick and args.only in QUICK_ONLY else QUICK if args.quick else FULL
+    use_torch = torch_reference.available()
+    atomic = AtomicReference(gpu) if (args.only in (None, "4-16-4")) else None
+    results = []
+    for name, batches in sizes.items():
+        if args.only and name != args.only:
+            continue
+        for batch in batches:
+            if args.batch and batch not in args.batch:
+                continue
+            if gpu.software and batch > SOFTWARE_MAX_BATCH:
+                print(f"skip {name} batch {batch}: over a minute a step on a software driver", file=sys.stderr)
+                continue
+            for row in _rows_for(gpu, name, batch, args, use_torch, atomic):
+                _print(row)
+                results.append(row)
+    extras = {} if args.quick or args.only or args.batch else cold_and_warm()
+    return {"device": describe(gpu.device), "tensor_cores": gpu.tensor_cores, "results": results, "extras": extras}
+
+
+def main(argv=None) -> int:
+    parser = options.parser("bench", __doc__, epilog=tools.listing())
+    parser.add_argument("--quick", action="store_true", help="small sizes, few steps (under a minute)")
+    parser.add_argument("--only", choices=tuple(NETWORKS), help="one network's rows")
+    parser.add_argument("--batch", type=int, action="append", help="only this batch size (repeatable)")
+    parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes a while per shape)")
+    parser.add_argument(
+        "--compile-mode",
+        choices=COMPILE_MODES,
+        default="auto",
+        help="torch.compile's mode for the compiled PyTorch rows (default auto: autotuning only where it pays)",
+    )
+    args = parser.parse_args(argv)
+    os.environ["VISUAL_TRAINER_BENCH_DEVICE"] = args.device  # the start-up children's device
+    report = run_benchmarks(args)
+    print(f"device: {report['device']['type']} {report['device']['adapter']}, tensor cores: {report['tensor_cores']}")
+    for key, value in report["extras"].items():
+        print(f"{key}: {value:.4g}")
+    options.write_json(args.json, report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

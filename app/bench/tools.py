@@ -1,0 +1,46 @@
+"""`visual-trainer-bench` (the installed command) and `python -m app.bench` (a checkout): the
+training-speed benchmark (app/bench/speed.py), or, with a tool's name first, that tool with the
+options after it. One command for all of them, because a pip-installed app has no module named
+`app`: `python -m app.bench.photo` works in a checkout only, the command everywhere."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMAND = "visual-trainer-bench"
+TOOLS = {  # name on the command line: (module under app/bench/, what it does)
+    "photo": ("photo", "write a procedural photo-like test image (PNG)"),
+    "image-fit": ("image_fit", "how long a hash grid takes to fit an image to a PSNR"),
+    "frame": ("frame", "frame time of the window, rendered offscreen"),
+    "points": ("points", "what a dataset of up to a million points costs"),
+    "startup": ("startup", "process start to the first trained step, cold and warm"),
+    "soak": ("soak", "a long session: memory and frame time stay bounded"),
+    "roads": ("roads", "the cooperative-vector trainers beside the app's (a GPU with them)"),
+}
+
+
+def prog(module: str) -> str:
+    """The command that runs the benchmark module `module` ("bench" or "bench.image_fit"), for
+    its --help: "visual-trainer-bench" or "visual-trainer-bench image-fit"."""
+    name = module.removeprefix("bench").removeprefix(".")
+    tool = next((tool for tool, (path, _) in TOOLS.items() if path == name), None)
+    return f"{COMMAND} {tool}" if tool else COMMAND
+
+
+def listing() -> str:
+    """The tools, one a line, for the speed benchmark's --help."""
+    width = max(map(len, TOOLS))
+    lines = [f"  {name:<{width}}  {what}" for name, (_, what) in TOOLS.items()]
+    return f"tools ({COMMAND} TOOL --help for each one's options):\n" + "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in TOOLS:
+        module = importlib.import_module(f".{TOOLS[argv[0]][0]}", __package__)
+        return module.main(argv[1:])
+    from .speed import main as speed
+
+    return speed(argv)
