@@ -96,3 +96,18 @@ def _show_pixel_exact(ui, truth: np.ndarray) -> None:
     np.testing.assert_allclose(view[inside][:, 1], expected, atol=2e-3)
     ui.move(*_centre(ui, "image view"))  # the hover tooltip reads the learned values back
     assert state.learned[1] is not None and state.learned[1].shape == (32, 32, 1)
+
+
+def test_the_data_row_names_the_truth_it_trains_on(tmp_path):
+    """The Heatmaps panel's data row, without points, names what the network learns: an image or
+    a Slang file by its file's name (it said "formulas (the targets)" while an image was the truth)."""
+    from app.config.config import Config
+    from app.truth import image_truth
+    from app.ui.panels import data
+
+    spy.Bitmap(sharp_edges(32)).write(str(tmp_path / "golden_gate.png"))
+    info, _ = image_truth.load(tmp_path / "golden_gate.png")
+    assert data.truth_entry(Config(image=info)) == "image: golden_gate.png"
+    mine = {"file": str(tmp_path / "mine.slang"), "source": "", "count": 1}
+    assert data.truth_entry(Config(slang_target=mine)) == "Slang file: mine.slang"
+    assert data.truth_entry(Config()) == "formulas (the targets)"

@@ -20,9 +20,20 @@ from ..style import BAD, MUTED, em
 FORMULAS = "formulas (the targets)"
 
 
+def truth_entry(config) -> str:
+    """The combo's first entry: the truth when no points are chosen. An image or a Slang file is
+    named, as the truth row above names it ("formulas" there read as if the image were not used)."""
+    if config.image is not None:
+        return f"image: {Path(config.image['file']).name}"
+    if config.slang_target is not None:
+        return f"Slang file: {Path(config.slang_target['file']).name}"
+    return FORMULAS
+
+
 def _choices(app) -> list[tuple[str, str]]:
-    """(label, name) of the combo's entries: the formulas, the generators, a loaded CSV."""
-    entries = [(FORMULAS, datasets.NO_DATASET)]
+    """(label, name) of the combo's entries: the truth without points (formulas, an image or a
+    Slang file), the generators, a loaded CSV."""
+    entries = [(truth_entry(app.config), datasets.NO_DATASET)]
     entries += [(f"{name}: {g.description}", name) for name, g in datasets.GENERATORS.items()]
     source = app.config.dataset
     if source and "csv" in source:
