@@ -278,6 +278,13 @@ def reads(field: str) -> Callable[[Any], bool]:
     return lambda config: field in ENCODINGS[config.encoding].fields
 
 
+def playground_features(config) -> list[str] | None:
+    """The Playground features that a Config's encoding feeds the network (poly2: x, y, x2, y2), or
+    None where its inputs are no such features (Fourier's sines of 2^k pi x, a grid's tables)."""
+    encoding = ENCODINGS[config.encoding]
+    return list(encoding.setting(config)) if isinstance(encoding, FeatureEncoding) else None
+
+
 def grid_spec(config) -> GridSpec | None:
     """The grid of a Config or Structure whose encoding is a grid, else None."""
     encoding = ENCODINGS[config.encoding]

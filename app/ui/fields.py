@@ -32,10 +32,9 @@ def draw_field(app, name: str, config: Config, apply: Callable[[Any], None], lab
     slider's Ctrl+click types the value (app/ui/sliders.py)."""
     spec, value = FIELDS[name], getattr(config, name)
     if spec.widget == "combo":
-        options = spec.check.options
-        changed, index = imgui.combo(label or spec.label, options.index(value), list(options))
-        if changed:
-            apply(options[index])
+        chosen = _combo(app, spec.label, label or spec.label, spec.check.options, value)
+        if chosen is not None:
+            apply(chosen)
         field_error(app, spec.label)
         return
     if spec.widget == "slider":
@@ -50,7 +49,7 @@ def draw_field(app, name: str, config: Config, apply: Callable[[Any], None], lab
         )
         return
     if spec.widget == "checks":  # a Subset: one checkbox an option, at least one kept
-        chosen = _checks(spec.label, spec.check.options, value)
+        chosen = _checks(app, spec.label, spec.check.options, value)
         if chosen is not None:
             apply(chosen)
         field_error(app, spec.label)
@@ -58,8 +57,28 @@ def draw_field(app, name: str, config: Config, apply: Callable[[Any], None], lab
     raise ValueError(f"{name} has no widget this module draws ({spec.widget!r})")
 
 
-def _checks(label: str, options: tuple[str, ...], chosen: list[str]) -> list[str] | None:
-    """A checkbox an option, as many to a line as fit, then the label."""
+def _combo(app, name: str, label: str, options: tuple[str, ...], value: str) -> str | None:
+    """A combo labelled `label` of `options`; the one chosen, or None. The combo's frame and each
+    option, while its list is open, are remembered by `name` ("encoding", "encoding: features")
+    for tests to click."""
+    result = None
+    opened = imgui.begin_combo(label, value)
+    app.remember(name, "" if label.startswith("##") else label)
+    if not opened:
+        return None
+    for option in options:
+        if imgui.selectable(option, option == value)[0] and option != value:
+            result = option
+        if option == value:
+            imgui.set_item_default_focus()
+        app.remember(f"{name}: {option}")
+    imgui.end_combo()
+    return result
+
+
+def _checks(app, label: str, options: tuple[str, ...], chosen: list[str]) -> list[str] | None:
+    """A checkbox an option, as many to a line as fit, then the label; each checkbox is
+    remembered by name ("features xy") for tests to click."""
     imgui.push_id(label)
     result = None
     right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x
@@ -76,6 +95,7 @@ def _checks(label: str, options: tuple[str, ...], chosen: list[str]) -> list[str
             imgui.text(label)
             continue
         changed, on = imgui.checkbox(text, option in chosen)
+        app.remember(f"{label} {option}")
         if changed and (on or len(chosen) > 1):  # the last one stays
             result = [o for o in options if (o in chosen) != (o == option)]
     imgui.pop_id()

@@ -8,7 +8,7 @@ from ...config.config import FIELDS, MAX_HIDDEN_LAYERS, MAX_WIDTH, fields_of
 from ...config.spec import STRUCTURE
 from ...errors import UserError
 from ...kernels.planning import plan_for
-from ...model.encodings import grid_spec
+from ...model.encodings import grid_spec, playground_features
 from ..fields import draw_field, widget_fields
 from ..sliders import typed_slider, whole
 from ..style import BAD, MUTED, WARN, em, field_error
@@ -46,10 +46,20 @@ def draw(app) -> None:
     if imgui.button("- layer", imgui.ImVec2(half, 0)):
         _edit(app, "network", hidden=hidden[:-1])
     imgui.end_disabled()
-    for name in widget_fields(STRUCTURE, d):  # activations, encoding and frequencies, precision
-        draw_field(app, name, d, lambda value, name=name: _edit(app, FIELDS[name].label, **{name: value}))
+    for name in widget_fields(STRUCTURE, d):  # activations, encoding and its settings, precision
+        draw_field(app, name, d, lambda value, name=name: _edit(app, FIELDS[name].label, **_changes(d, name, value)))
     imgui.pop_item_width()
     _grid_line(d)
+
+
+def _changes(draft, name: str, value) -> dict:
+    """The draft's fields that setting `name` to `value` changes. Switching the encoding to
+    `features` starts from the inputs the network has now (from poly2: x, y, x2, y2; it started
+    from x, y whatever the network had), or from Fourier or a grid, the features last chosen."""
+    changes = {name: value}
+    if name == "encoding" and value == "features":
+        changes["features"] = playground_features(draft) or draft.features
+    return changes
 
 
 def _grid_line(draft) -> None:
