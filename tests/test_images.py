@@ -252,6 +252,51 @@ def test_resume_of_an_image_run_is_byte_identical_and_needs_the_same_file(gpu, t
         Session(gpu, ckpt.decode(data).config)
 
 
+def _small_image_config(tmp_path: Path) -> Config:
+    spy.Bitmap(sharp_edges(32)).write(str(tmp_path / "edges.png"))
+    info, _ = image_truth.load(tmp_path / "edges.png")
+    grid = dict(encoding="hashgrid", grid_levels=8, grid_log2_size=13, grid_base_resolution=4, hidden=[6], lr=0.02)
+    return validate(Config(image=info, domain=image_truth.aspect_domain(32, 32), batch_size=2048, **grid))
+
+
+def image_run_with_psnr(gpu, tmp_path: Path):
+    """A session fitting a small image, evaluated every 5 steps for 20: four points on its PSNR
+    curve, each from its own pass."""
+    from app.loop.session import Session
+
+    session = Session(gpu, _small_image_config(tmp_path))
+    session.eval_every = 5
+    for _ in range(4):
+        session.advance(5)
+    history = session.image.history
+    assert history.steps == [5, 10, 15, 20] and len(set(history.values)) == 4, history.values
+    assert all(10 < value < 60 for value in history.values), history.values
+    return session
+
+
+def test_a_checkpoint_keeps_the_psnr_curve_and_older_ones_still_load(gpu, tmp_path):
+    """The PSNR curve of an image target goes into the checkpoint and comes back, point for point
+    (a resumed run showed an empty PSNR plot); checkpoints written before it, version 2 and 3
+    without the curve, still load, with an empty curve."""
+    from old_checkpoints import full_series_bytes
+
+    from app.files import checkpoint as ckpt
+    from app.loop.session import Session
+
+    source = image_run_with_psnr(gpu, tmp_path)
+    steps, values = list(source.image.history.steps), list(source.image.history.values)
+    resumed = Session(gpu, source.config)
+    ckpt.restore(resumed, ckpt.decode(ckpt.encode(ckpt.capture(source))))
+    assert (resumed.image.history.steps, resumed.image.history.values) == (steps, values)
+    assert "psnr" not in resumed.history.current.metrics, "the curve is the image's, not a dataset figure"
+    without = ckpt.capture(source)
+    without.runs[-1].metrics.clear()  # as version 3 wrote an image run before the curve was kept
+    for data in (ckpt.encode(without), full_series_bytes(ckpt.capture(source), 2)):
+        older = Session(gpu, source.config)
+        ckpt.restore(older, ckpt.decode(data))
+        assert older.trainer.step == 20 and older.image.history.steps == []
+
+
 def test_gradient_check_passes_with_an_image_truth(gpu, tmp_path):
     """The independent path takes an image's truth from its numpy twin."""
     from app.check import grad_check

@@ -98,6 +98,28 @@ def _show_pixel_exact(ui, truth: np.ndarray) -> None:
     assert state.learned[1] is not None and state.learned[1].shape == (32, 32, 1)
 
 
+def test_file_load_checkpoint_brings_back_the_psnr_curve(ui, dialogs, gpu, tmp_path):
+    """File > Load checkpoint of an image run (another network: built first) puts its PSNR curve
+    back, the one the loss panel plots on its right axis, point for point; training goes on
+    from it, adding points after the checkpoint's."""
+    from test_images import image_run_with_psnr
+
+    from app.files import checkpoint as ckpt
+
+    source = image_run_with_psnr(gpu, tmp_path)
+    ckpt.save(tmp_path / "image.ckpt", ckpt.capture(source))
+    dialogs.answers.append(str(tmp_path / "image.ckpt"))
+    ui.app.running = False
+    _choose(ui, "load")
+    loaded = lambda: ui.session.rebuild is None and ui.session.image is not None and ui.session.trainer.step == 20  # noqa: E731
+    assert ui.frames_until(loaded, 120), "the checkpoint's network is built and loaded"
+    history = ui.session.image.history
+    assert (history.steps, history.values) == (source.image.history.steps, source.image.history.values)
+    ui.app.running = True
+    assert ui.frames_until(lambda: len(ui.session.image.history.steps) > 4, 60), "the curve goes on"
+    assert history.steps[:4] == [5, 10, 15, 20] and history.steps[4] > 20
+
+
 def test_the_data_row_names_the_truth_it_trains_on(tmp_path):
     """The Heatmaps panel's data row, without points, names what the network learns: an image or
     a Slang file by its file's name (it said "formulas (the targets)" while an image was the truth)."""

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..config import config as cfg
 from ..loop.history import LossRecord, Run
+from ..views.image_eval import PsnrHistory
 from .atomic import write_atomic
 
 # Callers and tests use checkpoints through this module alone (ckpt.Checkpoint, ckpt.encode,
@@ -20,6 +21,8 @@ from .checkpoint_format import MAGIC, MAX_FILE_BYTES, SERIES, Checkpoint, Checkp
 if TYPE_CHECKING:
     from ..loop.session import Session
 
+PSNR = "psnr"  # the current run's metric record that holds an image target's PSNR curve
+
 
 # ---- taking and putting back a session's state --------------------------------------------
 def capture(session: Session) -> Checkpoint:
@@ -28,6 +31,8 @@ def capture(session: Session) -> Checkpoint:
     t, count = session.trainer, session.trainer.plan.param_count
     weights = t.gpu.read(t.weights, count, np.float16) if t.weights is not t.master else None
     runs = [_copy_run(run) for run in session.history.runs]
+    if session.image is not None:
+        runs[-1].metrics.update(_psnr_record(session.image.history))
     return Checkpoint(
         t.config,
         t.step,
@@ -59,7 +64,22 @@ def restore(session: Session, checkpoint: Checkpoint, config: cfg.Config | None 
     )
     if config is not None:
         trainer.apply(config)
-    session.continue_history([_copy_run(run) for run in checkpoint.runs])
+    runs = [_copy_run(run) for run in checkpoint.runs]
+    psnr = runs[-1].metrics.pop(PSNR, None)  # absent before image targets kept it, and for other truths
+    session.continue_history(runs)
+    if session.image is not None and psnr is not None:
+        _, last, _, _, mean, _ = psnr.rows()  # a bucket of older passes: its last step, its mean
+        session.image.history = PsnrHistory([int(step) for step in last], [float(value) for value in mean])
+
+
+def _psnr_record(history: PsnrHistory) -> dict[str, LossRecord]:
+    """An image target's PSNR curve (the current run's) as the run's metric record PSNR, bounded
+    as the loss records are: the format holds a run's metrics whatever their names, so files
+    with it load in versions that do not know it, and files without it load here. Its finite
+    values only: the plot shows no others, and a NaN would spoil a bucket's sum."""
+    steps, values = np.asarray(history.steps, np.float64), np.asarray(history.values, np.float64)
+    finite = np.isfinite(values)
+    return {PSNR: LossRecord.from_points(steps[finite], values[finite])} if finite.any() else {}
 
 
 def _copy_run(run: Run) -> Run:

@@ -9,7 +9,8 @@ back, and reads and writes the files). The format (also in the README):
     24      32    SHA-256 of the H + D bytes that follow
     56      H     header: UTF-8 JSON (config, counters, loss-history runs with their loss and
                   their records' counts: {"count", "span", "recent", "buckets"} for "train",
-                  "eval" and, for a dataset, each of "metrics" {name: counts}; for a dataset,
+                  "eval" and, for a dataset, each of "metrics" {name: counts}, an image's last
+                  run its "psnr" among them (app/files/checkpoint.py); for a dataset,
                   "data_position")
     56 + H  D     payload: little-endian arrays, back to back, in this order:
                   master parameters  float32[P]
