@@ -106,7 +106,7 @@ def _headless(args: argparse.Namespace) -> int:
 def _report_headless(session, result, written, out: Path, check) -> int:
     """The run's last lines and its exit code: a failed write (2) before a divergence (3), an
     interruption (130) or a failed gradient check (4)."""
-    from ..files.run_summary import metrics_text
+    from ..files.run_summary import image_text, metrics_text
     from ..model.encodings import half_hint
     from .headless import EXIT_DIVERGED
 
@@ -128,12 +128,12 @@ def _report_headless(session, result, written, out: Path, check) -> int:
     if result.interrupted_at is not None:
         print(f"interrupted at step {result.interrupted_at:,}: the run so far is in {out}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    if session.metrics is None:
+    if session.image is not None:
+        figures = image_text(session.image)
+    elif session.metrics is None:
         figures = f"eval loss {result.eval_loss:.6g}, eval grad loss {result.eval_grad_loss:.6g}"
     else:
         figures = metrics_text(session.metrics)
-    if session.image is not None:
-        figures += f", PSNR {session.image.psnr:.2f} dB"
     print(
         f"done: {result.steps} steps in {result.wall_seconds:.2f} s, train loss {result.train_loss:.6g}, {figures} -> {out}"
     )

@@ -12,7 +12,7 @@ import time
 
 from tqdm import tqdm
 
-from ..files.run_summary import HeadlessResult, metrics_text
+from ..files.run_summary import HeadlessResult, image_text, metrics_text
 from ..loop.session import Session
 
 EXIT_DIVERGED = 3
@@ -79,6 +79,8 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
 
 def _progress_line(session: Session) -> str:
     line = f"step {session.trainer.step:>7}  train loss {session.train_loss:.6g}  "
+    if session.image is not None:
+        return line + image_text(session.image)
     if session.metrics is None:
         return line + f"eval loss {session.eval_loss:.6g}"
     return line + metrics_text(session.metrics)

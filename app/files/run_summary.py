@@ -36,6 +36,14 @@ def metrics_text(metrics: dict) -> str:
     return text
 
 
+def image_text(image) -> str:
+    """An image target's figures in one line (app/views/image_eval.py): the loss over its pixels,
+    the training loss's measure, and the PSNR. The grid's eval loss samples an image at 64 x 64
+    points, and its derivative loss differentiates a bilinear interpolation: neither tells how
+    well the image is learned."""
+    return f"image loss {image.loss:.6g} over {image.width}x{image.height} pixels, PSNR {image.psnr:.2f} dB"
+
+
 def data_entry(session: Session) -> dict | None:
     """The data source, the split and the last evaluation's figures (None for formulas)."""
     data = session.trainer.data
@@ -54,8 +62,8 @@ def summary(session: Session, result: HeadlessResult) -> dict:
         "steps": result.steps,
         "train_loss": finite_or_none(result.train_loss),
         "eval_loss": result.eval_loss,
-        # points have no truth between them: no derivative loss
-        "eval_grad_loss": finite_or_none(result.eval_grad_loss) if data is None else None,
+        # points have no truth between them, an image's is a bilinear interpolation: no derivative loss
+        "eval_grad_loss": finite_or_none(result.eval_grad_loss) if data is None and session.image is None else None,
         "eval_grid": session.grid,
         "wall_seconds": result.wall_seconds,
         "samples_per_second": result.samples / result.wall_seconds if result.wall_seconds > 0 else None,
@@ -65,7 +73,11 @@ def summary(session: Session, result: HeadlessResult) -> dict:
         "gradient_sums": session.trainer.path.sums,  # where the sums are kept: thread, group, tiles or lanes
         "diverged_at_step": result.diverged_at,
         **({"data": data} if data is not None else {}),
-        **({"psnr": finite_or_none(session.image.psnr)} if session.image is not None else {}),
+        **(
+            {"psnr": finite_or_none(session.image.psnr), "image_loss": finite_or_none(session.image.loss)}
+            if session.image is not None
+            else {}
+        ),
         "interrupted_at_step": result.interrupted_at,
         "config": config.to_dict(),
         **({"grad_check": result.grad_check} if result.grad_check is not None else {}),

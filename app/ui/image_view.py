@@ -57,40 +57,47 @@ def _texture(app, state: ImageViewState, size: tuple[int, int]) -> spy.Texture:
     if texture is None or texture.width < need[0] or texture.height < need[1]:
         width = -(-need[0] // TEXTURE_STEP) * TEXTURE_STEP
         height = -(-need[1] // TEXTURE_STEP) * TEXTURE_STEP
-        usage = spy.TextureUsage.unordered_access | spy.TextureUsage.shader_resource
-        state.texture = app.gpu.device.create_texture(
-            format=spy.Format.rgba16_float, width=width, height=height, usage=usage
-        )
+        state.texture = panels_texture(app.gpu.device, width, height)
         state.drawn = ()
     return state.texture
+
+
+def panels_texture(device: spy.Device, width: int, height: int) -> spy.Texture:
+    """A texture drawImageView writes and the UI shows (record_panels)."""
+    usage = spy.TextureUsage.unordered_access | spy.TextureUsage.shader_resource
+    return device.create_texture(format=spy.Format.rgba16_float, width=width, height=height, usage=usage)
 
 
 def _queue_draw(app, state: ImageViewState, side: tuple[int, int], zoom: float, centre) -> None:
     """Records drawImageView into this frame's encoder when what it shows has changed."""
     session = app.session
-    evaluator, kernels = session.image, session.trainer.kernels
+    evaluator = session.image
     key = (evaluator.passes, id(evaluator), zoom, centre, side)
     if state.drawn == key:
         return
     state.drawn = key
     texture = _texture(app, state, side)
     origin = (centre[0] - side[0] / (2 * zoom), centre[1] - side[1] / (2 * zoom))
+    app.gpu_draws.append(lambda encoder: record_panels(encoder, session, texture, side, origin, zoom))
 
-    def draw(encoder: spy.CommandEncoder) -> None:
-        kernels.draw_image_view.dispatch(
-            [3 * side[0], side[1], 1],
-            command_encoder=encoder,
-            truthPixels=session.trainer.truth_pixels.device_address,
-            learned=evaluator.complete.learned.device_address,
-            side=spy.uint2(*side),
-            origin=spy.float2(*origin),
-            zoom=zoom,
-            errorTop=evaluator.error_top,
-            background=spy.float3(*BACKGROUND),
-            view=texture,
-        )
 
-    app.gpu_draws.append(draw)
+def record_panels(encoder: spy.CommandEncoder, session, texture, side, origin, zoom: float) -> None:
+    """Records drawImageView: truth | learned | mean |error| of the last complete pass, side by
+    side in `texture`, each `side` pixels, showing the image from pixel `origin` at `zoom`
+    screen pixels an image pixel (also heatmaps.png's, app/ui/report.py)."""
+    evaluator = session.image
+    session.trainer.kernels.draw_image_view.dispatch(
+        [3 * side[0], side[1], 1],
+        command_encoder=encoder,
+        truthPixels=session.trainer.truth_pixels.device_address,
+        learned=evaluator.complete.learned.device_address,
+        side=spy.uint2(*side),
+        origin=spy.float2(*origin),
+        zoom=zoom,
+        errorTop=evaluator.error_top,
+        background=spy.float3(*BACKGROUND),
+        view=texture,
+    )
 
 
 def _controls(app, state: ImageViewState, zoom: float) -> None:

@@ -55,6 +55,9 @@ class ImageEvaluator:
         self.progress = 0
         self.passes = 0
         self.psnr = float("nan")  # of the last complete pass
+        # ...and its loss: the training loss's measure (the squared error summed over the
+        # channels) at every pixel, averaged, the outputs clamped to [0, 1] as the PSNR's
+        self.loss = float("nan")
         self.error_top = 1.0  # ...and its largest root-mean-square error of a pixel's channels
         self.history = PsnrHistory()
         self._errors_out = HostCopy(trainer.gpu.device, self.cells * 4)
@@ -124,7 +127,8 @@ class ImageEvaluator:
         """The PSNR of the pass just completed (after its encoder has run), added to the history."""
         errors = self._errors_out.read(self.cells)
         channels = self.trainer.plan.output_dim
-        mean = float(np.sum(errors, dtype=np.float64)) / (self.cells * channels)
+        self.loss = float(np.sum(errors, dtype=np.float64)) / self.cells
+        mean = self.loss / channels
         # bounds each pixel's mean |error| over its channels (the view's error scale)
         self.error_top = max(float(np.sqrt(np.max(errors) / channels)), 1e-6)
         self.psnr = float("inf") if mean == 0 else float(10.0 * np.log10(1.0 / mean))
