@@ -5,6 +5,7 @@ closed before the offer is answered, keeps it."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -103,3 +104,28 @@ def test_a_crash_autosaves(display, tmp_path):
     assert "autosaved: " in err, err[-2000:]
     [kept] = (cache / "slang-visual-trainer" / "sessions").glob("*.ckpt")
     assert checkpoint.load(kept).step > 0
+
+
+def test_ctrl_q_quits_and_keeps_the_session_as_closing_does(display, tmp_path):
+    """Ctrl+Q (File > Quit's shortcut), typed into the real window: the app ends with exit code 0,
+    its session kept as when the window is closed, and its settings saved."""
+    if shutil.which("xdotool") is None:
+        pytest.skip("xdotool is not installed (apt-get install xdotool)")
+    cache = tmp_path / "cache"
+    window = _launch(display, cache, tmp_path / "first.png", "--fresh")
+    env = dict(os.environ, DISPLAY=display)
+    found = subprocess.run(
+        ["xdotool", "search", "--name", "Slang Visual Trainer"], env=env, capture_output=True, text=True, timeout=10
+    ).stdout.split()
+    assert found, "the window is on the display"
+    subprocess.run(["xdotool", "key", "--window", found[0], "ctrl+q"], env=env, check=True, timeout=10)
+    try:
+        _, err = window.communicate(timeout=60)
+    finally:
+        if window.poll() is None:
+            window.kill()
+    assert window.returncode == 0, err[-2000:]
+    [kept] = (cache / "slang-visual-trainer" / "sessions").glob("*-4-16-4-formulas.ckpt")
+    assert f"autosaved: {kept} (step " in err, err[-2000:]
+    assert checkpoint.load(kept).step > 0 and (cache / "slang-visual-trainer" / "settings.json").is_file()
+    assert "interrupted" not in err, "it quit, it was not interrupted"

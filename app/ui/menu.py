@@ -7,6 +7,7 @@ import time
 from imgui_bundle import imgui
 
 from ..files import autosave
+from . import about
 from .style import BAD, MUTED, em
 
 KEYS = (
@@ -14,6 +15,7 @@ KEYS = (
     ("S", "one step while paused"),
     ("R", "reset (same seed)"),
     ("F12", "save a screenshot"),
+    ("Ctrl+Q", "quit (the session is kept, as when the window is closed)"),
 )
 _OVERLAY = (
     imgui.WindowFlags_.no_decoration
@@ -67,6 +69,10 @@ def draw(app) -> None:
                 app.files.request(action)
             app.remember(f"file {action}")
         _recent_sessions(app)
+        imgui.separator()
+        if imgui.menu_item("Quit", "Ctrl+Q", False)[0]:
+            app.quit = True  # the window's loop ends and keeps the session, as a close does
+        app.remember("file quit")
         imgui.end_menu()
     opened = imgui.begin_menu("View")
     app.remember("menu view")
@@ -78,14 +84,23 @@ def draw(app) -> None:
             app.request_screenshot()
         changed, app.vsync = imgui.menu_item("Vsync", "", app.vsync)
         imgui.end_menu()
-    if imgui.begin_menu("Help"):
+    opened = imgui.begin_menu("Help")
+    app.remember("menu help")
+    if opened:
         for key, action in KEYS:
             imgui.text(key)
             imgui.same_line(em(4))
             imgui.text_colored(MUTED, action)
+        imgui.separator()
+        if imgui.menu_item("About", "", False)[0]:
+            app.about_open = True
+        app.remember("help about")
         imgui.end_menu()
     _failure(app)
     imgui.end_main_menu_bar()
+    about.draw(app)
+    if imgui.get_io().key_ctrl and imgui.is_key_pressed(imgui.Key.q, False):
+        app.quit = True
 
 
 def _failure(app) -> None:

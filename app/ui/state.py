@@ -89,7 +89,8 @@ class AppState:
         self.layout_reset = False  # View > Reset layout: rebuild the default next frame
         self.notice: tuple[str, float] = ("", 0.0)  # a message for the bottom of the window, until
         self.windows: dict[str, tuple[float, float, float, float]] = {}  # panels' screen rects
-        self.quit = False
+        self.quit = False  # File > Quit, Ctrl+Q: the window's loop ends as when it is closed
+        self.about_open = False  # Help > About (app/ui/about.py)
         self.frame_index = 0
         self.rects: dict[str, tuple[float, float, float, float]] = {}  # named widgets' screen rects
         self._diagram: tuple[float, object, np.ndarray | None] = (-1.0, None, None)
