@@ -222,3 +222,24 @@ def test_screenshot_after_a_headless_run_is_a_png_renamed_into_place(tmp_path):
     assert result.returncode == 0, result.stderr
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert [p.name for p in tmp_path.iterdir() if ".partial" in p.name] == []
+
+
+def test_a_first_run_says_it_is_compiling_and_a_cached_one_does_not(tmp_path):
+    """A first run sat silent for seconds while its shaders compiled: with empty caches it says
+    so, once, on stderr before anything else; the same run again, from the caches, says nothing
+    of it, and --quiet never does."""
+    import os
+
+    from app.entry.headless import COMPILE_NOTICE
+
+    def run(cache: str, *more: str) -> subprocess.CompletedProcess:
+        env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / cache))
+        args = [sys.executable, "-m", "app", "--headless", "--iterations", "5", "--out", str(tmp_path / "out"), *more]
+        return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+
+    first, again, quiet = run("cache"), run("cache"), run("other cache", "--quiet")
+    for result in (first, again, quiet):
+        assert result.returncode == 0, result.stderr
+    assert first.stderr.startswith(COMPILE_NOTICE + "\n") and first.stderr.count(COMPILE_NOTICE) == 1, first.stderr
+    assert COMPILE_NOTICE not in again.stderr and COMPILE_NOTICE not in quiet.stderr
+    assert COMPILE_NOTICE not in first.stdout

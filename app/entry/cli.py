@@ -81,9 +81,10 @@ def _headless(args: argparse.Namespace) -> int:
     start.config = _with_image(start.config, args)
     check_export_image(args, start.config)
     gpu = create_gpu(args.device)
-    start.config = _with_target_file(start.config, args, gpu)
-    session = Session(gpu, start.config, heatmaps=True)
-    start.apply(session)
+    with headless.compile_notice(args.quiet):
+        start.config = _with_target_file(start.config, args, gpu)
+        session = Session(gpu, start.config, heatmaps=True)
+        start.apply(session)
     session.eval_every = args.eval_every
     result = headless.train(session, iterations, args.quiet)
     check = None

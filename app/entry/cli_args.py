@@ -70,7 +70,7 @@ def _add_mode_options(p: argparse.ArgumentParser) -> None:
         metavar="PNG",
         help="headless: also render the full window after training into this PNG file",
     )
-    mode.add_argument("--quiet", action="store_true", help="headless: no progress bar or loss lines")
+    mode.add_argument("--quiet", action="store_true", help="headless: no progress bar, loss lines or compile notice")
     mode.add_argument(
         "--grad-check",
         action="store_true",
