@@ -102,7 +102,7 @@ def test_file_load_checkpoint_brings_back_the_psnr_curve(ui, dialogs, gpu, tmp_p
     """File > Load checkpoint of an image run (another network: built first) puts its PSNR curve
     back, the one the loss panel plots on its right axis, point for point; training goes on
     from it, adding points after the checkpoint's."""
-    from test_images import image_run_with_psnr
+    from test_image_runs import image_run_with_psnr
 
     from app.files import checkpoint as ckpt
 
