@@ -43,6 +43,7 @@ def draw_ui(app: AppState) -> None:
             part = f"the {panel.title} panel"
             if not guarded_ui(app, part, lambda panel=panel: panel.draw(app)):
                 _failed(app, part)
+            layout.note_content(app.dock, panel.title)
         app.remember_window(panel.title)
         imgui.end()
     if app.selected_neuron is not None and LOSS in app.windows:  # drawn over the Loss panel

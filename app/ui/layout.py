@@ -7,7 +7,9 @@ window's right (all columns but the last), then, column by column, each panel's 
 height from its top to the window's bottom (all panels of a column but the last). Whenever the
 window's size changes, the dock space is built again from them, so the layout follows the window
 at any size instead of squeezing the last panel to nothing. Until the user drags a splitter the
-ratios are the panels' default shares for the current size; after, they are the user's, kept in
+ratios are the panels' default shares for the current size and content, and the dock space is
+built again whenever those move (a panel whose share is its content's height follows it: the
+Training panel grows by the gradient check's result line); after, they are the user's, kept in
 the saved settings (app/ui/settings.py) and restored at the next launch, until View > Reset
 layout. Panels cannot be undocked, so none can end up floating out of reach."""
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from imgui_bundle import imgui
@@ -64,6 +66,27 @@ def fits(pixels: Callable[[Any], float], low: float, high: float) -> Share:
     return lambda space, app: _clamp(pixels(app) / max(space, 1.0), low, high)
 
 
+def content_height(title: str, before_drawn_em: float, low: float, high: float) -> Share:
+    """The height panel `title`'s content took when last drawn (note_content), between `low` and
+    `high` of the space; before its first frame, `before_drawn_em` font heights. A split gives
+    its first node that share of the space less the splitter, rounded down: the half pixel
+    keeps the content's last pixel in it."""
+
+    def share(space: float, app) -> float:
+        pixels = app.dock.content.get(title, em(before_drawn_em)) + 0.5
+        return _clamp(pixels / max(space - imgui.get_style().docking_separator_size, 1.0), low, high)
+
+    return share
+
+
+def note_content(layout: Layout, title: str) -> None:
+    """Called in panel `title`'s window after its content: the window height that shows all of
+    it, from the window's top (its tab) to the last item and the window's padding below. The
+    cursor's position in the window does not depend on the scrolling."""
+    style = imgui.get_style()
+    layout.content[title] = imgui.get_cursor_pos_y() - style.item_spacing.y + style.window_padding.y
+
+
 def columns(panels: Sequence[Panel]) -> list[list[Panel]]:
     by_column: dict[int, list[Panel]] = {}
     for panel in panels:
@@ -89,8 +112,10 @@ def restored(value) -> Ratios | None:
 class Layout:
     ratios: Ratios | None = None  # the user's, once they drag a splitter; else defaults
     built_size: tuple | None = None  # the dock space was last built for this size...
+    built_ratios: Ratios | None = None  # ...from these ratios...
     measured: Ratios | None = None  # ...and measured these ratios once it settled
     settle: int = 0  # frames until a new build is measured
+    content: dict[str, float] = field(default_factory=dict)  # panel title -> its content's height
 
 
 def default_ratios(panels: Sequence[Panel], width: float, height: float, app) -> Ratios:
@@ -146,8 +171,15 @@ def _build(panels: Sequence[Panel], dock_id: int, size: imgui.ImVec2, ratios: Ra
     imgui_internal.dock_builder_finish(dock_id)
 
 
+def _moved(ratios: Ratios, built: Ratios | None) -> bool:
+    """True where the default ratios moved since the last build (a panel's content grew or
+    shrank). Never for the user's ratios: building again mid-drag would end the drag."""
+    return built is None or len(built) != len(ratios) or max(abs(a - b) for a, b in zip(ratios, built)) > DRAGGED
+
+
 def dock_space(layout: Layout, panels: Sequence[Panel], windows: dict, reset: bool, app) -> None:
-    """This frame's dock space: built again on a reset, a new window size or a first frame."""
+    """This frame's dock space: built again on a reset, a new window size, a first frame, or
+    default ratios that moved with a panel's content."""
     viewport = imgui.get_main_viewport()
     pos, size = viewport.work_pos, viewport.work_size
     dock_id = imgui.get_id(DOCK_SPACE)
@@ -161,7 +193,13 @@ def dock_space(layout: Layout, panels: Sequence[Panel], windows: dict, reset: bo
     layout.settle = max(layout.settle - 1, 0)
     if reset:
         layout.ratios = None
-    if reset or layout.built_size != (size.x, size.y) or imgui_internal.dock_builder_get_node(dock_id) is None:
-        _build(panels, dock_id, size, layout.ratios or default_ratios(panels, size.x, size.y, app))
-        layout.built_size, layout.measured, layout.settle = (size.x, size.y), None, 2
+    ratios = layout.ratios or default_ratios(panels, size.x, size.y, app)
+    if (
+        reset
+        or layout.built_size != (size.x, size.y)
+        or imgui_internal.dock_builder_get_node(dock_id) is None
+        or (layout.ratios is None and _moved(ratios, layout.built_ratios))
+    ):
+        _build(panels, dock_id, size, ratios)
+        layout.built_size, layout.built_ratios, layout.measured, layout.settle = (size.x, size.y), ratios, None, 2
     imgui.dock_space_over_viewport(dock_id, viewport, imgui.DockNodeFlags_.no_undocking)

@@ -8,13 +8,21 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ..layout import Panel, ems, fits, fraction
+from ..layout import Panel, content_height, ems, fits, fraction
 from . import diagram, heatmaps, loss_plot, network, training
 
 TRAINING, NETWORK, HEATMAPS, DIAGRAM, LOSS = "Training", "Network", "Heatmaps", "Network diagram", "Loss"
 
 PANELS = (
-    Panel(TRAINING, training.draw, column=0, width=ems(22, 0.2, 0.45), height=ems(35.5, 0.45, 0.75)),
+    # The Training panel is as tall as its rows (at 1280 x 800 all of them, the GPU's too); the
+    # Network panel below takes the rest, and scrolls
+    Panel(
+        TRAINING,
+        training.draw,
+        column=0,
+        width=ems(22, 0.2, 0.45),
+        height=content_height(TRAINING, 38.5, 0.45, 0.8),
+    ),
     Panel(NETWORK, network.draw, column=0),
     Panel(
         HEATMAPS,

@@ -277,12 +277,11 @@ def _figures(app) -> None:
                 "the same grid's mean over cells of the squared errors of the derivatives\n"
                 "in x and y, summed over outputs (forward-mode autodiff of network and truth)"
             )
-    if app.running:
-        _row("samples / s", _rate(app.frames.samples_per_second(), t.batch_size))
-        _row("training", s.training)
-        _row("kernels", f"{session.trainer.plan.matmul}, {session.trainer.path.label} gradient sums")
-    else:
-        _row("samples / s", "paused")
+    # The same rows paused as running: the panel is as tall as its rows (app/ui/panels/table.py),
+    # and Space would otherwise move the Network panel below it by two rows
+    _row("samples / s", _rate(app.frames.samples_per_second(), t.batch_size) if app.running else "paused")
+    _row("training", s.training if app.running else "paused")
+    _row("kernels", f"{session.trainer.plan.matmul}, {session.trainer.path.label} gradient sums")
     _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms else "-")
     if imgui.is_item_hovered():
         imgui.set_tooltip(
@@ -297,3 +296,4 @@ def _figures(app) -> None:
     else:
         _row("GPU", "no timestamp queries here", MUTED)
     imgui.end_table()
+    app.remember("figures")

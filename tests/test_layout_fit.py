@@ -1,0 +1,82 @@
+"""Issue 25, item 11: the window's layout at 1280 x 800 and larger, measured from the rectangles an
+offscreen frame records (app.windows, app.rects). At 1280 x 800 the Training panel's GPU rows were
+below its fold, behind the Network panel."""
+
+from __future__ import annotations
+
+import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
+import pytest
+from imgui_bundle.imgui import internal as imgui_internal
+
+from app.ui.offscreen import OffscreenApp
+from app.ui.panels.table import NETWORK, TRAINING
+
+STARTS = {
+    "formulas": {},
+    "spiral": {"dataset": {"generator": "spiral"}},
+    # a hash grid's network: the Network panel's longest (grid rows), 24 inputs in the diagram
+    "hash grid": {"encoding": "hashgrid", "grid_levels": 12, "grid_features": 2, "hidden": [6]},
+}
+
+
+def _running(make_session, size, **fields) -> OffscreenApp:
+    ui = OffscreenApp(make_session(**fields), *size)
+    ui.app.running = True
+    ui.frame(3)
+    return ui
+
+
+def _scroll(ui, title: str) -> tuple[float, bool]:
+    """How far panel `title` scrolls, and whether it shows a vertical scrollbar."""
+    ui.renderer.make_current()
+    window = imgui_internal.find_window_by_name(title)
+    return window.scroll_max.y, window.scrollbar_y
+
+
+def _assert_training_rows_show(ui) -> None:
+    panel, figures = ui.app.windows[TRAINING], ui.app.rects["figures"]
+    assert figures[3] <= panel[3], f"the figures end at y = {figures[3]}, below the panel's {panel[3]}"
+    assert _scroll(ui, TRAINING) == (0.0, False), "the Training panel shows all of itself"
+    network = ui.app.windows[NETWORK]
+    assert network[1] > panel[3] and network[3] == ui.target.height, "the Network panel takes the rest"
+    reach, scrollbar = _scroll(ui, NETWORK)
+    assert scrollbar == (reach > 0), "what the Network panel can't show, it scrolls to, with its scrollbar"
+
+
+@pytest.mark.parametrize("start", STARTS)
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_every_training_row_shows_while_training(make_session, start, size):
+    """The figures table (its last row: the GPU's time) ends inside the Training panel, which has
+    nothing to scroll to. Before: at 1280 x 800 and 1920 x 1080 alike the panel was 35.5 em
+    tall and the figures ran 2 rows past it (the hash grid's PSNR-less run: 3)."""
+    ui = _running(make_session, size, **STARTS[start])
+    try:
+        _assert_training_rows_show(ui)
+    finally:
+        ui.close()
+
+
+def test_the_training_panel_grows_by_the_gradient_checks_result(make_session):
+    ui = _running(make_session, (1280, 800))
+    try:
+        before = ui.app.windows[TRAINING]
+        ui.app.request_grad_check()
+        assert ui.frames_until(lambda: ui.app.grad_check is not None), "the gradient check ran"
+        ui.frame(2)
+        after = ui.app.windows[TRAINING]
+        assert after[3] > before[3], "the result's line is room the panel takes from the Network panel"
+        _assert_training_rows_show(ui)
+    finally:
+        ui.close()
+
+
+def test_space_leaves_the_panels_where_they_are(make_session):
+    """Paused, the figures keep their rows ("paused"): pausing moves no panel."""
+    ui = _running(make_session, (1280, 800))
+    try:
+        running = dict(ui.app.windows)
+        ui.app.running = False
+        ui.frame(3)
+        assert ui.app.windows == running
+    finally:
+        ui.close()
