@@ -80,3 +80,64 @@ def test_space_leaves_the_panels_where_they_are(make_session):
         assert ui.app.windows == running
     finally:
         ui.close()
+
+
+def _inside(inner, outer, what: str) -> None:
+    assert outer[0] <= inner[0] and inner[2] <= outer[2] and outer[1] <= inner[1] and inner[3] <= outer[3], (
+        f"{what} {inner} is not inside {outer}"
+    )
+
+
+def _with_earlier_runs(make_session, steps: int, **fields) -> OffscreenApp:
+    """Three runs of `steps` before the current one's: two earlier runs in the legend (the most
+    kept), and more steps than the plot draws points, so the subtitle names the band too."""
+    ui = OffscreenApp(make_session(**fields), 1280, 800)
+    ui.app.running = False
+    for seed in (1, 2):
+        ui.session.advance(steps)
+        ui.app.reset(seed)
+    ui.session.advance(steps)
+    ui.frame(3)
+    return ui
+
+
+def _legend_above_the_axes(ui, inner) -> None:
+    """Every entry of the loss plot's legend (its own, wrapped to the panel: app/ui/panels/
+    loss_series.py) inside the panel, above the axes, where it covers none of the curves."""
+    entries = [name for name in ui.app.rects if name.startswith("legend ")]
+    assert len(entries) >= 2, "the legend was drawn"
+    axes = ui.app.rects["loss axes"]
+    for name in entries:
+        _inside(ui.app.rects[name], inner, name)
+        assert ui.app.rects[name][3] <= axes[1], f"{name} above the axes"
+
+
+@pytest.mark.parametrize("start", ["formulas", "spiral"])
+def test_the_loss_subtitle_and_legend_stay_in_the_panel(make_session, start):
+    """Before: the subtitle ("4-16-1 seed 2; earlier runs in the legend; band: min to max per
+    plotted point") ran past the panel's right edge, and a dataset's legend, a row of seven
+    entries 620 px wide above a plot of 370, was cut at both ends."""
+    ui = _with_earlier_runs(make_session, 2100, **STARTS[start])
+    try:
+        assert len(ui.session.history.earlier) == 2
+        panel = ui.app.windows["Loss"]
+        padding = 8  # the window's (app/ui/style.py)
+        inner = (panel[0] + padding, panel[1], panel[2] - padding, panel[3])
+        _inside(ui.app.rects["loss subtitle"], inner, "the subtitle")
+        _legend_above_the_axes(ui, inner)
+    finally:
+        ui.close()
+
+
+def test_a_datasets_legend_fits_above_its_plot(make_session):
+    """A dataset's five curves alone fit in a row above the plot, where they cover none of it."""
+    ui = OffscreenApp(make_session(**STARTS["spiral"]), 1280, 800)
+    try:
+        ui.app.running = False
+        ui.session.advance(300)  # evaluations at 100, 200, 300: every curve has points
+        ui.frame(3)
+        assert ui.session.trainer.plan.loss.classifies and not ui.session.history.earlier
+        panel = ui.app.windows["Loss"]
+        _legend_above_the_axes(ui, (panel[0] + 8, panel[1], panel[2] - 8, panel[3]))
+    finally:
+        ui.close()

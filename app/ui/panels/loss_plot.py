@@ -191,12 +191,21 @@ def _setup_axes(app, limits: tuple[float, float, float, float], height: float) -
     psnr_plot.setup_axis(app)  # an image target's PSNR, on a second axis
 
 
+def _remember_plot(app, plot) -> None:
+    """The plot's frame and axes as ImPlot laid them out (tests)."""
+    for name, rect in (("loss plot", plot.frame_rect), ("loss axes", plot.plot_rect)):
+        app.rects[name] = (rect.min.x, rect.min.y, rect.max.x, rect.max.y)
+
+
 def draw(app) -> None:
     history = app.session.history
     notes = [history.current.label]
     if history.current.train.count > MAX_POINTS:
         notes.append("band: min to max per plotted point")
+    imgui.push_text_wrap_pos(0.0)  # the panel's width: a long subtitle wraps instead of running off it
     imgui.text_colored(MUTED, "; ".join(notes))
+    imgui.pop_text_wrap_pos()
+    app.remember("loss subtitle")
     if history.current.train.count == 0:
         imgui.text_colored(MUTED, "no steps yet")
         return
@@ -219,4 +228,6 @@ def draw(app) -> None:
         if entry.label not in app.loss_hidden:
             _draw(entry)
     _hover(train, evals, metrics, app.session.trainer.data is not None)
+    plot = implot.internal.get_current_plot()
     implot.end_plot()
+    _remember_plot(app, plot)
