@@ -141,3 +141,32 @@ def test_a_datasets_legend_fits_above_its_plot(make_session):
         _legend_above_the_axes(ui, (panel[0] + 8, panel[1], panel[2] - 8, panel[3]))
     finally:
         ui.close()
+
+
+def _overlap(a, b) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1000, 700), (1920, 1080)])
+@pytest.mark.parametrize("start", ["formulas", "hash grid"])
+def test_the_diagrams_labels_are_whole_and_beside_the_nodes(make_session, start, size):
+    """Every input's and output's name lies inside the diagram's panel and over no node and no
+    other name. Before: a hash grid's 24 inputs, staggered into two lines, had their names
+    ('L0 f0') cut by the panel's left edge, and those of the right line ('L0 f1') written over the
+    left line's nodes."""
+    ui = OffscreenApp(make_session(**STARTS[start]), *size)
+    try:
+        ui.app.running = False
+        ui.frame(3)
+        plan = ui.session.trainer.plan
+        labels, nodes = [rect for _, rect in ui.app.diagram_labels.values()], ui.app.diagram_nodes.values()
+        shown = [n for n in ui.app.diagram_nodes if n < plan.input_dim or n >= plan.neuron_offset(len(plan.sizes) - 1)]
+        assert len(labels) == len(shown), "a name for each input and output shown"
+        panel = ui.app.windows["Network diagram"]
+        for label in labels:
+            _inside(label, panel, "a name")
+            assert not any(_overlap(label, node) for node in nodes), f"{label} is drawn over a node"
+        for k, label in enumerate(labels):
+            assert not any(_overlap(label, other) for other in labels[k + 1 :]), f"{label} overlaps another name"
+    finally:
+        ui.close()

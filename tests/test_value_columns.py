@@ -102,9 +102,9 @@ def test_the_diagram_names_the_outputs_after_the_columns(ui):
     plan = ui.session.trainer.plan
     outputs = [plan.neuron_offset(len(plan.sizes) - 1) + k for k in range(plan.output_dim)]
     labels = [ui.app.diagram_labels[n] for n in outputs]
-    assert [text for text, _, _ in labels] == list(COLUMNS)
+    assert [text for text, _ in labels] == list(COLUMNS)
     panel = ui.app.windows["Network diagram"]
-    assert all(panel[0] < left and right <= panel[2] for _, left, right in labels), (labels, panel)
+    assert all(panel[0] < rect[0] and rect[2] <= panel[2] for _, rect in labels), (labels, panel)
 
 
 def test_formulas_keep_f1_f2(make_session):
@@ -137,9 +137,9 @@ def test_a_long_column_name_is_cut_short_not_clipped(gpu, tmp_path):
     try:
         ui.frame(3)
         plan = ui.session.trainer.plan
-        text, left, right = ui.app.diagram_labels[plan.neuron_offset(len(plan.sizes) - 1) + 1]
+        text, rect = ui.app.diagram_labels[plan.neuron_offset(len(plan.sizes) - 1) + 1]
         assert text.endswith("...") and long.startswith(text[:-3]) and len(text) > 6
-        assert right <= ui.app.windows["Network diagram"][2]
+        assert rect[2] <= ui.app.windows["Network diagram"][2]
         assert ui.app.data_scales[1].name == long  # the title is fitted as drawn; the scale keeps the name
     finally:
         ui.close()

@@ -44,13 +44,6 @@ def _legend(scale: float) -> None:
     imgui.text_colored(MUTED, f"line width ~ |weight|; widest = {scale:.3g}")
 
 
-def shown_neurons(width: int, room: int) -> list[int]:
-    """Which of a layer's neurons get a node: all that fit, or the first ones and the last."""
-    if width <= room:
-        return list(range(width))
-    return list(range(room - 2)) + [width - 1]  # a row's room is left for the ellipsis
-
-
 def output_names(config) -> list[str]:
     """The output nodes' names: a value CSV's (or generator's) value columns, f1, f2, ... for
     formulas, images and classes (whose outputs are logits, named by the data view's legend)."""
@@ -61,10 +54,11 @@ def output_names(config) -> list[str]:
     return [f"f{k + 1}" for k in range(config.output_dim)]
 
 
-def _label_room(names: list[str]) -> float:
-    """Pixels right of the output column's centre that its nodes and their names take."""
-    widest = max(imgui.calc_text_size(fit_text(name, em(OUTPUT_NAME_EM))).x for name in names)
-    return em(NODE_HALF_EM + 0.5) + widest
+def shown_neurons(width: int, room: int) -> list[int]:
+    """Which of a layer's neurons get a node: all that fit, or the first ones and the last."""
+    if width <= room:
+        return list(range(width))
+    return list(range(room - 2)) + [width - 1]  # a row's room is left for the ellipsis
 
 
 def _positions(neurons: list[int], width: int, top: float, bottom: float) -> list[float]:
@@ -106,8 +100,7 @@ def draw(app) -> None:
     params = app.diagram_weights()
     scale = max(float(np.max(np.abs(params))) if params.size else 1.0, 1e-6)
     _legend(scale)
-    names = output_names(app.config)
-    _diagram(app, plan, sizes, params, scale, imgui.get_content_region_avail(), names)
+    _diagram(app, plan, sizes, params, scale, imgui.get_content_region_avail(), output_names(app.config))
 
 
 @dataclass
@@ -131,17 +124,47 @@ def _column(x: float, shown: list[int], width: int, top: float, bottom: float, g
     return Column([x - dx if i % 2 == 0 else x + dx for i in range(len(ys))], ys, staggered)
 
 
-def _diagram(app, plan, sizes, params, scale, avail, names: list[str]) -> None:
-    origin = imgui.get_cursor_screen_pos()
+def _labels(plan, neurons: list[list[int]], outputs: list[str]) -> tuple[list[str], list[str]]:
+    """The shown inputs' names and the shown outputs' (`outputs`: output_names, cut short past
+    OUTPUT_NAME_EM), which the diagram writes beside their nodes."""
+    names = plan.input_names()
+    return [names[n] for n in neurons[0]], [fit_text(outputs[n], em(OUTPUT_NAME_EM)) for n in neurons[-1]]
+
+
+def _reach(column: Column) -> float:
+    """How far a column's nodes reach from its centre line, either way (a staggered column's
+    nodes sit left and right of it)."""
+    return max(abs(x - column.xs[0]) for x in column.xs) * (len(set(column.xs)) > 1) + column.half
+
+
+def _place(plan, sizes, origin, avail, outputs: list[str]) -> tuple[list[list[int]], list[float], list[Column]]:
+    """Which neurons get a node, the columns' centres and their nodes. The first and last
+    columns are set in from the panel's edges by their labels' width and how far their nodes
+    reach, so that no label is cut by the panel or drawn over a node (a hash grid's 'L0 f1' was
+    both); a labelled column keeps a text line a node, so that its labels don't overlap."""
     top, bottom = origin.y + em(3.0), origin.y + avail.y - em(0.6)
-    # room on the right for the outputs' names, a CSV's "temperature" as much as f1
-    right = origin.x + avail.x - max(em(2.5), min(_label_room(names), avail.x / 3))
-    left = origin.x + em(3.5)
-    xs = [left + k * (right - left) / max(len(sizes) - 1, 1) for k in range(len(sizes))]
     room = int(min(MAX_NODES, max(3, (bottom - top) / em(MIN_NODE_SPACING_EM))))
-    neurons = [shown_neurons(n, room) for n in sizes]
-    gap = (xs[1] - xs[0]) if len(xs) > 1 else em(10)
-    columns = [_column(x, shown, n, top, bottom, gap) for x, shown, n in zip(xs, neurons, sizes)]
+    labelled = int(min(room, max(3, (bottom - top) / imgui.get_text_line_height_with_spacing())))
+    last = len(sizes) - 1
+    neurons = [shown_neurons(n, labelled if k in (0, last) else room) for k, n in enumerate(sizes)]
+    text = [max(imgui.calc_text_size(t).x for t in texts) + em(0.3) for texts in _labels(plan, neurons, outputs)]
+    reach = [em(NODE_HALF_EM), em(NODE_HALF_EM)]  # the most an unstaggered column reaches; then as placed, once more
+    for _ in range(3):
+        left = origin.x + em(0.2) + text[0] + reach[0]
+        right = origin.x + avail.x - em(0.2) - text[1] - reach[1]
+        xs = [left + k * (right - left) / max(last, 1) for k in range(len(sizes))]
+        gap = (xs[1] - xs[0]) if len(xs) > 1 else em(10)
+        columns = [_column(x, shown, n, top, bottom, gap) for x, shown, n in zip(xs, neurons, sizes)]
+        placed = [_reach(columns[0]), _reach(columns[-1])]
+        if placed[0] <= reach[0] and placed[1] <= reach[1]:
+            break
+        reach = [max(a, b) for a, b in zip(reach, placed)]
+    return neurons, xs, columns
+
+
+def _diagram(app, plan, sizes, params, scale, avail, outputs: list[str]) -> None:
+    origin = imgui.get_cursor_screen_pos()
+    neurons, xs, columns = _place(plan, sizes, origin, avail, outputs)
     draw_list = imgui.get_window_draw_list()
     for k, layer in enumerate(plan.layers):  # edges first, nodes on top
         w = layer.weights(params)
@@ -156,28 +179,24 @@ def _diagram(app, plan, sizes, params, scale, avail, names: list[str]) -> None:
                     _colour(value, 0.25 + 0.65 * mag),
                     0.5 + em(0.3) * mag,
                 )
-    _nodes(app, draw_list, plan, (sizes, neurons, xs, columns), names)
-    _titles(app, sizes, xs, top)
+    _nodes(app, draw_list, plan, sizes, neurons, xs, columns)
+    _write_labels(app, draw_list, plan, neurons, columns, outputs)
+    _titles(app, sizes, xs, origin.y + em(3.0))
     imgui.dummy(avail)
 
 
-def _nodes(app, draw_list, plan, layout, outputs: list[str]) -> None:
-    """Each node as its neuron's image, framed, the inputs and outputs named; a click on one
-    selects it (again: deselects)."""
-    sizes, neurons, xs, columns = layout
-    text, muted = imgui.get_color_u32(imgui.Col_.text), imgui.get_color_u32(MUTED)
+def _nodes(app, draw_list, plan, sizes, neurons, xs, columns) -> None:
+    """Each node as its neuron's image, framed; a click on one selects it (again: deselects)."""
+    muted = imgui.get_color_u32(MUTED)
     frame = imgui.get_color_u32(imgui.ImVec4(0.55, 0.58, 0.64, 1.0))
     chosen = imgui.get_color_u32(imgui.ImVec4(1.0, 1.0, 1.0, 1.0))
-    names = plan.input_names()
     atlas = app.renderer.texture(app.session.heatmaps.neurons.atlas)
     clicked = imgui.is_window_hovered() and imgui.is_mouse_clicked(0)
     mouse = imgui.get_mouse_pos()
     app.diagram_nodes = {}  # neuron (plan order) -> node rect: tests click them
-    app.diagram_labels = {}  # neuron -> (its name as drawn, left, right): tests read them
     # The images in one channel, frames and labels in another: one draw of the atlas instead of
     # one per node, each draw costing ~50 us on a CPU driver.
     draw_list.channels_split(2)
-    last = len(columns) - 1
     for k, (shown, column) in enumerate(zip(neurons, columns)):
         half = column.half
         for neuron, x, y in zip(shown, column.xs, column.ys):
@@ -192,14 +211,28 @@ def _nodes(app, draw_list, plan, layout, outputs: list[str]) -> None:
             app.diagram_nodes[index] = (lo.x, lo.y, hi.x, hi.y)
             if clicked and lo.x <= mouse.x <= hi.x and lo.y <= mouse.y <= hi.y:
                 app.selected_neuron = None if selected else index
-            label = names[neuron] if k == 0 else (fit_text(outputs[neuron], em(OUTPUT_NAME_EM)) if k == last else None)
-            if label is not None and half >= 3:
-                size = imgui.calc_text_size(label)
-                x = x - half - em(0.3) - size.x if k == 0 else x + half + em(0.3)
-                draw_list.add_text(imgui.ImVec2(x, y - size.y / 2), text, label)
-                app.diagram_labels[index] = (label, x, x + size.x)
         if len(shown) < sizes[k]:  # a vertical ellipsis between the first neurons and the last
             y = (column.ys[-2] + column.ys[-1]) / 2
             for dy in (-1, 0, 1):
                 draw_list.add_circle_filled(imgui.ImVec2(xs[k], y + dy * half * 0.6), max(1.0, half * 0.18), muted)
     draw_list.channels_merge()
+
+
+def _write_labels(app, draw_list, plan, neurons: list[list[int]], columns: list[Column], outputs: list[str]) -> None:
+    """The inputs' names left of their column's leftmost node edge, the outputs' right of the
+    rightmost: beside a staggered column, not over its other nodes."""
+    colour = imgui.get_color_u32(imgui.Col_.text)
+    # neuron (plan order) -> (its name as drawn, its rect): tests check them against the nodes and the panel
+    app.diagram_labels = {}
+    firsts = (0, plan.neuron_offset(len(plan.sizes) - 1))
+    ends = zip(_labels(plan, neurons, outputs), (columns[0], columns[-1]), (neurons[0], neurons[-1]), firsts)
+    for texts, column, shown, first in ends:
+        if column.half < 3:  # nodes too small to tell apart: no labels either
+            continue
+        before = first == 0
+        edge = min(column.xs) - column.half - em(0.3) if before else max(column.xs) + column.half + em(0.3)
+        for label, neuron, y in zip(texts, shown, column.ys):
+            size = imgui.calc_text_size(label)
+            x = edge - size.x if before else edge
+            draw_list.add_text(imgui.ImVec2(x, y - size.y / 2), colour, label)
+            app.diagram_labels[first + neuron] = (label, (x, y - size.y / 2, x + size.x, y + size.y / 2))
