@@ -170,3 +170,40 @@ def test_the_diagrams_labels_are_whole_and_beside_the_nodes(make_session, start,
             assert not any(_overlap(label, other) for other in labels[k + 1 :]), f"{label} overlaps another name"
     finally:
         ui.close()
+
+
+def _grab(frame, index: int, positions: int) -> tuple[float, float]:
+    """The x extent of an ImGui integer slider's grab at `index` of `positions` (SliderBehaviorT:
+    2 px of padding, a grab one position wide but at least the style's grab_min_size)."""
+    from imgui_bundle import imgui
+
+    padding, width = 2.0, frame[2] - frame[0] - 4.0
+    grab = min(max(width / positions, imgui.get_style().grab_min_size), width)
+    centre = frame[0] + padding + grab / 2 + index / (positions - 1) * (width - grab)
+    return centre - grab / 2, centre + grab / 2
+
+
+def test_the_batch_slider_ends_at_the_whole_set_clear_of_its_text(make_session):
+    """A spiral's 250 training points: the slider's right end is 256, the first power of two that
+    holds them (before: 2^20, twelve positions past 256 that all trained on the same 250), and
+    there its text, 'the whole set, 250', is clear of the grab (before, the default 4,096 put the
+    grab across '(the whole set)' in the middle)."""
+    from imgui_bundle import imgui
+
+    ui = OffscreenApp(make_session(**STARTS["spiral"]), 1280, 800)
+    try:
+        ui.app.running = False
+        ui.frame(3)
+        assert ui.session.trainer.data.train_count == 250 and ui.session.config.batch_size == 4096
+        frame = ui.app.rects["batch size"]
+        ui.click(frame[0] + 3, (frame[1] + frame[3]) / 2)
+        assert ui.session.config.batch_size == 1, "the left end: one point"
+        ui.click(frame[2] - 3, (frame[1] + frame[3]) / 2)
+        assert ui.session.config.batch_size == 256 and ui.session.trainer.batch_size == 250
+        ui.renderer.make_current()
+        text = imgui.calc_text_size("the whole set, 250").x
+        left = frame[0] + (frame[2] - frame[0] - text) / 2  # ImGui centres a slider's text
+        grab = _grab(frame, 8, 9)  # 1, 2, ..., 256
+        assert left + text < grab[0], f"the text ends at x = {left + text}, the grab starts at {grab[0]}"
+    finally:
+        ui.close()

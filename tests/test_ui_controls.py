@@ -13,7 +13,7 @@ from test_ui_offscreen import _centre, _type
 from app.kernels.view_constants import INVALID_COLOUR
 from app.model.optimizers import OPTIMIZERS
 from app.ui.offscreen import OffscreenApp
-from app.ui.panels.training import BATCH_SIZES
+from app.ui.panels.batch_slider import BATCH_SIZES
 
 
 def _click_at(ui, name: str, fraction: float) -> None:

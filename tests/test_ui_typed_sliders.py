@@ -33,6 +33,13 @@ def _sgd(ui):
 def _fourier(ui):
     ui.app.draft = ui.app.draft.replace(encoding="fourier")
     ui.frame()
+    # The frequencies slider is below the Network panel's fold at 1280 x 800: scrolled to, as a user would
+    x0, y0, x1, y1 = ui.app.windows["Network"]
+    ui.move((x0 + x1) / 2, (y0 + y1) / 2)
+    ui.renderer.make_current()
+    imgui.get_io().add_mouse_wheel_event(0.0, -20.0)
+    ui.frame(2)
+    assert ui.app.rects["frequencies"][3] <= y1, "scrolled into view"
 
 
 # name: (set up, what to type, the value it should set, a bad value, its message, what is kept)

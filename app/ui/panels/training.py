@@ -12,30 +12,14 @@ from ..fields import draw_field, draw_hyper
 from ..sliders import real, typed_slider, whole
 from ..style import BAD, GOOD, MUTED, em, field_error
 from . import divergence
+from .batch_slider import batch_slider
 
-BATCH_SIZES = [2**k for k in range(4, 21)]
-# A dataset's batches go down to one point, as the Playground's do (the whole set at most)
-POINT_BATCH_SIZES = [2**k for k in range(0, 21)]
 LOG_LR_RANGE = (-5.0, 0.0)  # the slider's range, in log10 of the learning rate
 
 
 def round_significant(value: float, digits: int = 3) -> float:
     """What a slider sets: 0.01, not 0.009999999776 (the float32 a slider works in)."""
     return float(f"{value:.{digits - 1}e}")
-
-
-def _batch_slider(batch_size: int, trainer):
-    """The batch-size slider runs over powers of two (from 1 for a dataset's points, as the
-    Playground's) and gives the size; a dataset smaller than the batch trains on the whole set."""
-    sizes = POINT_BATCH_SIZES if trainer.data is not None else BATCH_SIZES
-    index = min(range(len(sizes)), key=lambda k: abs(math.log2(sizes[k] / batch_size)))
-    shown = f"{batch_size:,}" + (" (the whole set)" if trainer.batch_size < batch_size else "")
-
-    def draw(flags: int) -> tuple[bool, int]:
-        changed, k = imgui.slider_int("batch size", index, 0, len(sizes) - 1, shown, flags)
-        return changed, sizes[k]
-
-    return draw
 
 
 def _lr_slider(lr: float):
@@ -141,7 +125,7 @@ def _hyperparameters(app) -> None:
         app,
         "batch size",
         "batch size",
-        _batch_slider(c.batch_size, app.session.trainer),
+        batch_slider(c.batch_size, app.session.trainer),
         f"{c.batch_size}",
         whole("batch size"),
         lambda size: app.apply_hot("batch size", batch_size=size),
