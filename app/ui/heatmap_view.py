@@ -33,6 +33,16 @@ class HeatmapLayout:
     image_em: float = 7.0  # side of each square heatmap
     bar_em: float = 0.8  # colour bar width
     outputs: Sequence[int] | None = None  # which outputs to show; None = all
+    # The window's: image_em follows the Heatmaps panel's size until the user sets one
+    # (app/ui/panels/heatmaps.py), from the height of the panel's content besides its images;
+    # fitted_for: the panel's height, the window's width and the rows it was last fitted to
+    fitted: bool = False
+    besides_images: float | None = None
+    fitted_for: tuple | None = None
+
+    def follow_window(self) -> None:
+        """View > Reset layout: the size is the one that fits the window again."""
+        self.fitted, self.fitted_for = True, None
 
 
 def _format(value: float) -> str:

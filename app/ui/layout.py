@@ -67,24 +67,32 @@ def fits(pixels: Callable[[Any], float], low: float, high: float) -> Share:
 
 
 def content_height(title: str, before_drawn_em: float, low: float, high: float) -> Share:
-    """The height panel `title`'s content took when last drawn (note_content), between `low` and
-    `high` of the space; before its first frame, `before_drawn_em` font heights. A split gives
+    """The most height panel `title`'s content took since the window took its size (note_content),
+    between `low` and `high` of the space; before its first frame, `before_drawn_em` font
+    heights. The most, so that a line that comes and goes (a figure that wraps now and then)
+    does not move the panels below it up and down. A split gives
     its first node that share of the space less the splitter, rounded down: the half pixel
     keeps the content's last pixel in it."""
 
     def share(space: float, app) -> float:
-        pixels = app.dock.content.get(title, em(before_drawn_em)) + 0.5
+        pixels = app.dock.tallest.get(title, em(before_drawn_em)) + 0.5
         return _clamp(pixels / max(space - imgui.get_style().docking_separator_size, 1.0), low, high)
 
     return share
 
 
+def drawn_height() -> float:
+    """The height the current window needs to show all it has drawn so far: from its top (its
+    tab) to the lowest item's bottom, and the window's padding below; what ImGui measures its
+    content by (the cursor's lowest point), whatever the scrolling."""
+    window = imgui_internal.get_current_window()
+    return window.dc.cursor_max_pos.y + window.scroll.y - window.pos.y + imgui.get_style().window_padding.y
+
+
 def note_content(layout: Layout, title: str) -> None:
-    """Called in panel `title`'s window after its content: the window height that shows all of
-    it, from the window's top (its tab) to the last item and the window's padding below. The
-    cursor's position in the window does not depend on the scrolling."""
-    style = imgui.get_style()
-    layout.content[title] = imgui.get_cursor_pos_y() - style.item_spacing.y + style.window_padding.y
+    """Called in panel `title`'s window after its content: the height that shows all of it."""
+    height = layout.content[title] = drawn_height()
+    layout.tallest[title] = max(layout.tallest.get(title, 0.0), height)
 
 
 def columns(panels: Sequence[Panel]) -> list[list[Panel]]:
@@ -115,7 +123,8 @@ class Layout:
     built_ratios: Ratios | None = None  # ...from these ratios...
     measured: Ratios | None = None  # ...and measured these ratios once it settled
     settle: int = 0  # frames until a new build is measured
-    content: dict[str, float] = field(default_factory=dict)  # panel title -> its content's height
+    content: dict[str, float] = field(default_factory=dict)  # panel title -> its content's height...
+    tallest: dict[str, float] = field(default_factory=dict)  # ...and the most it took at this size
 
 
 def default_ratios(panels: Sequence[Panel], width: float, height: float, app) -> Ratios:
@@ -171,10 +180,13 @@ def _build(panels: Sequence[Panel], dock_id: int, size: imgui.ImVec2, ratios: Ra
     imgui_internal.dock_builder_finish(dock_id)
 
 
-def _moved(ratios: Ratios, built: Ratios | None) -> bool:
-    """True where the default ratios moved since the last build (a panel's content grew or
-    shrank). Never for the user's ratios: building again mid-drag would end the drag."""
-    return built is None or len(built) != len(ratios) or max(abs(a - b) for a, b in zip(ratios, built)) > DRAGGED
+def _moved(ratios: Ratios, built: Ratios | None, size: imgui.ImVec2) -> bool:
+    """True where the default ratios moved since the last build by half a pixel or more (a
+    panel's content grew or shrank: the gradient check's result, the heatmaps' size). Never
+    asked of the user's ratios, which move only as the user drags them."""
+    if built is None or len(built) != len(ratios):
+        return True
+    return max(abs(a - b) for a, b in zip(ratios, built)) * max(size.x, size.y) >= 0.5
 
 
 def dock_space(layout: Layout, panels: Sequence[Panel], windows: dict, reset: bool, app) -> None:
@@ -193,12 +205,17 @@ def dock_space(layout: Layout, panels: Sequence[Panel], windows: dict, reset: bo
     layout.settle = max(layout.settle - 1, 0)
     if reset:
         layout.ratios = None
+    if reset or layout.built_size != (size.x, size.y):
+        layout.tallest = dict(layout.content)  # the contents as they are now, at the new size
     ratios = layout.ratios or default_ratios(panels, size.x, size.y, app)
+    # Defaults that moved wait while the mouse is held or a widget is in use: a build mid-drag
+    # or mid-edit would end it
+    busy = imgui.is_mouse_down(0) or imgui.is_any_item_active()
     if (
         reset
         or layout.built_size != (size.x, size.y)
         or imgui_internal.dock_builder_get_node(dock_id) is None
-        or (layout.ratios is None and _moved(ratios, layout.built_ratios))
+        or (layout.ratios is None and not busy and _moved(ratios, layout.built_ratios, size))
     ):
         _build(panels, dock_id, size, ratios)
         layout.built_size, layout.built_ratios, layout.measured, layout.settle = (size.x, size.y), ratios, None, 2

@@ -79,6 +79,7 @@ def draw(app) -> None:
     if opened:
         if imgui.menu_item("Reset layout", "", False)[0]:
             app.layout_reset = True
+            app.layout.follow_window()  # the heatmaps' size too
         app.remember("reset layout")
         if imgui.menu_item("Save screenshot", "F12", False)[0]:
             app.request_screenshot()

@@ -22,8 +22,11 @@ def restore_view(app, data: dict) -> None:
     if isinstance(view.get("ini"), str):
         imgui.load_ini_settings_from_memory(view["ini"])
     app.dock.ratios = layout.restored(view.get("panel_ratios"))  # checked against the panels when built
-    if isinstance(view.get("image_em"), (int, float)) and 3 <= view["image_em"] <= 20:
-        app.layout.image_em = float(view["image_em"])
+    # The heatmaps' size the user set ("heatmap_em"); none: it follows the window. Earlier
+    # versions saved their fixed size as "image_em" whether set or not: it is left behind.
+    chosen = view.get("heatmap_em")
+    if isinstance(chosen, (int, float)) and 3 <= chosen <= 20:
+        app.layout.image_em, app.layout.fitted = float(chosen), False
     outputs = view.get("outputs")
     if isinstance(outputs, list) and all(isinstance(o, int) for o in outputs):
         app.layout.outputs = [o for o in outputs if 0 <= o < app.config.output_dim] or None
@@ -50,7 +53,7 @@ def save(app) -> None:
     view = {
         "ini": imgui.save_ini_settings_to_memory(),
         "panel_ratios": None if ratios is None else list(ratios),
-        "image_em": app.layout.image_em,
+        "heatmap_em": None if app.layout.fitted else app.layout.image_em,
         "vsync": app.vsync,
         "outputs": None if app.layout.outputs is None else list(app.layout.outputs),
         "my_targets": list(app.targets.mine),

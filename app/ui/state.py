@@ -71,7 +71,7 @@ class AppState:
         self.gpu = session.gpu
         self.running = True
         self.vsync = True
-        self.layout = HeatmapLayout(image_em=7.5)
+        self.layout = HeatmapLayout(image_em=7.5, fitted=True)
         self.field_errors: dict[str, str] = {}  # a rejected value's message, by the field it came from
         self._error_values: dict[str, dict] = {}  # the config values a hot field's message was about
         self.typing: Typing | None = None  # the slider whose value is being typed (app/ui/sliders.py)

@@ -2,9 +2,9 @@
 orange for negative and blue for positive weights, thicker for larger |w|. A layer wider than
 its column can show is summarised: its first neurons, an ellipsis, its last neuron. Each node is
 a small image of its neuron's value over the domain (red negative, white 0, blue positive, as
-the weights); clicking one shows it large (app/ui/panels/neuron_view.py). Nodes that would be
-small in one line (the default network's 16 hidden ones) are staggered into two, so that each is
-large enough to click."""
+the weights); clicking one shows it large (app/ui/panels/neuron_view.py). Nodes grow with the
+panel; a column whose nodes are larger staggered into two lines than in one (the default
+network's 16 hidden ones) is staggered, so that each is large enough to click."""
 
 from __future__ import annotations
 
@@ -20,9 +20,10 @@ NEGATIVE = (0.96, 0.58, 0.13)  # Playground's orange
 POSITIVE = (0.03, 0.47, 0.74)  # Playground's blue
 MIN_NODE_SPACING_EM = 0.85  # closer nodes are summarised
 MAX_NODES = 16  # per column, at most
-STAGGER_BELOW_EM = 1.5  # nodes smaller than this in one line are staggered into two, when there is room
+STAGGERED_GAIN = 1.3  # a column is staggered where that makes its nodes this much larger
+NODE_EM = 1.3  # a node's half-side at most, in a panel up to NODE_PANEL_SIDES node sides high...
+NODE_PANEL_SIDES = 10  # ...and in a larger one, the panel's height (or width) over this
 OUTPUT_NAME_EM = 7.0  # an output's name is cut short beyond this
-NODE_HALF_EM = 1.3  # a node's largest half-size
 
 
 def _colour(weight: float, alpha: float) -> int:
@@ -113,12 +114,13 @@ class Column:
     half: float
 
 
-def _column(x: float, shown: list[int], width: int, top: float, bottom: float, gap: float) -> Column:
+def _column(x: float, shown: list[int], width: int, top: float, bottom: float, gap: float, largest: float) -> Column:
+    """`largest`: the most a node's half-side may be."""
     ys = _positions(shown, width, top, bottom)
     spacing = (ys[1] - ys[0]) if len(ys) > 1 else em(2)
-    half = max(2.0, min(em(NODE_HALF_EM), spacing * 0.46, gap * 0.18))
-    staggered = min(em(NODE_HALF_EM), spacing * 0.92, (gap * 0.5 - em(0.3)) / 4)
-    if len(ys) < 3 or half >= em(STAGGER_BELOW_EM / 2) or staggered < 1.3 * half:
+    half = max(2.0, min(largest, spacing * 0.46, gap * 0.18))
+    staggered = min(largest, spacing * 0.92, (gap * 0.5 - em(0.3)) / 4)
+    if len(ys) < 3 or staggered < STAGGERED_GAIN * half:
         return Column([x] * len(ys), ys, half)
     dx = staggered + em(0.15)
     return Column([x - dx if i % 2 == 0 else x + dx for i in range(len(ys))], ys, staggered)
@@ -148,13 +150,14 @@ def _place(plan, sizes, origin, avail, outputs: list[str]) -> tuple[list[list[in
     last = len(sizes) - 1
     neurons = [shown_neurons(n, labelled if k in (0, last) else room) for k, n in enumerate(sizes)]
     text = [max(imgui.calc_text_size(t).x for t in texts) + em(0.3) for texts in _labels(plan, neurons, outputs)]
-    reach = [em(NODE_HALF_EM), em(NODE_HALF_EM)]  # the most an unstaggered column reaches; then as placed, once more
+    largest = max(em(NODE_EM), min(avail.x, avail.y) / NODE_PANEL_SIDES / 2)
+    reach = [largest, largest]  # the most an unstaggered column reaches; then as placed, once more
     for _ in range(3):
         left = origin.x + em(0.2) + text[0] + reach[0]
         right = origin.x + avail.x - em(0.2) - text[1] - reach[1]
         xs = [left + k * (right - left) / max(last, 1) for k in range(len(sizes))]
         gap = (xs[1] - xs[0]) if len(xs) > 1 else em(10)
-        columns = [_column(x, shown, n, top, bottom, gap) for x, shown, n in zip(xs, neurons, sizes)]
+        columns = [_column(x, shown, n, top, bottom, gap, largest) for x, shown, n in zip(xs, neurons, sizes)]
         placed = [_reach(columns[0]), _reach(columns[-1])]
         if placed[0] <= reach[0] and placed[1] <= reach[1]:
             break

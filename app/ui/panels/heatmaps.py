@@ -4,17 +4,24 @@ target's field. For points, the data view (app/ui/panels/data.py) instead."""
 
 from __future__ import annotations
 
+import math
+
 from imgui_bundle import imgui
 
 from ...truth.eval_grid import cell_centre
 from ...views.heatmaps import VIEWS
 from .. import image_view
 from ..heatmap_view import draw_heatmaps
+from ..layout import drawn_height
 from ..sliders import real, typed_slider
 from ..style import MUTED, em
 from . import data, targets
 
 IMAGE_EM = (4.0, 14.0)  # the heatmap size slider's range
+# Until the user sets a size, the heatmaps fill the panel's height with their rows, between these
+# (6 em: 1280 x 800's four rows), and the panel's width at most this share of the window's
+FITTED_EM = (6.0, 14.0)
+FITTED_WIDTH = 0.45
 
 
 def _lookup(app):
@@ -53,7 +60,7 @@ def _set_size(app):
         if not IMAGE_EM[0] <= size <= IMAGE_EM[1]:
             app.field_errors["heatmap size"] = f"heatmap size must be between {IMAGE_EM[0]:g} and {IMAGE_EM[1]:g} em"
             return
-        app.layout.image_em = round(size, 1)
+        app.layout.image_em, app.layout.fitted = round(size, 1), False
         app.field_errors.pop("heatmap size", None)
 
     return set_size
@@ -85,16 +92,12 @@ def draw(app) -> None:
     (image_view.draw_source if image else targets.draw_source)(app)
     data.draw_source(app)
     imgui.separator()
-    evaluator = app.session.evaluator
-    if evaluator.passes == 0:  # a wide network on a slow device evaluates over many frames
-        imgui.text_colored(
-            MUTED,
-            f"evaluating the {evaluator.grid}x{evaluator.grid} grid: {100 * evaluator.progress / evaluator.units:.0f}%",
-        )
+    passing = _evaluating(app)
     session = app.session
     if image and app.view == 0:  # an image's values: at its own resolution
         image_view.draw(app)
         return
+    _fit(app)
     spacing = imgui.get_style().item_spacing.x
     row_width = 3 * em(app.layout.image_em) + em(app.layout.bar_em + 3.6) + 2 * spacing
     draw_heatmaps(
@@ -111,9 +114,65 @@ def draw(app) -> None:
     )
     if not image:
         targets.draw_after_rows(app)
+    _measure(app, passing)
+
+
+def _evaluating(app) -> float:
+    """A line while the grid's first evaluation is under way; the height it took (it goes)."""
+    evaluator = app.session.evaluator
+    if evaluator.passes > 0:
+        return 0.0
+    # A wide network on a slow device evaluates over many frames
+    imgui.text_colored(
+        MUTED,
+        f"evaluating the {evaluator.grid}x{evaluator.grid} grid: {100 * evaluator.progress / evaluator.units:.0f}%",
+    )
+    return imgui.get_text_line_height_with_spacing()
+
+
+def _shown_rows(app) -> int:
+    return app.config.output_dim if app.layout.outputs is None else len(app.layout.outputs)
+
+
+def _fit(app) -> None:
+    """While the size follows the window: the side at which the shown rows fill the panel's
+    height, from what the panel held besides its images when last drawn; no wider a panel than
+    FITTED_WIDTH of the window's width. Fitted again only when the panel's height, the window's
+    width or the rows change: a message that comes and goes under a row (a target's error while
+    typing) scrolls the panel instead of resizing every heatmap and the panels beside them."""
+    layout = app.layout
+    if not layout.fitted:
+        return
+    if layout.besides_images is None:  # the first frame: measured at whole pixels, as fitted
+        layout.image_em = math.floor(em(layout.image_em)) / em()
+        return
+    # Fitted again too after a fit measured at a size of a fraction of a pixel (the user's, before
+    # View > Reset layout), where ImGui's rounding of each line made the measure a pixel or two out
+    whole = em(layout.image_em) == round(em(layout.image_em))
+    key = (imgui.get_window_height(), imgui.get_main_viewport().work_size.x, _shown_rows(app), whole)
+    if layout.fitted_for in (key, key[:3] + (True,)):
+        return
+    layout.fitted_for = key
+    by_height = (imgui.get_window_height() - layout.besides_images) / _shown_rows(app)
+    by_width = (FITTED_WIDTH * imgui.get_main_viewport().work_size.x - em(WIDTH_BESIDES_EM)) / 3
+    # Whole pixels: ImGui rounds each line's height down, and a fraction flipped the size
+    # between two values frame after frame
+    side = min(max(math.floor(min(by_height, by_width)), em(FITTED_EM[0])), em(FITTED_EM[1]))
+    layout.image_em = side / em()
+
+
+def _measure(app, passing: float) -> None:
+    """After the rows: the height of the panel's content besides its images (rows' titles,
+    the controls above them), which does not change with their size; less the `passing` line
+    of the first evaluation."""
+    app.layout.besides_images = drawn_height() - passing - _shown_rows(app) * em(app.layout.image_em)
+
+
+# A row's width besides its three images: two colour bars with their tick labels, spacing and
+# the scrollbar gutter
+WIDTH_BESIDES_EM = 14.5
 
 
 def wanted_width(app) -> float:
-    """The panel's width for a row of three images: two colour bars with their tick labels,
-    spacing and the scrollbar gutter besides."""
-    return em(3 * app.layout.image_em + 14.5)
+    """The panel's width for a row of three images and what a row holds besides them."""
+    return em(3 * app.layout.image_em + WIDTH_BESIDES_EM)
