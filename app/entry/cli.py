@@ -13,7 +13,7 @@ from pathlib import Path
 from ..config import config as cfg
 from ..errors import UserError
 from .cli_args import build_parser, iterations_for, resolve_start, without_other_truths
-from .cli_checks import check_export_image, check_headless, check_window
+from .cli_checks import WINDOW_DEFAULT, check_export_image, check_headless, check_window
 
 EXIT_USAGE = 2
 EXIT_GRAD_CHECK = 4  # the gradient check found the training kernels' gradients wrong
@@ -98,7 +98,7 @@ def _headless(args: argparse.Namespace) -> int:
         result,
         out,
         {option: getattr(args, option[2:].replace("-", "_")) for option in OUTPUT_OPTIONS},
-        (args.width, args.height),
+        (args.width or WINDOW_DEFAULT[0], args.height or WINDOW_DEFAULT[1]),
         args.export_scale,
     )
     return _report_headless(session, result, written, out, check)

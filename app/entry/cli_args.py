@@ -148,8 +148,8 @@ def _add_file_options(p: argparse.ArgumentParser) -> None:
 def _add_window_options(p: argparse.ArgumentParser) -> None:
     """The window's size and behaviour."""
     win = p.add_argument_group("window")
-    win.add_argument("--width", type=int, default=1280, help="window width in pixels (default 1280)")
-    win.add_argument("--height", type=int, default=800, help="window height in pixels (default 800)")
+    win.add_argument("--width", type=int, help="window width in pixels; else as it last closed (default 1280)")
+    win.add_argument("--height", type=int, help="window height in pixels; else as it last closed (default 800)")
     win.add_argument("--no-vsync", action="store_true", help="don't wait for the display's refresh")
     win.add_argument("--fresh", action="store_true", help="ignore the config, layout and autosave of the last session")
     # For tests and scripted screenshots of the real window: after N frames, save the window's

@@ -14,6 +14,7 @@ from ..errors import UserError
 from .cli_fields import FLAGGED, NETWORK_FILE_OPTIONS, NETWORK_OPTIONS, option_dest
 
 WINDOW_MIN = (320, 240)
+WINDOW_DEFAULT = (1280, 800)  # a headless screenshot's size; the window's is app/ui/placement.py's
 WINDOW_MAX = 16384
 MAX_EXPORT_SCALE = 16
 MAX_EXPORT_PIXELS = 1 << 26  # --export-image: 64 megapixels
@@ -131,5 +132,5 @@ def _check_start(args: argparse.Namespace) -> None:
 
 def _check_size(args: argparse.Namespace) -> None:
     for name, value, low in (("--width", args.width, WINDOW_MIN[0]), ("--height", args.height, WINDOW_MIN[1])):
-        if not low <= value <= WINDOW_MAX:
+        if value is not None and not low <= value <= WINDOW_MAX:
             raise UserError(f"{name} must be between {low} and {WINDOW_MAX} pixels (got {value})")

@@ -1,6 +1,6 @@
 """The view part of the saved settings (app.files.saved holds the file and the config part): the
-window layout (ImGui's ini text and the panels' ratios once the user has dragged a splitter), a
-few view preferences and the user's own target expressions (the target menu's "yours").
+window's size and position (read back by app/ui/placement.py), its layout (ImGui's ini text and
+the panels' ratios once the user has dragged a splitter), a few view preferences and the user's own target expressions (the target menu's "yours").
 `--fresh` starts from none of it: the CLI then passes no saved settings."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from ..errors import UserError
 from ..files import saved
 from ..truth.targets import parse_target
 from . import layout
+from .placement import Placement
 from .target_edits import MAX_MINE
 
 
@@ -46,8 +47,9 @@ def _valid_target(text) -> bool:
     return True
 
 
-def save(app) -> None:
-    """Saves the view and the config worth restoring (never one that just diverged)."""
+def save(app, window: Placement | None = None) -> None:
+    """Saves the view, with the `window`'s size and position where there is one (the real
+    window's, app/ui/placement.py), and the config worth restoring (never one that just diverged)."""
     app.renderer.make_current()
     ratios = app.dock.ratios
     view = {
@@ -57,6 +59,7 @@ def save(app) -> None:
         "vsync": app.vsync,
         "outputs": None if app.layout.outputs is None else list(app.layout.outputs),
         "my_targets": list(app.targets.mine),
+        "window": None if window is None else window.to_dict(),
     }
     # Closed while the restored network was still being built: that network, not the placeholder.
     saved.save(app.restoring or app.session.restorable_config(), view)

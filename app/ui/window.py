@@ -21,6 +21,7 @@ from ..gpu.gpu import Gpu
 from . import settings, x_errors
 from .frame import frame
 from .opening import build_restored, open_session
+from .placement import Placement, launch_placement, saved_placement, screen_size
 from .renderer import UiRenderer, create_target, save_png
 from .restore import save_on_exit
 from .state import AppState
@@ -34,8 +35,8 @@ HEATMAP_GRID = 64  # the window's evaluation grid: keeps the frame rate on a CPU
 
 @dataclass
 class WindowOptions:
-    width: int = 1280
-    height: int = 800
+    width: int | None = None  # None: as the window last closed, else 1280 x 800 (app/ui/placement.py)
+    height: int | None = None
     vsync: bool | None = None  # None: as saved (on by default)
     screenshot: str | None = None  # where --screenshot-after saves (else the F12 folder)
     screenshot_after: int | None = None  # for tests and scripted screenshots of the real window
@@ -46,12 +47,15 @@ class WindowOptions:
 
 
 class _Window:
-    def __init__(self, options: WindowOptions, app: AppState, renderer: UiRenderer):
+    def __init__(self, options: WindowOptions, app: AppState, renderer: UiRenderer, placement: Placement):
         self.app, self.renderer, self.options = app, renderer, options
         x_errors.install()  # a window destroyed mid-present must not end the process (exit 1)
         self.window = spy.Window(
-            width=options.width, height=options.height, title="Slang Visual Trainer", resizable=True
+            width=placement.width, height=placement.height, title="Slang Visual Trainer", resizable=True
         )
+        if placement.x is not None:
+            self.window.position = spy.int2(placement.x, placement.y)
+        self.opened = placement
         self.surface = app.gpu.device.create_surface(self.window)
         self.size = (0, 0)
         self.vsync = app.vsync
@@ -71,6 +75,14 @@ class _Window:
         if event.type == spy.KeyboardEventType.key_press and event.key == spy.KeyCode.f12:
             self.app.request_screenshot()
         spy_imgui.handle_keyboard_event(event)
+
+    def placement(self) -> Placement:
+        """Where the window is now, to open there next time; where it opened, if it is gone or
+        minimised (nothing of it to read)."""
+        if self.lost or self.window.width == 0 or self.window.height == 0:
+            return self.opened
+        position = self.window.position
+        return Placement(self.window.width, self.window.height, position.x, position.y)
 
     def close(self) -> None:
         if self.lost:  # closing a window X has destroyed makes Xlib end the process
@@ -153,7 +165,9 @@ def quietly(call):
 def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> int:
     """Opens the window on `gpu` training from `start`; `saved` is the last session's settings."""
     session, placeholder = open_session(gpu, start, HEATMAP_GRID)
-    renderer = UiRenderer(gpu.device, options.width, options.height)
+    view = saved.get("view", {})
+    placement = launch_placement(saved_placement(view), options.width, options.height, screen_size())
+    renderer = UiRenderer(gpu.device, placement.width, placement.height)
     app = AppState(session, renderer)
     if placeholder:
         build_restored(app, start)
@@ -164,7 +178,7 @@ def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> i
     if options.notice:
         app.say(options.notice, 12.0)
     app.running = options.restore is None  # an offer to restore is answered before training
-    win = _Window(options, app, renderer)
+    win = _Window(options, app, renderer, placement)
     interrupted = []
     previous = {sig: signal.signal(sig, lambda *_: interrupted.append(True)) for sig in EXIT_SIGNALS}
     try:
@@ -176,7 +190,7 @@ def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> i
         gpu.device.wait()
         print(save_on_exit(app), file=sys.stderr, flush=True)  # closed, interrupted or crashed
         if options.save_settings:
-            settings.save(app)
+            settings.save(app, win.placement())
         # Tear down in dependency order: left to interpreter shutdown, the swapchain, window
         # and device can be freed in any order, which crashed now and then at exit.
         renderer.destroy()
