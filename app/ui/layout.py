@@ -70,9 +70,8 @@ def content_height(title: str, before_drawn_em: float, low: float, high: float) 
     """The most height panel `title`'s content took since the window took its size (note_content),
     between `low` and `high` of the space; before its first frame, `before_drawn_em` font
     heights. The most, so that a line that comes and goes (a figure that wraps now and then)
-    does not move the panels below it up and down. A split gives
-    its first node that share of the space less the splitter, rounded down: the half pixel
-    keeps the content's last pixel in it."""
+    does not move the panels below it up and down. A split gives its first node that share of
+    the space less the splitter, rounded down: the half pixel keeps the content's last pixel."""
 
     def share(space: float, app) -> float:
         pixels = app.dock.tallest.get(title, em(before_drawn_em)) + 0.5

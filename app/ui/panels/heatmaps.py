@@ -19,9 +19,13 @@ from . import data, targets
 
 IMAGE_EM = (4.0, 14.0)  # the heatmap size slider's range
 # Until the user sets a size, the heatmaps fill the panel's height with their rows, between these
-# (6 em: 1280 x 800's four rows), and the panel's width at most this share of the window's
+# (below 6 em, a small window's panel scrolls instead), and the panel's width at most this share
+# of the window's
 FITTED_EM = (6.0, 14.0)
 FITTED_WIDTH = 0.45
+# A row's width besides its three images: two colour bars with their tick labels, spacing and
+# the scrollbar gutter
+WIDTH_BESIDES_EM = 14.5
 
 
 def _lookup(app):
@@ -148,7 +152,7 @@ def _fit(app) -> None:
         return
     # Fitted again too after a fit measured at a size of a fraction of a pixel (the user's, before
     # View > Reset layout), where ImGui's rounding of each line made the measure a pixel or two out
-    whole = em(layout.image_em) == round(em(layout.image_em))
+    whole = abs(em(layout.image_em) - round(em(layout.image_em))) < 1e-3
     key = (imgui.get_window_height(), imgui.get_main_viewport().work_size.x, _shown_rows(app), whole)
     if layout.fitted_for in (key, key[:3] + (True,)):
         return
@@ -166,11 +170,6 @@ def _measure(app, passing: float) -> None:
     the controls above them), which does not change with their size; less the `passing` line
     of the first evaluation."""
     app.layout.besides_images = drawn_height() - passing - _shown_rows(app) * em(app.layout.image_em)
-
-
-# A row's width besides its three images: two colour bars with their tick labels, spacing and
-# the scrollbar gutter
-WIDTH_BESIDES_EM = 14.5
 
 
 def wanted_width(app) -> float:
