@@ -83,6 +83,9 @@ def _show_pixel_exact(ui, truth: np.ndarray) -> None:
     state.zoom, state.centre = 4.0, (16.0, 16.0)  # 4x4 screen pixels an image pixel, centred
     ui.app.running = False
     ui.frame(2)
+    rows = ui.app.figure_rows  # the image's own figures, paused; no derivatives of a photo on a grid
+    assert rows["image loss"] == f"{image.loss:.4g}  (32x32 pixels)" and rows["PSNR"] == f"{image.psnr:.2f} dB"
+    assert "eval ∂ loss" not in rows and "eval loss" not in rows
     side = state.drawn[-1]
     view = state.texture.to_numpy()[: side[1], : side[0], :3].astype(np.float64)  # the truth panel
     origin = (16.0 - side[0] / 8, 16.0 - side[1] / 8)
@@ -96,6 +99,13 @@ def _show_pixel_exact(ui, truth: np.ndarray) -> None:
     np.testing.assert_allclose(view[inside][:, 1], expected, atol=2e-3)
     ui.move(*_centre(ui, "image view"))  # the hover tooltip reads the learned values back
     assert state.learned[1] is not None and state.learned[1].shape == (32, 32, 1)
+
+
+def test_formulas_keep_their_grid_figures(ui):
+    ui.frame(2)
+    rows = ui.app.figure_rows
+    assert rows["eval loss"].endswith("(64x64 grid)") and rows["eval ∂ loss"].endswith("(∂/∂x, ∂/∂y)")
+    assert "image loss" not in rows and "PSNR" not in rows
 
 
 def test_file_load_checkpoint_brings_back_the_psnr_curve(ui, dialogs, gpu, tmp_path):

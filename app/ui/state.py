@@ -93,6 +93,7 @@ class AppState:
         self.about_open = False  # Help > About (app/ui/about.py)
         self.frame_index = 0
         self.rects: dict[str, tuple[float, float, float, float]] = {}  # named widgets' screen rects
+        self.figure_rows: dict[str, str] = {}  # the Training panel's figures as last drawn: label -> value
         self._diagram: tuple[float, object, np.ndarray | None] = (-1.0, None, None)
         self._evaluation: tuple[int, Evaluation | None] = (-1, None)
         self.files = FileActions(self)  # File menu: checkpoints and Slang export

@@ -57,7 +57,9 @@ def draw(app) -> None:
     # an action out of sight is one nobody finds
     _grad_check(app)
     imgui.separator()
+    _DRAWN.clear()
     _figures(app)
+    app.figure_rows = dict(_DRAWN)  # what the figures said (tests)
 
 
 def _grad_check(app) -> None:
@@ -184,8 +186,12 @@ def _regularization(app) -> None:
     field_error(app, "reg rate")
 
 
+_DRAWN: dict[str, str] = {}  # the figures' rows of the frame, label -> value (app.figure_rows)
+
+
 def _row(label: str, value: str, colour=None) -> None:
     """A label and its value; a long value wraps in its column instead of running off the panel."""
+    _DRAWN[label] = value
     imgui.table_next_row()
     imgui.table_next_column()
     imgui.text_colored(MUTED, label)
@@ -197,6 +203,24 @@ def _row(label: str, value: str, colour=None) -> None:
 
 def _figure(value: float, fmt: str) -> str:
     return format(value, fmt) if math.isfinite(value) else "-"
+
+
+def _image_figures(image) -> None:
+    """An image target's loss over its pixels (the training loss's measure) and its PSNR."""
+    pixels = f"{image.width}x{image.height} pixels"
+    _row("image loss", _figure(image.loss, ".4g") + f"  ({pixels})")
+    _row("PSNR", _figure(image.psnr, ".2f") + " dB")
+
+
+def _grid_figures(session) -> None:
+    """Formulas' losses on the evaluation grid: the values' and the derivatives'."""
+    _row("eval loss", _figure(session.eval_loss, ".4g") + f"  ({session.grid}x{session.grid} grid)")
+    _row("eval ∂ loss", _figure(session.eval_grad_loss, ".4g") + "  (∂/∂x, ∂/∂y)")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(
+            "the same grid's mean over cells of the squared errors of the derivatives\n"
+            "in x and y, summed over outputs (forward-mode autodiff of network and truth)"
+        )
 
 
 def _data_figures(session) -> None:
@@ -251,16 +275,10 @@ def _figures(app) -> None:
         _data_figures(session)
     else:
         _row("train loss", _figure(session.train_loss, ".4g"))
-        _row("eval loss", _figure(session.eval_loss, ".4g") + f"  ({session.grid}x{session.grid} grid)")
-        if session.image is not None:
-            psnr = _figure(session.image.psnr, ".2f")
-            _row("PSNR", f"{psnr} dB  ({session.image.width}x{session.image.height} image)")
-        _row("eval ∂ loss", _figure(session.eval_grad_loss, ".4g") + "  (∂/∂x, ∂/∂y)")
-        if imgui.is_item_hovered():
-            imgui.set_tooltip(
-                "the same grid's mean over cells of the squared errors of the derivatives\n"
-                "in x and y, summed over outputs (forward-mode autodiff of network and truth)"
-            )
+        if session.image is not None:  # its pixels, not the grid; a photo's derivatives mean nothing
+            _image_figures(session.image)
+        else:
+            _grid_figures(session)
     # The same rows paused as running: the panel is as tall as its rows (app/ui/panels/table.py),
     # and Space would otherwise move the Network panel below it by two rows
     _row("samples / s", _rate(app.frames.samples_per_second(), t.batch_size) if app.running else "paused")
