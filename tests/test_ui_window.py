@@ -37,6 +37,20 @@ def _wait_for(predicate, seconds: float, process: subprocess.Popen) -> bool:
     return predicate()
 
 
+def window_id(process: subprocess.Popen, env: dict) -> str:
+    """The X window of `process` (by its _NET_WM_PID): a search by title alone found another
+    test's window on the same display, and keys sent to it never reached this one."""
+    found = subprocess.run(
+        ["xdotool", "search", "--pid", str(process.pid), "--name", TITLE],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=10,
+    ).stdout.split()
+    assert found, f"no window of process {process.pid} on the display"
+    return found[0]
+
+
 class RunningWindow:
     """The app in a window on `display`, up once its first screenshot (after 10 frames) exists."""
 
@@ -73,11 +87,8 @@ class RunningWindow:
         """`xdotool command WINDOW args` (`xdotool key --window WINDOW keys` for keys)."""
         if shutil.which("xdotool") is None:
             pytest.skip("xdotool is not installed (apt-get install xdotool)")
-        found = subprocess.run(
-            ["xdotool", "search", "--name", TITLE], env=self.env, capture_output=True, text=True, timeout=10
-        ).stdout.split()
-        assert found, "the window is on the display"
-        line = ["key", "--window", found[0], *args] if command == "key" else [command, found[0], *args]
+        window = window_id(self.process, self.env)
+        line = ["key", "--window", window, *args] if command == "key" else [command, window, *args]
         subprocess.run(["xdotool", *line], env=self.env, check=True, timeout=10)
 
     def screenshots(self) -> list[Path]:
@@ -160,10 +171,7 @@ def test_the_window_shows_the_colours_of_the_offscreen_render(display, tmp_path)
         window.xdotool("key", "space")  # paused: the heatmaps, plots and figures hold still
         window.screenshot()
         offscreen = _bitmap(window.screenshot()).astype(np.int16)
-        found = subprocess.run(
-            ["xdotool", "search", "--name", TITLE], env=window.env, capture_output=True, text=True, timeout=10
-        ).stdout.split()
-        shown = window_pixels(display, int(found[0]), 1000, 700).astype(np.int16)
+        shown = window_pixels(display, int(window_id(window.process, window.env)), 1000, 700).astype(np.int16)
     finally:
         window.stop()
     close = np.all(np.abs(shown - offscreen) <= 2, axis=-1)
@@ -250,11 +258,17 @@ def test_closing_during_a_rebuild_ends_cleanly(display, tmp_path, gpu, closing):
     add, apply = _rebuild_clicks(gpu, size)
     window = RunningWindow(display, tmp_path, size)
     for x, y in (add, apply):
-        found = subprocess.run(
-            ["xdotool", "search", "--name", TITLE], env=window.env, capture_output=True, text=True, timeout=10
-        ).stdout.split()
         subprocess.run(
-            ["xdotool", "mousemove", "--window", found[0], str(int(x)), str(int(y)), "click", "1"],
+            [
+                "xdotool",
+                "mousemove",
+                "--window",
+                window_id(window.process, window.env),
+                str(int(x)),
+                str(int(y)),
+                "click",
+                "1",
+            ],
             env=window.env,
             check=True,
             timeout=10,

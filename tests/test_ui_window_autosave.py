@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_ui_window import window_id
 
 from app.files import checkpoint
 
@@ -114,11 +115,7 @@ def test_ctrl_q_quits_and_keeps_the_session_as_closing_does(display, tmp_path):
     cache = tmp_path / "cache"
     window = _launch(display, cache, tmp_path / "first.png", "--fresh")
     env = dict(os.environ, DISPLAY=display)
-    found = subprocess.run(
-        ["xdotool", "search", "--name", "Slang Visual Trainer"], env=env, capture_output=True, text=True, timeout=10
-    ).stdout.split()
-    assert found, "the window is on the display"
-    subprocess.run(["xdotool", "key", "--window", found[0], "ctrl+q"], env=env, check=True, timeout=10)
+    subprocess.run(["xdotool", "key", "--window", window_id(window, env), "ctrl+q"], env=env, check=True, timeout=10)
     try:
         _, err = window.communicate(timeout=60)
     finally:

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_ui_window import ROOT, TITLE, RunningWindow, _bitmap, _wait_for
+from test_ui_window import ROOT, RunningWindow, _bitmap, _wait_for, window_id
 
 SCREEN = (1600, 1000)  # the display fixture's Xvfb screen (tests/conftest.py)
 
@@ -37,11 +37,8 @@ class Launched(RunningWindow):
 
     def geometry(self) -> tuple[int, int, int, int]:
         """(x, y, width, height) of the window, as the X server has it."""
-        found = subprocess.run(
-            ["xdotool", "search", "--name", TITLE], env=self.env, capture_output=True, text=True, timeout=10
-        ).stdout.split()
         shell = subprocess.run(
-            ["xdotool", "getwindowgeometry", "--shell", found[0]],
+            ["xdotool", "getwindowgeometry", "--shell", window_id(self.process, self.env)],
             env=self.env,
             capture_output=True,
             text=True,
