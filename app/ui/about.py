@@ -12,7 +12,7 @@ from imgui_bundle import imgui
 
 from ..errors import first_line
 from ..files import about
-from .style import MUTED, em
+from .style import MUTED, begin_centred_modal, em
 
 TITLE = "About Slang Visual Trainer"
 OPENER = "xdg-open"
@@ -47,12 +47,7 @@ def draw(app) -> None:
     """The About box, while app.about_open: a modal that Close or Escape ends."""
     if not app.about_open:
         return
-    if not imgui.is_popup_open(TITLE):
-        imgui.open_popup(TITLE)
-    viewport = imgui.get_main_viewport()
-    imgui.set_next_window_pos(viewport.get_center(), imgui.Cond_.appearing, imgui.ImVec2(0.5, 0.5))
-    flags = imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_saved_settings
-    if not imgui.begin_popup_modal(TITLE, None, flags)[0]:
+    if not begin_centred_modal(TITLE):
         return
     imgui.text(f"Slang Visual Trainer {about.version()}")
     imgui.text_colored(MUTED, about.summary())

@@ -7,7 +7,7 @@ from imgui_bundle import imgui
 
 from ..errors import first_line
 from ..files import autosave
-from .style import MUTED, em
+from .style import MUTED, begin_centred_modal, em
 
 PROMPT = "Restore the last session?"
 
@@ -29,12 +29,7 @@ def draw_offer(app) -> None:
     offer = app.restore_offer
     if offer is None:
         return
-    if not imgui.is_popup_open(PROMPT):
-        imgui.open_popup(PROMPT)
-    viewport = imgui.get_main_viewport()
-    imgui.set_next_window_pos(viewport.get_center(), imgui.Cond_.appearing, imgui.ImVec2(0.5, 0.5))
-    flags = imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_saved_settings
-    if not imgui.begin_popup_modal(PROMPT, None, flags)[0]:
+    if not begin_centred_modal(PROMPT):
         return
     imgui.text(f"The last session was saved when it ended: {offer.describe()}.")
     imgui.text_colored(MUTED, f"{offer.path}  (--fresh starts without asking)")

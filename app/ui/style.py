@@ -74,3 +74,14 @@ def fit_text(text: str, width: float) -> str:
     while len(text) > 1 and imgui.calc_text_size(text + "...").x > width:
         text = text[:-1]
     return text + "..."
+
+
+def begin_centred_modal(title: str) -> bool:
+    """Opens the modal `title` (once), centred on the window as it appears and sized to its
+    content; True while it is open (end it with imgui.end_popup)."""
+    if not imgui.is_popup_open(title):
+        imgui.open_popup(title)
+    viewport = imgui.get_main_viewport()
+    imgui.set_next_window_pos(viewport.get_center(), imgui.Cond_.appearing, imgui.ImVec2(0.5, 0.5))
+    flags = imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_saved_settings
+    return imgui.begin_popup_modal(title, None, flags)[0]
