@@ -1,9 +1,9 @@
-"""`python -m app.bench [TOOL] [options]`: the benchmarks' one command (app/bench/tools.py), which
+"""`python -m app.bench [TOOL] [options]`: the benchmarks' one command (app/bench/command.py), which
 is `visual-trainer-bench` once installed."""
 
 import sys
 
-from .tools import main
+from .command import main
 
 if __name__ == "__main__":
     sys.exit(main())

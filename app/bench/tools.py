@@ -1,13 +1,7 @@
-"""`visual-trainer-bench` (the installed command) and `python -m app.bench` (a checkout): the
-training-speed benchmark (app/bench/speed.py), or, with a tool's name first, that tool with the
-options after it. One command for all of them, because a pip-installed app has no module named
-`app`: `python -m app.bench.photo` works in a checkout only, the command everywhere."""
+"""The benchmarks' tools as `visual-trainer-bench` names them (app/bench/command.py runs them):
+each name's module and what it does, and the command line each one's --help shows."""
 
 from __future__ import annotations
-
-import importlib
-import sys
-from collections.abc import Sequence
 
 COMMAND = "visual-trainer-bench"
 TOOLS = {  # name on the command line: (module under app/bench/, what it does)
@@ -34,13 +28,3 @@ def listing() -> str:
     width = max(map(len, TOOLS))
     lines = [f"  {name:<{width}}  {what}" for name, (_, what) in TOOLS.items()]
     return f"tools ({COMMAND} TOOL --help for each one's options):\n" + "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in TOOLS:
-        module = importlib.import_module(f".{TOOLS[argv[0]][0]}", __package__)
-        return module.main(argv[1:])
-    from .speed import main as speed
-
-    return speed(argv)
