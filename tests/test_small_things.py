@@ -21,7 +21,7 @@ from reference import grid_centres
 from app.errors import UserError
 from app.truth.finite import check_finite
 from app.truth.targets import target_to_numpy
-from app.ui.panels import network, training
+from app.ui.panels import network, training_figures
 from app.ui.state import Stats
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,13 +48,13 @@ def test_the_window_shows_work_below_frame(ui):
 
 def test_long_figures_wrap_inside_the_panel(ui, monkeypatch):
     rights = {}
-    row = training._row
+    row = training_figures._row
 
     def recording(label, value, colour=None):
         row(label, value, colour)
         rights[label] = imgui.get_item_rect_max().x
 
-    monkeypatch.setattr(training, "_row", recording)
+    monkeypatch.setattr(training_figures, "_row", recording)
     ui.app.stats.training = "1 step in ~2,100 frames (0.557 s of GPU)"
     ui.frame()
     ui.app.stats.training = "1 step in ~2,100 frames (0.557 s of GPU)"

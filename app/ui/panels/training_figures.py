@@ -1,0 +1,131 @@
+"""The Training panel's live figures: steps and samples, the losses (a dataset's, an image's or
+the evaluation grid's), speed, frame time, memory and GPU time, one table row each."""
+
+from __future__ import annotations
+
+import math
+
+from imgui_bundle import imgui
+
+from ..style import MUTED
+
+_DRAWN: dict[str, str] = {}  # the figures' rows of the frame, label -> value (app.figure_rows)
+
+
+def _row(label: str, value: str, colour=None) -> None:
+    """A label and its value; a long value wraps in its column instead of running off the panel."""
+    _DRAWN[label] = value
+    imgui.table_next_row()
+    imgui.table_next_column()
+    imgui.text_colored(MUTED, label)
+    imgui.table_next_column()
+    imgui.push_text_wrap_pos(0.0)
+    imgui.text_colored(colour, value) if colour is not None else imgui.text(value)
+    imgui.pop_text_wrap_pos()
+
+
+def _figure(value: float, fmt: str) -> str:
+    return format(value, fmt) if math.isfinite(value) else "-"
+
+
+def _image_figures(image) -> None:
+    """An image target's loss over its pixels (the training loss's measure) and its PSNR."""
+    pixels = f"{image.width}x{image.height} pixels"
+    _row("image loss", _figure(image.loss, ".4g") + f"  ({pixels})")
+    _row("PSNR", _figure(image.psnr, ".2f") + " dB")
+
+
+def _grid_figures(session) -> None:
+    """Formulas' losses on the evaluation grid: the values' and the derivatives'."""
+    _row("eval loss", _figure(session.eval_loss, ".4g") + f"  ({session.grid}x{session.grid} grid)")
+    _row("eval ∂ loss", _figure(session.eval_grad_loss, ".4g") + "  (∂/∂x, ∂/∂y)")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(
+            "the same grid's mean over cells of the squared errors of the derivatives\n"
+            "in x and y, summed over outputs (forward-mode autodiff of network and truth)"
+        )
+
+
+def _data_figures(session) -> None:
+    """A dataset's: the whole training set's loss, the test set's, the accuracies, the epoch."""
+    metrics = session.metrics or {}
+    nan = float("nan")
+    _row(
+        "train loss",
+        f"{_figure(session.train_loss, '.4g')} batch, {_figure(metrics.get('train_loss', nan), '.4g')} set",
+    )
+    if imgui.is_item_hovered():
+        imgui.set_tooltip("the last step's batch, and the whole training set at the last evaluation")
+    _row("test loss", _figure(metrics.get("test_loss", nan), ".4g"))
+    if session.trainer.plan.loss.classifies:
+        train, test = metrics.get("train_accuracy"), metrics.get("test_accuracy")
+        _row("accuracy", "-" if train is None else f"{train:.1%} train, {test:.1%} test")
+
+
+def _rate(samples_per_second: float, batch_size: int) -> str:
+    """Samples/s as measured over completed steps; with steps/min where a step takes over a second."""
+    if samples_per_second <= 0:
+        return "measuring (first step)"
+    if samples_per_second >= 1e4:
+        return f"{samples_per_second / 1e6:.2f} M"
+    steps_per_minute = 60 * samples_per_second / batch_size
+    if steps_per_minute < 60:
+        return f"{samples_per_second:,.0f}  ({steps_per_minute:.3g} steps / min)"
+    return f"{samples_per_second:,.0f}"
+
+
+def _memory(trainer) -> str:
+    """The trainer's device memory, and a grid's share: its tables' values, with their fp32
+    masters, half copies, optimizer state and fixed-point gradient sums."""
+    text = f"{trainer.gpu_bytes() / 2**20:.1f} MiB"
+    grid = trainer.plan.grid_param_count
+    if grid:
+        per_value = 4 + (2 if trainer.plan.precision == "half" else 0) + 8 + 8
+        text += f", grid {grid * per_value / 2**20:.1f} MiB"
+    return text
+
+
+def _figures(app) -> None:
+    s, session = app.shown_stats, app.session
+    t = session.trainer
+    if not imgui.begin_table("figures", 2, imgui.TableFlags_.sizing_fixed_fit):
+        return
+    imgui.table_setup_column("figure", imgui.TableColumnFlags_.width_fixed)
+    imgui.table_setup_column("value", imgui.TableColumnFlags_.width_stretch)
+    _row("step", f"{t.step:,}")
+    _row("samples seen", f"{t.samples_seen:,}" + (f" ({t.epochs:,.1f} epochs)" if t.data is not None else ""))
+    if t.data is not None:
+        _data_figures(session)
+    else:
+        _row("train loss", _figure(session.train_loss, ".4g"))
+        if session.image is not None:  # its pixels, not the grid; a photo's derivatives mean nothing
+            _image_figures(session.image)
+        else:
+            _grid_figures(session)
+    # The same rows paused as running: the panel is as tall as its rows (app/ui/panels/table.py),
+    # and Space would otherwise move the Network panel below it by two rows
+    _row("samples / s", _rate(app.frames.samples_per_second(), t.batch_size) if app.running else "paused")
+    _row("training", s.training if app.running else "paused")
+    _row("kernels", f"{session.trainer.plan.matmul}, {session.trainer.path.label} gradient sums")
+    _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms else "-")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(
+            "frame: from one frame to the next, as you see it (waiting for vsync and events included)\n"
+            "work: the part of it this app spends on a frame: the UI, then recording, running and\n"
+            "reading back the frame's training, evaluation and drawing (means over 30 frames)"
+        )
+    _row("UI drawn", f"{s.ui_per_second:.0f} times / s (when it changed)")
+    _row("GPU memory", _memory(t))
+    if s.gpu_ms:  # only what the device's timestamp queries measured
+        _row("GPU ms", f"train {s.gpu_ms['training']:.3g}, maps {s.gpu_ms['heatmaps']:.3g}, UI {s.gpu_ms['ui']:.3g}")
+    else:
+        _row("GPU", "no timestamp queries here", MUTED)
+    imgui.end_table()
+    app.remember("figures")
+
+
+def draw_figures(app) -> None:
+    """The figures' table; app.figure_rows keeps what it said (tests)."""
+    _DRAWN.clear()
+    _figures(app)
+    app.figure_rows = dict(_DRAWN)
