@@ -16,7 +16,7 @@ from typing import Any
 from ..datasets.generators import GENERATORS
 from ..datasets.source import MAX_ROWS, check_dataset, problem_of
 from ..errors import UserError
-from ..model import activations, encodings, hashgrid, optimizers
+from ..model import activations, encodings, half_range, hashgrid, optimizers
 from ..resources import asset
 from ..truth.image_truth import CHANNEL_NAMES, check_image
 from ..truth.targets import TUTORIAL_TARGETS
@@ -287,7 +287,7 @@ def validate(config: Config) -> Config:
     for name, spec in FIELDS.items():
         setattr(config, name, spec.check(spec.label, getattr(config, name)))
     encodings.check_size(config)
-    encodings.check_half_range(config)
+    half_range.check_half_range(config)
     return config
 
 

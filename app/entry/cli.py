@@ -108,7 +108,7 @@ def _report_headless(session, result, written, out: Path, check) -> int:
     """The run's last lines and its exit code: a failed write (2) before a divergence (3), an
     interruption (130) or a failed gradient check (4)."""
     from ..files.run_summary import image_text, metrics_text
-    from ..model.encodings import half_hint
+    from ..model.half_range import half_hint
     from .headless import EXIT_DIVERGED
 
     for what, where in written.files:

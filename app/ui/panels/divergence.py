@@ -7,7 +7,7 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from ...config.config import FIELDS, Config
-from ...model.encodings import half_hint
+from ...model.half_range import half_hint
 from ..style import BAD, GOOD, MUTED, WARN
 
 
