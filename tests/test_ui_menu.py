@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
+import pytest
 from imgui_bundle import imgui
 from test_ui_offscreen import _centre
 
@@ -73,9 +74,12 @@ def test_an_installed_wheels_readme_is_its_metadatas(monkeypatch, tmp_path):
     package's metadata keeps as its description, written into the cache folder once."""
     from importlib import metadata
 
+    try:  # CI and the README's setup install the app; the GPU machine runs the checkout on PYTHONPATH
+        description = metadata.metadata(about.DISTRIBUTION).get_payload()
+    except metadata.PackageNotFoundError:
+        pytest.skip("the app runs uninstalled here: no package metadata to read")
     monkeypatch.setattr(about, "import_root", lambda: tmp_path / "site-packages")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    description = metadata.metadata(about.DISTRIBUTION).get_payload()
     path = about.readme()
     assert path == tmp_path / "cache" / "slang-visual-trainer" / "README.md"
     assert path.read_text(encoding="utf-8") == description and description.startswith("# Slang Visual Trainer")
