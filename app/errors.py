@@ -17,9 +17,9 @@ def first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def read_user_text(path: str | Path, what: str, limit: int) -> str:
-    """The UTF-8 text of the file at `path`, read no further than `limit` bytes (a huge or
-    endless file is refused, not read); a UserError naming `what` ("config file") otherwise."""
+def read_user_bytes(path: str | Path, what: str, limit: int) -> bytes:
+    """The bytes of the file at `path`, read no further than `limit` (a huge or endless file is
+    refused, not read); a UserError naming `what` ("image") where it can't be read or is larger."""
     name = f"{what} {str(path)!r}"
     try:
         with open(path, "rb") as handle:
@@ -28,6 +28,14 @@ def read_user_text(path: str | Path, what: str, limit: int) -> str:
         raise UserError(f"cannot read {name}: {error.strerror or error}") from None
     if len(raw) > limit:
         raise UserError(f"{name} is larger than {limit} bytes")
+    return raw
+
+
+def read_user_text(path: str | Path, what: str, limit: int) -> str:
+    """The UTF-8 text of the file at `path` (read_user_bytes); a UserError naming `what`
+    ("config file") where it is not UTF-8."""
+    name = f"{what} {str(path)!r}"
+    raw = read_user_bytes(path, what, limit)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from imgui_bundle import imgui, implot
 from old_checkpoints import full_series_bytes
+from test_ui_data import SPIRAL
 from test_ui_files import FakePfd
 from test_ui_offscreen import _centre
 from test_value_columns import write_csv
@@ -29,7 +30,6 @@ from app.ui.offscreen import OffscreenApp
 from app.ui.panels import loss_colours, psnr_plot
 from app.ui.panels.loss_series import comparable
 
-SPIRAL = dict(dataset={"generator": "spiral"}, domain=[-6.0, 6.0, -6.0, 6.0], points=120, batch_size=32, hidden=[8])
 DISTINCT = 25.0  # CIE76 colour difference between any two series drawn together (2.3 is a just noticeable one)
 
 

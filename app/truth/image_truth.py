@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UserError, first_line
+from ..errors import UserError, first_line, read_user_bytes
 
 MIN_SIDE = 2
 MAX_SIDE = 8192
@@ -107,18 +107,9 @@ def _check_size(name: str, width: int, height: int) -> None:
 
 
 def _read(path: str | Path) -> bytes:
-    name = repr(str(path))
-    file = Path(path)
-    if file.is_dir():
-        raise UserError(f"image {name} is a folder, not a file")
-    try:
-        with open(file, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise UserError(f"cannot read image {name}: {error.strerror or error}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise UserError(f"image {name} is larger than {MAX_FILE_BYTES} bytes")
-    return data
+    if Path(path).is_dir():
+        raise UserError(f"image {str(path)!r} is a folder, not a file")
+    return read_user_bytes(path, "image", MAX_FILE_BYTES)
 
 
 def _decode(path: str | Path, name: str) -> np.ndarray:
