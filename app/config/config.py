@@ -16,7 +16,7 @@ from typing import Any
 from ..datasets.generators import GENERATORS
 from ..datasets.source import MAX_ROWS, check_dataset, problem_of
 from ..errors import UserError
-from ..model import activations, encodings, half_range, hashgrid, optimizers
+from ..model import activations, derivative_loss, encodings, half_range, hashgrid, optimizers
 from ..resources import asset
 from ..truth.image_truth import CHANNEL_NAMES, check_image
 from ..truth.targets import TUTORIAL_TARGETS
@@ -183,6 +183,19 @@ class Config:
         0.0, HOT, "regularization rate", Between(0.0, 10.0),
         Flag("--reg-rate", "regularization rate, 0-10 (default {default})", "R"),
     )
+    # Training on derivatives (app/model/derivative_loss.py): the weight of the Sobolev term on the
+    # input gradient's error, and of the eikonal term (|grad f| - 1)^2. Either above 0 trains on a
+    # kernel that differentiates the network's input gradient by its parameters.
+    grad_weight: float = spec_field(
+        0.0, HOT, "gradient weight", Between(0.0, 100.0),
+        Flag("--grad-weight", "Sobolev training: weight of the input gradient's squared error against the "
+             "truth's, 0-100 (default {default})", "W"),
+    )
+    eikonal: float = spec_field(
+        0.0, HOT, "eikonal weight", Between(0.0, 100.0),
+        Flag("--eikonal", "weight of the eikonal term (|grad f| - 1)^2, for distance fields, 0-100 "
+             "(default {default})", "W"),
+    )
     # An image as the ground truth instead (app/truth/image_truth.py): {"file", "width", "height",
     # "channels", "sha256"}, its pixels read from the file. --image names the file; app/entry/cli.py
     # reads it into this field (and the domain that keeps its aspect ratio).
@@ -288,6 +301,7 @@ def validate(config: Config) -> Config:
         setattr(config, name, spec.check(spec.label, getattr(config, name)))
     encodings.check_size(config)
     half_range.check_half_range(config)
+    derivative_loss.check_derivative_loss(config)
     return config
 
 

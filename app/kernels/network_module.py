@@ -12,6 +12,7 @@ from .launch_shape import ADJUST_PARAMS, ADJUST_PARTS
 from .paths import path_of
 from .plan import NetworkPlan
 from .shadergen.chain import LayerStep, indent, layer_lines
+from .shadergen.derivatives import derivative_functions
 from .shadergen.fused import weight_copies_function
 from .shadergen.grid import encoding_constants, encoding_includes, table_optimizer_settings
 from .shadergen.truth import truth_header, truth_slang
@@ -38,7 +39,7 @@ def _header(plan: NetworkPlan) -> list[str]:
         f"// gradients  {gradients}",
         f"// products   {products}",
         f"// truth      {truth_header(plan)}",
-        f"// loss       {plan.loss.label}",
+        f"// loss       {plan.loss.label}{' with derivative terms (shaders/derivatives.slang)' if plan.derivatives else ''}",
     ]
 
 
@@ -202,6 +203,7 @@ float outputLoss(MLVec<OUTPUT_DIM> y, no_diff float truth[OUTPUT_DIM])
 
 {weight_copies_function(path_of(plan).weight_copies(plan))}
 #include "adjust.slang"
+{derivative_functions(plan)}
 {path_of(plan).kernel(plan)}
 
 #include "visualize.slang"

@@ -78,6 +78,7 @@ class NetworkPlan:
     truth_kind: str = "formula"
     loss_name: str = "squared"  # app/model/losses.py: squared, logistic or softmax
     image: ImageTruth | None = None  # an image as the ground truth (instead of targets or a Slang file)
+    derivatives: bool = False  # the loss has terms on the input gradient (shaders/derivatives.slang)
 
     @property
     def loss(self) -> Loss:

@@ -8,6 +8,7 @@ import functools
 from ..config.config import Config, Structure
 from ..datasets.source import problem_of
 from ..model.activations import ACTIVATIONS
+from ..model.derivative_loss import derivatives_on
 from ..model.encodings import ENCODINGS
 from ..truth.image_truth import ImageTruth
 from .paths import PathRequest, choose_path
@@ -15,7 +16,7 @@ from .plan import LayerPlan, NetworkPlan, SlangTruth
 
 
 @functools.lru_cache(maxsize=64)
-def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> NetworkPlan:
+def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False, derivatives: bool = False) -> NetworkPlan:
     enc = ENCODINGS[s.encoding]
     setting = enc.setting(s)
     problem = problem_of(dict(s.dataset)) if s.dataset else None
@@ -49,6 +50,7 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> N
         truth_kind="points" if problem else "image" if image else "formula",
         loss_name=problem.loss if problem else "squared",
         image=image,
+        derivatives=derivatives,
     )
     request = PathRequest(
         sizes=sizes,
@@ -62,6 +64,7 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False) -> N
         tensor_cores=tensor_cores,
         fused=fused,
         cpu=cpu,
+        derivatives=derivatives,
     )
     path, fields = choose_path(request)
     return NetworkPlan(**common, gradient_path=path.name, thread_accumulators=path.thread_accumulators, **fields)
@@ -71,5 +74,8 @@ def plan_for(config: Config, tensor_cores: bool = False, fused: bool | None = No
     """The plan of `config`'s structure on a device with or without cooperative matrices, and on a
     CPU driver or not (cached: configs that differ only in hot fields share it). `fused`: whether
     the fully fused trainer may run there (its weight copies assume NVIDIA's fragment layout:
-    app/gpu/gpu.py checks it); by default wherever there are cooperative matrices."""
-    return _plan(config.structure(), tensor_cores, tensor_cores if fused is None else fused, cpu)
+    app/gpu/gpu.py checks it); by default wherever there are cooperative matrices. A derivative
+    loss (app/model/derivative_loss.py) is the one hot setting that picks the kernel: whether it is
+    on, not its weights, which stay kernel arguments."""
+    fused = tensor_cores if fused is None else fused
+    return _plan(config.structure(), tensor_cores, fused, cpu, derivatives_on(config))

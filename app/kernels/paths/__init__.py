@@ -19,8 +19,11 @@ _BY_NAME = {path.name: path for path in PATHS}
 
 
 def choose_path(request: PathRequest) -> tuple[GradientPath, dict]:
-    """The first path that fits, and the plan's fields it sets."""
+    """The first path that fits (of those that train on derivatives, where the loss has derivative
+    terms), and the plan's fields it sets."""
     for path in PATHS:
+        if request.derivatives and not path.derivatives:
+            continue
         fields = path.fits(request)
         if fields is not None:
             return path, fields

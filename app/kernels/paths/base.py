@@ -33,6 +33,7 @@ class PathRequest:
     tensor_cores: bool  # the device has cooperative matrices
     fused: bool  # ...and holds their operands as the fused trainer's weight copies assume
     cpu: bool  # a CPU driver, with lane tiles
+    derivatives: bool = False  # the loss has terms on the input gradient (app/model/derivative_loss.py)
 
     @property
     def sampled(self) -> bool:
@@ -66,6 +67,9 @@ class GradientPath(ABC):
     sliced = False  # each sample (or tile) adds into the slot: a thread's loop may be cut
     side_by_side = False  # its groups run side by side on a GPU: the budget sizes pieces by trying
     quick_compile = False  # its kernels build in a second or two on a CPU driver (app/ui/opening.py)
+    # It trains on derivative losses: its learnGradient is train.slang's, whose per-sample backward
+    # pass can be the nested one of shaders/derivatives.slang (the tiled kernels' cannot).
+    derivatives = False
 
     @abstractmethod
     def fits(self, request: PathRequest) -> dict | None:

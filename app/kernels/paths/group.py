@@ -26,6 +26,7 @@ class GroupTiles(GradientPath):
     description = "group tiles in shared memory, {group_size} threads a group"
     rates = (1.5, 1e3)  # lavapipe: 4-64-64-4 with sin
     sliced = True
+    derivatives = True
 
     def fits(self, request: PathRequest) -> dict | None:
         sizes = request.sizes

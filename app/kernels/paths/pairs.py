@@ -17,6 +17,7 @@ from .thread import ThreadAccumulators
 class Pairs(ThreadAccumulators):
     name = "pairs"
     description = "thread accumulators (registers), two samples at a time in half2, {group_size} threads a group"
+    derivatives = False  # its kernel is pairs.slang's, which has no nested derivative pass
 
     def fits(self, request: PathRequest) -> dict | None:
         formula = not (request.points or request.image or request.grid)

@@ -22,6 +22,7 @@ class ThreadAccumulators(GradientPath):
     rates = (2.6, 5e3)  # lavapipe: 4-16-4
     thread_accumulators = True
     quick_compile = True
+    derivatives = True
 
     def fits(self, request: PathRequest) -> dict | None:
         if request.mlp_param_count > MAX_THREAD_ACCUMULATORS:

@@ -1,0 +1,39 @@
+"""Training on derivatives: the loss terms on the network's input gradient, and which runs may
+take them.
+
+- Sobolev (Czarnecki et al. 2017): grad_weight * sum over outputs of |grad f - grad f*|^2, the
+  truth's gradient from Slang's forward-mode autodiff of the target (formulas, a Slang file) or
+  of the bilinear image;
+- eikonal (Gropp et al. 2020): eikonal * sum over outputs of (|grad f| - 1)^2, for distance fields.
+
+The kernel (shaders/derivatives.slang) takes the network's input gradient with fwd_diff inside
+the loss and the loss's gradient with bwd_diff through it; it runs on the per-thread gradient
+paths (thread accumulators and group tiles), which the other paths leave to them."""
+
+from __future__ import annotations
+
+from ..errors import UserError
+from .encodings import ENCODINGS
+
+
+def derivatives_on(config) -> bool:
+    """Whether `config` trains on derivatives: the compiled step differs where it does."""
+    return config.grad_weight > 0 or config.eikonal > 0
+
+
+def check_derivative_loss(config) -> None:
+    """A one-line UserError where a derivative term is asked of a run that cannot take it."""
+    if not derivatives_on(config):
+        return
+    term = "--grad-weight" if config.grad_weight > 0 else "--eikonal"
+    if config.dataset:
+        raise UserError(
+            f"{term} needs a truth with derivatives (targets, a Slang file or an image): "
+            "a dataset's points have no gradient between them"
+        )
+    if ENCODINGS[config.encoding].trained:
+        raise UserError(
+            f"{term} is not available with the {config.encoding} encoding: its tables' gradients are "
+            "summed by a custom derivative, which Slang cannot differentiate again; use one of "
+            f"{', '.join(name for name, e in ENCODINGS.items() if not e.trained)}"
+        )

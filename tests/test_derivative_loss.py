@@ -1,0 +1,141 @@
+"""Training on derivatives: the kernels' gradient of the nested loss (Sobolev and eikonal terms,
+bwd_diff of fwd_diff on the GPU) against central differences of a float64 numpy twin of the same
+loss, written from its definition (tests/reference.py's forward mode; the truth's gradient by
+central differences of the target in numpy, not from Slang)."""
+
+import json
+
+import numpy as np
+import pytest
+from helpers import gpu_loss_and_gradient, run_headless
+from reference import forward_with_input_gradients, sample_points, truth_values
+
+from app.config.config import Config, validate
+from app.errors import UserError
+from app.kernels.planning import plan_for
+
+
+def _truth_gradient(config, x, y, h=1e-6):
+    """(N, outputs, 2): the targets' gradient by central differences in float64."""
+    x, y = x.astype(np.float64), y.astype(np.float64)
+    dx = (truth_values(config, x + h, y) - truth_values(config, x - h, y)) / (2 * h)
+    dy = (truth_values(config, x, y + h) - truth_values(config, x, y - h)) / (2 * h)
+    return np.stack([dx, dy], axis=2)
+
+
+def nested_loss(config, params, x, y, truth, truth_gradient) -> float:
+    """The mean over samples of sum_o (f - t)^2 + grad_weight |grad f - grad t|^2
+    + eikonal (|grad f| - 1)^2, in float64."""
+    out, gradient, _ = forward_with_input_gradients(config, params.astype(np.float64), x, y)
+    value = ((out - truth) ** 2).sum(axis=1)
+    sobolev = ((gradient - truth_gradient) ** 2).sum(axis=(1, 2))
+    eikonal = ((np.sqrt((gradient**2).sum(axis=2)) - 1.0) ** 2).sum(axis=1)
+    return float(np.mean(value + config.grad_weight * sobolev + config.eikonal * eikonal))
+
+
+def numeric_gradient(config, params, step=0, h=1e-6):
+    x, y = sample_points(config.seed, step, config.batch_size, config.domain)
+    truth, truth_gradient = truth_values(config, x, y), _truth_gradient(config, x, y)
+    params = params.astype(np.float64)
+    gradient = np.zeros_like(params)
+    for i in range(params.size):
+        plus, minus = params.copy(), params.copy()
+        plus[i] += h
+        minus[i] -= h
+        gradient[i] = (
+            nested_loss(config, plus, x, y, truth, truth_gradient)
+            - nested_loss(config, minus, x, y, truth, truth_gradient)
+        ) / (2 * h)
+    return nested_loss(config, params, x, y, truth, truth_gradient), gradient
+
+
+def _assert_close(gpu, ref, rel):
+    scale = np.max(np.abs(ref))
+    assert scale > 1e-6, "the reference gradient is zero: nothing is checked"
+    error = np.max(np.abs(gpu - ref)) / scale
+    assert error < rel, f"max error {error:.3g} of scale {scale:.3g}"
+
+
+@pytest.mark.parametrize("activation", ["tanh", "sigmoid", "sin", "leaky_relu"])
+@pytest.mark.parametrize("encoding", ["poly2", "raw", "fourier"])
+def test_sobolev_gradient_matches_numpy(make_trainer, activation, encoding):
+    trainer = make_trainer(
+        activation=activation,
+        encoding=encoding,
+        frequencies=1,
+        hidden=[6],
+        targets=["sin(3*x)*cos(2*y)", "x*y + 0.5*x"],
+        grad_weight=0.7,
+        batch_size=64,
+        seed=3,
+    )
+    assert trainer.plan.gradient_path == "thread" and trainer.plan.derivatives
+    gpu_l, gpu_g = gpu_loss_and_gradient(trainer)
+    ref_l, ref_g = numeric_gradient(trainer.config, trainer.parameters())
+    assert abs(gpu_l - ref_l) / ref_l < 1e-4
+    assert np.count_nonzero(gpu_g) > 0.5 * gpu_g.size
+    _assert_close(gpu_g, ref_g, 1e-3)
+
+
+@pytest.mark.parametrize("terms", [dict(eikonal=0.5), dict(grad_weight=2.0, eikonal=0.25)])
+def test_eikonal_gradient_on_group_tiles(make_trainer, terms):
+    """A network past the thread accumulators' size: group tiles sum the three outer products."""
+    trainer = make_trainer(
+        activation="tanh",
+        hidden=[24, 12],
+        targets=["sqrt(x*x + y*y) - 0.5"],
+        batch_size=96,
+        seed=5,
+        **terms,
+    )
+    assert trainer.plan.gradient_path == "group"
+    gpu_l, gpu_g = gpu_loss_and_gradient(trainer)
+    ref_l, ref_g = numeric_gradient(trainer.config, trainer.parameters())
+    assert abs(gpu_l - ref_l) / ref_l < 1e-4
+    _assert_close(gpu_g, ref_g, 1e-3)
+
+
+def test_half_precision_gradient(make_trainer):
+    trainer = make_trainer(
+        activation="tanh", precision="half", hidden=[8], targets=["sin(3*x)*cos(2*y)"], grad_weight=1.0,
+        batch_size=128, seed=2,
+    )  # fmt: skip
+    _, gpu_g = gpu_loss_and_gradient(trainer)
+    params = trainer.parameters().astype(np.float16).astype(np.float64)
+    _, ref_g = numeric_gradient(trainer.config, params)
+    _assert_close(gpu_g, ref_g, 5e-2)  # half arithmetic: ~3 significant digits
+
+
+def test_only_the_per_thread_paths_train_on_derivatives():
+    wide = validate(Config(hidden=[64, 64], precision="half", grad_weight=1.0))
+    assert plan_for(wide, tensor_cores=True).gradient_path == "group"
+    assert plan_for(wide.replace(grad_weight=0.0), tensor_cores=True).gradient_path != "group"
+    small = validate(Config(hidden=[8], precision="half", eikonal=0.1))
+    assert plan_for(small).gradient_path == "thread"  # not the half2 pairs, which have no nested pass
+    assert plan_for(small.replace(eikonal=0.0)).gradient_path == "pairs"
+
+
+@pytest.mark.parametrize(
+    "fields,message",
+    [
+        (dict(encoding="hashgrid"), "not available with the hashgrid encoding"),
+        (dict(dataset={"generator": "spiral"}), "a dataset's points have no gradient"),
+        (dict(grad_weight=-1.0), "gradient weight must be between 0 and 100"),
+    ],
+)
+def test_runs_that_cannot_take_derivative_terms(fields, message):
+    with pytest.raises(UserError, match=message):
+        validate(Config(**{"grad_weight": 1.0, **fields}))
+
+
+def test_sobolev_training_fits_slopes(tmp_path):
+    """The known effect, measured: with 256 samples a step and tanh, derivative supervision ends
+    with a derivative eval loss at most half that of the value loss alone, after the same steps."""
+    losses = {}
+    for weight in ("0", "1"):
+        out = tmp_path / f"weight{weight}"
+        args = ["--target", "sin(3*x)*cos(2*y)", "--activation", "tanh", "--hidden", "16", "--batch-size", "256"]
+        run = run_headless(tmp_path, *args, "--iterations", "300", "--grad-weight", weight, "--out", str(out))
+        assert run.returncode == 0, run.stderr
+        losses[weight] = json.loads((out / "summary.json").read_text())["eval_grad_loss"]
+    assert losses["1"] <= 0.5 * losses["0"], losses
