@@ -68,6 +68,7 @@ def activate(name: str, z: np.ndarray) -> np.ndarray:
         "tanh": lambda: np.tanh(z),
         "sigmoid": lambda: 1.0 / (1.0 + np.exp(-z)),
         "sin": lambda: np.sin(z),
+        "softplus": lambda: np.logaddexp(0.0, z),
     }[name]()
 
 
@@ -90,6 +91,8 @@ def activation_derivative(name: str, z: np.ndarray) -> np.ndarray:
         return s * (1.0 - s)
     if name == "sin":
         return np.cos(z)
+    if name == "softplus":
+        return np.exp(-np.logaddexp(0.0, -z))  # sigmoid(z) = 1 / (1 + e^-z), without overflow
     raise ValueError(name)
 
 

@@ -52,11 +52,20 @@ def _network_differences(trainer, h):
         dict(encoding="raw", activation="sin", output_activation="tanh"),
         dict(activation="sigmoid", hidden=[12, 12, 12]),
         dict(precision="half", activation="tanh"),
+        dict(encoding="raw", activation="softplus", output_activation="softplus", hidden=[12, 12]),
         # on a CPU driver the wide float networks above take lane tiles, whose evaluation loops
         # over a layer table (app/kernels/shadergen/lanes.py): this one keeps the GPUs' chain of layers
         dict(encoding="fourier", frequencies=3, activation="relu", hidden=[24, 16], lane_tiles=False),
     ],
-    ids=["leaky_relu", "fourier-relu-wide", "raw-sin", "sigmoid-3-layers", "half", "fourier-relu-wide-gpu-path"],
+    ids=[
+        "leaky_relu",
+        "fourier-relu-wide",
+        "raw-sin",
+        "sigmoid-3-layers",
+        "half",
+        "raw-softplus",
+        "fourier-relu-wide-gpu-path",
+    ],
 )
 def test_network_derivatives_match_central_differences(gpu, monkeypatch, make_trainer, fields):
     fields = dict(fields)

@@ -6,7 +6,7 @@ import pytest
 from helpers import gpu_loss, gpu_loss_and_gradient
 from reference import loss_and_gradient, sample_points, truth_values
 
-ACTIVATIONS = ["leaky_relu", "relu", "tanh", "sigmoid", "sin"]
+ACTIVATIONS = ["leaky_relu", "relu", "tanh", "sigmoid", "sin", "softplus"]
 
 
 def _reference(trainer, step=0, params=None):
@@ -57,7 +57,14 @@ def test_half_gradient_matches_numpy(make_trainer, activation):
 
 @pytest.mark.parametrize(
     "activation,precision",
-    [("tanh", "float"), ("sin", "float"), ("sigmoid", "float"), ("leaky_relu", "float"), ("tanh", "half")],
+    [
+        ("tanh", "float"),
+        ("sin", "float"),
+        ("sigmoid", "float"),
+        ("leaky_relu", "float"),
+        ("softplus", "float"),
+        ("tanh", "half"),
+    ],
 )
 def test_gradient_matches_finite_differences(make_trainer, activation, precision):
     trainer = make_trainer(
@@ -83,6 +90,25 @@ def test_gradient_matches_finite_differences(make_trainer, activation, precision
             numeric,
             gradient[index],
         )
+
+
+@pytest.mark.parametrize("activation", ["softplus"])
+def test_sgd_training_matches_a_numpy_training_run(make_trainer, activation):
+    """Five plain SGD steps on the GPU against five in float64 numpy from the same start, each on
+    its step's batch (tests/reference.py's sampler and backward pass), the activation in the
+    hidden layers and at the output."""
+    trainer = make_trainer(
+        activation=activation, output_activation=activation, optimizer="sgd", lr=0.05, beta1=0.0,
+        hidden=[12, 7], batch_size=300, seed=4,
+    )  # fmt: skip
+    c, params = trainer.config, trainer.parameters().astype(np.float64)
+    for step in range(5):
+        x, y = sample_points(c.seed, step, c.batch_size, c.domain)
+        params -= c.lr * loss_and_gradient(c, params, x, y, truth_values(c, x, y))[1]
+    start = trainer.parameters()
+    trainer.train(5)
+    assert np.abs(params - start).max() > 1e-3, "the steps move the network"
+    np.testing.assert_allclose(trainer.parameters(), params, rtol=0, atol=1e-6 * np.abs(params).max())
 
 
 def test_sampler_matches_numpy_port(make_trainer):
@@ -197,8 +223,10 @@ def test_half_pairs_count_every_sample_once(make_trainer):
             hidden=[68, 132, 8], encoding="fourier", frequencies=1, targets=["x*y", "sin(3*x)", "y"], batch_size=2_500
         ),
         dict(hidden=[16, 16], activation="sigmoid", output_activation="tanh", batch_size=300),
+        # derivativeFromOutput's 1 - e^-h, in the hidden layers and at the output
+        dict(hidden=[16, 16], activation="softplus", output_activation="softplus", batch_size=300),
     ],
-    ids=["68-132-8 fourier", "16-16 sigmoid"],
+    ids=["68-132-8 fourier", "16-16 sigmoid", "16-16 softplus"],
 )
 def test_lane_tiles_gradient_matches_numpy(gpu, monkeypatch, make_trainer, fields):
     """The CPU drivers' path for wide float networks (shaders/lanes.slang)."""

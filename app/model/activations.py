@@ -29,7 +29,8 @@ class Activation:
     relu_like: bool = False  # He initialisation instead of Glorot
     # Its derivative follows from its output (one-to-one, or piecewise with the pieces told apart
     # by the output's sign): the tiled kernels keep outputs, not pre-activations, and derive the
-    # gradient from them (shaders/activations.slang). Sine is neither; paths that need it say so.
+    # gradient from them (shaders/activations.slang). Sine and SiLU are neither (SiLU falls to a
+    # minimum near z = -1.28 and rises again); paths that need it say so.
     derivative_from_output: bool = True
     params: dict = field(default_factory=dict)  # extra network.json fields, e.g. the slope
 
@@ -43,6 +44,11 @@ class Activation:
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         return 1.0 / (1.0 + np.exp(-z))
+
+
+def _softplus(z: np.ndarray) -> np.ndarray:
+    """log(1 + e^z) as max(z, 0) + log(1 + e^-|z|): the exponential is at most 1, never overflows."""
+    return np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))
 
 
 ACTIVATIONS: dict[str, Activation] = {
@@ -60,6 +66,9 @@ ACTIVATIONS: dict[str, Activation] = {
         Activation("tanh", "Tanh", np.tanh, "tanh({z})"),
         Activation("sigmoid", "Sigmoid", _sigmoid, "1.0 / (1.0 + exp(-{z}))"),
         Activation("sin", "Sine", np.sin, "sin({z})", derivative_from_output=False),
+        # Each branch's exponential has an argument <= 0, so neither overflows; Slang differentiates
+        # the branch taken, and its derivative is sigmoid(z) on both.
+        Activation("softplus", "Softplus", _softplus, "{z} > 0.0 ? {z} + log(1.0 + exp(-{z})) : log(1.0 + exp({z}))"),
         Activation("identity", "Identity", lambda z: z, "{z}"),
     )
 }

@@ -1,0 +1,96 @@
+"""The activations one by one: the app's numpy twins against closed forms, far out where a naive
+exponential overflows too, and each Slang struct of shaders/activations.slang on the GPU (its
+value, hand-written derivative, derivative from its output, and Slang's forward and backward
+derivatives of `apply`) against tests/reference.py's own numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import slangpy as spy
+from reference import activate, activation_derivative
+
+from app.model.activations import ACTIVATIONS, slang_constants
+
+MODERATE = np.linspace(-8.0, 8.0, 161) + 0.03125  # off the ReLU kink at 0, exact in float32
+# Pre-activations where e^|z| overflows float32 (past 88.7) and float64 (past 709.8).
+FAR = np.array([-1000.0, -100.0, -90.0, -30.0, 30.0, 90.0, 100.0, 1000.0])
+SMOOTH = ["softplus"]  # the activations trained on derivatives: checked far out too
+
+
+def _closed_form(name: str, z: np.ndarray) -> np.ndarray:
+    """From the definitions, in float64 at moderate z."""
+    return {"softplus": lambda: np.log(1.0 + np.exp(z))}[name]()
+
+
+@pytest.mark.parametrize("name", SMOOTH)
+def test_numpy_twins_match_their_closed_forms(name):
+    np.testing.assert_allclose(ACTIVATIONS[name].numpy(MODERATE), _closed_form(name, MODERATE), rtol=1e-12)
+
+
+def test_softplus_twin_does_not_overflow_far_out():
+    softplus = ACTIVATIONS["softplus"].numpy
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        far = softplus(FAR)
+        far32 = softplus(FAR.astype(np.float32))
+    # log(1 + e^z) is z + log(1 + e^-z) = z + e^-z (1 + O(e^-z)) for large z, and e^z (1 + O(e^z))
+    # for very negative z.
+    expected = np.where(FAR > 0, FAR + np.exp(-np.abs(FAR)), np.exp(-np.abs(FAR)))
+    np.testing.assert_allclose(far, expected, rtol=1e-12, atol=0.0)
+    assert softplus(np.float64(100.0)) == 100.0 and softplus(np.float64(-100.0)) == pytest.approx(3.720076e-44)
+    assert far32.dtype == np.float32 and np.all(np.isfinite(far32))
+    assert far32[FAR == 100.0] == np.float32(100.0) and 0.0 <= far32[FAR == -100.0] <= 4e-44  # or flushed to 0
+
+
+@pytest.fixture(scope="module")
+def structs(device):
+    """Every activation's struct, called through small wrappers compiled with the app's library."""
+    wrappers = []
+    for a in ACTIVATIONS.values():
+        s = a.slang
+        wrappers.append(f"""
+float apply_{s}(float z) {{ return {s}.apply(z); }}
+float derivative_{s}(float z) {{ return {s}.derivative(z); }}
+float fromOutput_{s}(float z) {{ return {s}.derivativeFromOutput({s}.apply(z)); }}
+float fwd_{s}(float z) {{ return fwd_diff({s}.apply)(diffPair(z, 1.0)).d; }}
+float bwd_{s}(float z) {{ var p = diffPair(z); bwd_diff({s}.apply)(p, 1.0); return p.d; }}""")
+    source = slang_constants() + '\n#include "activations.slang"\n' + "".join(wrappers)
+    return spy.Module.load_from_source(device, "test_activation_structs", source)
+
+
+def _call(structs, function: str, z: np.ndarray) -> np.ndarray:
+    return getattr(structs, function)(z.astype(np.float32), _result="numpy").astype(np.float64)
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_slang_structs_match_numpy(structs, name):
+    """apply, the training kernels' derivative, and Slang's fwd_diff (the derivative views') and
+    bwd_diff of apply, within float32 rounding of the reference at moderate z."""
+    s, z = ACTIVATIONS[name].slang, MODERATE.astype(np.float32).astype(np.float64)
+    value, slope = activate(name, z), activation_derivative(name, z)
+    np.testing.assert_allclose(_call(structs, f"apply_{s}", z), value, rtol=2e-6, atol=2e-6)
+    for function in ("derivative", "fwd", "bwd"):
+        np.testing.assert_allclose(_call(structs, f"{function}_{s}", z), slope, rtol=2e-6, atol=2e-6, err_msg=function)
+
+
+@pytest.mark.parametrize("name", [name for name, a in ACTIVATIONS.items() if a.derivative_from_output])
+def test_derivative_from_output_matches_the_derivative(structs, name):
+    """The tiled kernels' derivative, from h = apply(z), where the activation says it can."""
+    s, z = ACTIVATIONS[name].slang, MODERATE.astype(np.float32).astype(np.float64)
+    np.testing.assert_allclose(_call(structs, f"fromOutput_{s}", z), activation_derivative(name, z), atol=2e-6)
+
+
+@pytest.mark.parametrize("name", SMOOTH)
+def test_slang_structs_stay_finite_and_right_far_out(structs, name):
+    """Where e^|z| overflows float32: values and every derivative finite and near the reference.
+    The derivatives keep their relative accuracy (float32 flushes e^-100 to zero or keeps it as a
+    denormal: within 1e-37 either way); a value such as log(1 + e^-30) is 0 in float32 (1 + e^-30
+    rounds to 1), within 6e-8, half an ulp of 1."""
+    s, z = ACTIVATIONS[name].slang, FAR
+    with np.errstate(over="ignore"):
+        value, slope = activate(name, z), activation_derivative(name, z)
+    for function, expected, atol in (("apply", value, 6e-8), ("derivative", slope, 1e-37), ("fwd", slope, 1e-37),
+                                     ("bwd", slope, 1e-37)):  # fmt: skip
+        got = _call(structs, f"{function}_{s}", z)
+        assert np.all(np.isfinite(got)), (function, got)
+        np.testing.assert_allclose(got, expected, rtol=2e-6, atol=atol, err_msg=function)
