@@ -69,6 +69,7 @@ def activate(name: str, z: np.ndarray) -> np.ndarray:
         "sigmoid": lambda: 1.0 / (1.0 + np.exp(-z)),
         "sin": lambda: np.sin(z),
         "softplus": lambda: np.logaddexp(0.0, z),
+        "silu": lambda: z * np.exp(-np.logaddexp(0.0, -z)),  # z / (1 + e^-z), without overflow
     }[name]()
 
 
@@ -93,6 +94,9 @@ def activation_derivative(name: str, z: np.ndarray) -> np.ndarray:
         return np.cos(z)
     if name == "softplus":
         return np.exp(-np.logaddexp(0.0, -z))  # sigmoid(z) = 1 / (1 + e^-z), without overflow
+    if name == "silu":
+        s = np.exp(-np.logaddexp(0.0, -z))
+        return s + z * s * (1.0 - s)
     raise ValueError(name)
 
 

@@ -10,17 +10,19 @@ import pytest
 import slangpy as spy
 from reference import activate, activation_derivative
 
+from app.config.config import Config, validate
+from app.kernels.planning import plan_for
 from app.model.activations import ACTIVATIONS, slang_constants
 
 MODERATE = np.linspace(-8.0, 8.0, 161) + 0.03125  # off the ReLU kink at 0, exact in float32
 # Pre-activations where e^|z| overflows float32 (past 88.7) and float64 (past 709.8).
 FAR = np.array([-1000.0, -100.0, -90.0, -30.0, 30.0, 90.0, 100.0, 1000.0])
-SMOOTH = ["softplus"]  # the activations trained on derivatives: checked far out too
+SMOOTH = ["softplus", "silu"]  # the activations trained on derivatives: checked far out too
 
 
 def _closed_form(name: str, z: np.ndarray) -> np.ndarray:
     """From the definitions, in float64 at moderate z."""
-    return {"softplus": lambda: np.log(1.0 + np.exp(z))}[name]()
+    return {"softplus": lambda: np.log(1.0 + np.exp(z)), "silu": lambda: z / (1.0 + np.exp(-z))}[name]()
 
 
 @pytest.mark.parametrize("name", SMOOTH)
@@ -40,6 +42,45 @@ def test_softplus_twin_does_not_overflow_far_out():
     assert softplus(np.float64(100.0)) == 100.0 and softplus(np.float64(-100.0)) == pytest.approx(3.720076e-44)
     assert far32.dtype == np.float32 and np.all(np.isfinite(far32))
     assert far32[FAR == 100.0] == np.float32(100.0) and 0.0 <= far32[FAR == -100.0] <= 4e-44  # or flushed to 0
+
+
+def test_silu_twin_does_not_overflow_far_out():
+    silu = ACTIVATIONS["silu"].numpy
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        far = silu(FAR)
+        far32 = silu(FAR.astype(np.float32))
+    # z / (1 + e^-z) is z (1 - e^-z) for large z, and z e^z for very negative z, to O(e^-2|z|).
+    expected = np.where(FAR > 0, FAR * (1.0 - np.exp(-np.abs(FAR))), FAR * np.exp(-np.abs(FAR)))
+    np.testing.assert_allclose(far, expected, rtol=1e-12, atol=0.0)
+    assert silu(np.float64(100.0)) == 100.0 and silu(np.float64(-100.0)) == pytest.approx(-3.720076e-42)
+    assert far32.dtype == np.float32 and np.all(np.isfinite(far32))
+    assert far32[FAR == 100.0] == np.float32(100.0) and -4e-42 <= far32[FAR == -100.0] <= 0.0  # or flushed to 0
+
+
+def test_tiled_paths_decline_silu_as_they_decline_sin():
+    """SiLU is not one-to-one (silu(-3) = -0.142 = silu(-0.343)), so its derivative does not follow
+    from its output: a network too wide for thread accumulators takes group tiles, on tensor cores too,
+    hidden or at the output; softplus, one-to-one, keeps the tiled paths."""
+    assert not ACTIVATIONS["silu"].derivative_from_output and ACTIVATIONS["softplus"].derivative_from_output
+    silu = ACTIVATIONS["silu"].numpy
+    other = _other_z_of(silu, -3.0)
+    assert other == pytest.approx(-0.343, abs=1e-3) and silu(np.float64(other)) == pytest.approx(silu(-3.0), abs=1e-12)
+    wide = dict(hidden=[64, 64], precision="half")
+    for fields in (dict(activation="sin"), dict(activation="silu"), dict(output_activation="silu")):
+        for tensor_cores, cpu in ((True, False), (False, False), (False, True)):
+            plan = plan_for(validate(Config(**wide, **fields)), tensor_cores=tensor_cores, cpu=cpu)
+            assert plan.gradient_path == "group", (fields, tensor_cores, cpu, plan.gradient_path)
+    softplus = plan_for(validate(Config(**wide, activation="softplus")), tensor_cores=True)
+    assert softplus.gradient_path == "fused"
+
+
+def _other_z_of(f, z: float) -> float:
+    """The z' on the other side of SiLU's minimum (-1.278) with f(z') = f(z), by bisection."""
+    low, high = -1.2784645, 0.0  # f rises from its minimum to f(0) = 0 here
+    for _ in range(200):
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if f(np.float64(middle)) < f(np.float64(z)) else (low, middle)
+    return 0.5 * (low + high)
 
 
 @pytest.fixture(scope="module")

@@ -53,6 +53,7 @@ def _network_differences(trainer, h):
         dict(activation="sigmoid", hidden=[12, 12, 12]),
         dict(precision="half", activation="tanh"),
         dict(encoding="raw", activation="softplus", output_activation="softplus", hidden=[12, 12]),
+        dict(encoding="raw", activation="silu", output_activation="silu", hidden=[12, 12]),
         # on a CPU driver the wide float networks above take lane tiles, whose evaluation loops
         # over a layer table (app/kernels/shadergen/lanes.py): this one keeps the GPUs' chain of layers
         dict(encoding="fourier", frequencies=3, activation="relu", hidden=[24, 16], lane_tiles=False),
@@ -64,6 +65,7 @@ def _network_differences(trainer, h):
         "sigmoid-3-layers",
         "half",
         "raw-softplus",
+        "raw-silu",
         "fourier-relu-wide-gpu-path",
     ],
 )

@@ -25,8 +25,11 @@ CONFIGS = {
         encoding="fourier", frequencies=2, hidden=[12, 8], activation="tanh", output_activation="sigmoid"
     ),
     "raw, sin, three layers": dict(encoding="raw", activation="sin", hidden=[8, 8, 8]),
-    "raw, softplus hidden and output": dict(
-        encoding="raw", activation="softplus", output_activation="softplus", hidden=[8, 8]
+    "raw, softplus hidden, silu output": dict(
+        encoding="raw", activation="softplus", output_activation="silu", hidden=[8, 8]
+    ),
+    "raw, silu hidden, softplus output": dict(
+        encoding="raw", activation="silu", output_activation="softplus", hidden=[8, 8]
     ),
     "relu, two targets, other domain": dict(
         activation="relu", hidden=[24], targets=["x*y", "sin(3*x) + y"], domain=[0.0, 2.0, -0.5, 0.5]

@@ -19,11 +19,11 @@ NETWORKS = {
     "float: relu (fourier, 2 layers)": dict(encoding="fourier", frequencies=3, activation="relu", hidden=[24, 16]),
     "float: sin, tanh": dict(encoding="raw", activation="sin", output_activation="tanh"),
     "float: sigmoid (3 layers)": dict(activation="sigmoid", hidden=[12, 12, 12]),
-    "float: softplus, identity": dict(activation="softplus"),
+    "float: softplus, silu": dict(activation="softplus", output_activation="silu"),
     "half: tanh, identity": dict(precision="half", activation="tanh"),
     "half: leaky_relu, sigmoid": dict(precision="half", output_activation="sigmoid"),
     "half: relu, sin": dict(precision="half", activation="relu", output_activation="sin"),
-    "half: tanh, softplus": dict(precision="half", activation="tanh", output_activation="softplus"),
+    "half: silu, softplus": dict(precision="half", activation="silu", output_activation="softplus"),
 }
 
 

@@ -6,7 +6,7 @@ import pytest
 from helpers import gpu_loss, gpu_loss_and_gradient
 from reference import loss_and_gradient, sample_points, truth_values
 
-ACTIVATIONS = ["leaky_relu", "relu", "tanh", "sigmoid", "sin", "softplus"]
+ACTIVATIONS = ["leaky_relu", "relu", "tanh", "sigmoid", "sin", "softplus", "silu"]
 
 
 def _reference(trainer, step=0, params=None):
@@ -63,6 +63,7 @@ def test_half_gradient_matches_numpy(make_trainer, activation):
         ("sigmoid", "float"),
         ("leaky_relu", "float"),
         ("softplus", "float"),
+        ("silu", "float"),
         ("tanh", "half"),
     ],
 )
@@ -92,7 +93,7 @@ def test_gradient_matches_finite_differences(make_trainer, activation, precision
         )
 
 
-@pytest.mark.parametrize("activation", ["softplus"])
+@pytest.mark.parametrize("activation", ["softplus", "silu"])
 def test_sgd_training_matches_a_numpy_training_run(make_trainer, activation):
     """Five plain SGD steps on the GPU against five in float64 numpy from the same start, each on
     its step's batch (tests/reference.py's sampler and backward pass), the activation in the
@@ -109,6 +110,19 @@ def test_sgd_training_matches_a_numpy_training_run(make_trainer, activation):
     trainer.train(5)
     assert np.abs(params - start).max() > 1e-3, "the steps move the network"
     np.testing.assert_allclose(trainer.parameters(), params, rtol=0, atol=1e-6 * np.abs(params).max())
+
+
+@pytest.mark.parametrize("activation,output_activation", [("silu", "identity"), ("tanh", "silu")])
+def test_wide_silu_networks_take_group_tiles_and_match_numpy(make_trainer, activation, output_activation):
+    """SiLU's derivative needs its input (the lane and workgroup tiles keep outputs only): a network
+    too wide for thread accumulators, SiLU hidden or at the output, sums its gradients on group
+    tiles, which keep pre-activations."""
+    trainer = make_trainer(hidden=[64, 64], activation=activation, output_activation=output_activation, batch_size=300)
+    assert trainer.plan.gradient_path == "group"
+    gpu_l, gpu_g = gpu_loss_and_gradient(trainer)
+    ref_l, ref_g = _reference(trainer)
+    assert abs(gpu_l - ref_l) / ref_l < 1e-5
+    _assert_close(gpu_g, ref_g, 1e-5)
 
 
 def test_sampler_matches_numpy_port(make_trainer):

@@ -51,6 +51,12 @@ def _softplus(z: np.ndarray) -> np.ndarray:
     return np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))
 
 
+def _silu(z: np.ndarray) -> np.ndarray:
+    """z sigmoid(z), sigmoid as 1 / (1 + e^-|z|) for z >= 0 and e^-|z| / (1 + e^-|z|) below: no overflow."""
+    small = np.exp(-np.abs(z))
+    return z * np.where(z >= 0, 1.0, small) / (1.0 + small)
+
+
 ACTIVATIONS: dict[str, Activation] = {
     a.name: a
     for a in (
@@ -69,6 +75,13 @@ ACTIVATIONS: dict[str, Activation] = {
         # Each branch's exponential has an argument <= 0, so neither overflows; Slang differentiates
         # the branch taken, and its derivative is sigmoid(z) on both.
         Activation("softplus", "Softplus", _softplus, "{z} > 0.0 ? {z} + log(1.0 + exp(-{z})) : log(1.0 + exp({z}))"),
+        Activation(
+            "silu",
+            "SiLU",
+            _silu,
+            "{z} >= 0.0 ? {z} / (1.0 + exp(-{z})) : {z} * exp({z}) / (1.0 + exp({z}))",
+            derivative_from_output=False,
+        ),
         Activation("identity", "Identity", lambda z: z, "{z}"),
     )
 }
