@@ -1,0 +1,86 @@
+"""Boundary points from a CSV file: columns x,y or x,y,nx,ny (a header line naming them is
+optional; blank lines and lines starting with # are skipped), at least MIN_POINTS of them.
+
+The grid holds the exact distance from each pixel centre to the nearest point. With normals
+(outward; normalised here, so any length but zero), it is signed by the nearest point q's normal
+n: negative where (p - q) . n < 0, the inside. Without them it is UNSIGNED, never negative:
+points alone do not say which side is inside. A distance to points is not the distance to the
+curve through them: between two points at spacing s it is up to s/2 too large near the curve,
+so dense points give a good truth and sparse ones a scalloped one."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import UserError, read_user_text
+from .segments import nearest_segment
+
+MIN_POINTS = 3
+MAX_POINTS = 1_000_000
+MAX_FILE_BYTES = 64 << 20
+HEADERS = (("x", "y"), ("x", "y", "nx", "ny"))
+
+
+def _numbers(fields: list[str]) -> list[float] | None:
+    try:
+        values = [float(field) for field in fields]
+    except ValueError:
+        return None
+    return values if all(math.isfinite(v) for v in values) else None
+
+
+def _rows(text: str, name: str) -> list[tuple[int, list[float]]]:
+    """(line number, values) of each data line, all of 2 or all of 4 finite numbers."""
+    rows: list[tuple[int, list[float]]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        fields = [field.strip() for field in stripped.split(",")]
+        if not rows and tuple(field.lower() for field in fields) in HEADERS:
+            continue
+        values = _numbers(fields)
+        columns = len(rows[0][1]) if rows else None
+        if values is None or len(values) not in (2, 4) or (columns and len(values) != columns):
+            expected = f"{columns} numbers like the lines before it" if columns else "x,y or x,y,nx,ny (finite numbers)"
+            raise UserError(f"points file {name} line {number}: expected {expected}, got {stripped[:60]!r}")
+        rows.append((number, values))
+        if len(rows) > MAX_POINTS:
+            raise UserError(f"points file {name} has more than {MAX_POINTS:,} points")
+    return rows
+
+
+def read_points(path: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """The points (n, 2) float64 and their unit normals (n, 2), or None without normal columns."""
+    name = repr(str(path))
+    rows = _rows(read_user_text(path, "points file", MAX_FILE_BYTES), name)
+    if len(rows) < MIN_POINTS:
+        raise UserError(f"points file {name} has {len(rows)} points: at least {MIN_POINTS} are needed")
+    values = np.array([row for _, row in rows])
+    if values.shape[1] == 2:
+        return values, None
+    length = np.hypot(values[:, 2], values[:, 3])
+    if (length == 0).any():
+        line = rows[int(np.argmax(length == 0))][0]
+        raise UserError(f"points file {name} line {line}: the normal (nx, ny) is zero")
+    return values[:, :2], values[:, 2:] / length[:, None]
+
+
+def points_distance(points: np.ndarray, normals: np.ndarray | None, xy: np.ndarray) -> np.ndarray:
+    """Distance (n,) float64 from xy to the nearest point, signed by its normal where given."""
+    distance, nearest = nearest_segment(xy, points, points)
+    if normals is None:
+        return distance
+    side = np.sum((xy - points[nearest]) * normals[nearest], axis=1)
+    return np.where(side < 0, -distance, distance)
+
+
+def check_points_in_domain(name: str, points: np.ndarray, domain) -> None:
+    x0, x1, y0, y1 = domain
+    within = (points[:, 0] >= x0) & (points[:, 0] <= x1) & (points[:, 1] >= y0) & (points[:, 1] <= y1)
+    if not within.any():
+        raise UserError(
+            f"shape {name} lies entirely outside the domain [{x0:g}, {x1:g}, {y0:g}, {y1:g}]: none of its points is in it"
+        )
