@@ -77,8 +77,11 @@ def _tokens(data: str, where: str) -> list[str]:
     while at < len(data):
         match = _TOKEN.match(data, at)
         if match is None:
-            if data[at:].strip(" \t\r\n,"):
-                raise UserError(f"{where}: cannot read path data at character {at + 1}: {data[at : at + 12]!r}")
+            rest = data[at:].lstrip(" \t\r\n,")
+            if rest:
+                raise UserError(
+                    f"{where}: cannot read path data at character {len(data) - len(rest) + 1}: {rest[:12]!r}"
+                )
             break
         tokens.append(match.group(1))
         at = match.end()
