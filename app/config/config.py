@@ -19,6 +19,8 @@ from ..errors import UserError
 from ..model import activations, derivative_loss, encodings, half_range, hashgrid, optimizers
 from ..resources import asset
 from ..truth.image_truth import CHANNEL_NAMES, check_image
+from ..truth.sdf_truth import check_sdf
+from ..truth.shapes import BUILTINS
 from ..truth.targets import TUTORIAL_TARGETS
 from .checks import (
     MAX_FREQUENCIES,
@@ -68,6 +70,10 @@ _FIXED_FEATURES = [
 _FEATURES_HELP = (
     f"the Playground's input features, comma-separated: {','.join(FEATURES)} (implies --encoding features; "
     f"{' and '.join(_FIXED_FEATURES)})"
+)
+_SDF_HELP = (
+    f"learn a shape's signed distance field (negative inside): {', '.join(BUILTINS)}, A+B (a smooth union), "
+    "or an .svg (filled paths), .png/.jpg silhouette (dark is inside) or .csv of boundary points x,y,nx,ny"
 )
 _CLASSES = ", ".join(name for name, g in GENERATORS.items() if g.classify)
 _VALUES = ", ".join(name for name, g in GENERATORS.items() if not g.classify)
@@ -156,6 +162,13 @@ class Config:
     dataset: dict | None = spec_field(
         None, TRUTH, "dataset", check_dataset,
         Flag("--dataset", _DATASET_HELP, "NAME|PATH.csv", parse="text", dest="dataset_source"),
+        in_network_file=True,
+    )
+    # A signed distance field instead (app/truth/sdf_truth.py): the shape's spec, a built-in's name or
+    # a file's path; one output, the distance, negative inside.
+    sdf: str | None = spec_field(
+        None, TRUTH, "sdf", check_sdf,
+        Flag("--sdf", _SDF_HELP, "SHAPE", parse="text"),
         in_network_file=True,
     )
     # How a generator makes its points and how they split; live changes (app/train/point_data.py)
@@ -248,6 +261,8 @@ class Config:
             return problem_of(self.dataset).outputs
         if self.image:
             return self.image["channels"]
+        if self.sdf:
+            return 1
         return self.slang_target["count"] if self.slang_target else len(self.targets)
 
     def target_labels(self) -> list[str]:
@@ -256,6 +271,8 @@ class Config:
             return problem_of(self.dataset).output_labels()
         if self.image:
             return [f"{name} of {Path(self.image['file']).name}" for name in CHANNEL_NAMES[self.image["channels"]]]
+        if self.sdf:
+            return [f"signed distance to {Path(self.sdf).name}"]
         if self.slang_target:
             return [f"target(p, {k})" for k in range(self.slang_target["count"])]
         return list(self.targets)

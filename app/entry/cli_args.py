@@ -15,6 +15,7 @@ from ..files import checkpoint as ckpt
 from ..files.network_io import load_network
 from ..files.start import Start
 from ..gpu.device import DEVICE_TYPES
+from ..truth.sdf_truth import sdf_domain
 from .cli_checks import MAX_EXPORT_SCALE
 from .cli_fields import DIRECT_OPTIONS, FLAGGED, HOT_OPTIONS, field_option, nonempty_text
 
@@ -160,7 +161,7 @@ def _add_window_options(p: argparse.ArgumentParser) -> None:
 # The options that name a ground truth: at most one of them, and it replaces any other truth the
 # config it builds on had (the window's last session, a preset).
 TRUTH_OPTIONS = (("--target", "targets"), ("--target-file", "target_file"), ("--image", "image_file"))
-TRUTH_OPTIONS += (("--dataset", "dataset_source"),)
+TRUTH_OPTIONS += (("--dataset", "dataset_source"), ("--sdf", "sdf"))
 
 
 def truth_options(args: argparse.Namespace) -> list[str]:
@@ -170,13 +171,13 @@ def truth_options(args: argparse.Namespace) -> list[str]:
 
 
 def without_other_truths(config: cfg.Config, keep: str) -> cfg.Config:
-    """`config` with only the truth field `keep` ("targets", "slang_target", "image" or
-    "dataset"): the others cleared, and the domain they came with back to the default."""
-    others = [name for name in ("slang_target", "image", "dataset") if name != keep and getattr(config, name)]
+    """`config` with only the truth field `keep` ("targets", "slang_target", "image", "dataset" or
+    "sdf"): the others cleared, and the domain they came with back to the default."""
+    others = [name for name in ("slang_target", "image", "dataset", "sdf") if name != keep and getattr(config, name)]
     if not others:
         return config
     changes = {name: None for name in others}
-    if "image" in others or "dataset" in others:  # their domain was theirs
+    if {"image", "dataset", "sdf"} & set(others):  # their domain was theirs (a silhouette's, say)
         changes["domain"] = list(cfg.Config().domain)
     return config.replace(**changes)
 
@@ -195,6 +196,8 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         config = config_files.load_file(args.config, config)
     if args.targets is not None:
         config = without_other_truths(config, "targets")
+    if args.sdf is not None:
+        config = without_other_truths(config, "sdf")
     overrides = {name: getattr(args, name) for name in DIRECT_OPTIONS if getattr(args, name) is not None}
     if args.targets is not None:
         overrides["slang_target"] = None
@@ -202,6 +205,8 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         if args.encoding not in (None, "features"):
             raise UserError(f"--features is the feature encoding's setting: use it without --encoding {args.encoding}")
         overrides["encoding"] = "features"
+    if args.sdf is not None:  # a silhouette's pixels stay square
+        overrides["domain"] = sdf_domain(args.sdf.strip(), overrides.get("domain", config.domain))
     config = cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
     if args.dataset_source is not None:
         config = configure(without_other_truths(config, "dataset"), entry_for(args.dataset_source))

@@ -17,6 +17,7 @@ from ..model.encodings import Encoding, Setting
 from ..model.hashgrid import GridSpec
 from ..model.losses import LOSSES, Loss
 from ..truth.image_truth import ImageTruth
+from ..truth.sdf_truth import SdfTruth
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class NetworkPlan:
     truth_kind: str = "formula"
     loss_name: str = "squared"  # app/model/losses.py: squared, logistic or softmax
     image: ImageTruth | None = None  # an image as the ground truth (instead of targets or a Slang file)
+    sdf: SdfTruth | None = None  # a shape's signed distance field as the truth (app/truth/sdf_truth.py)
     derivatives: bool = False  # the loss has terms on the input gradient (shaders/derivatives.slang)
 
     @property

@@ -11,6 +11,7 @@ from ..model.activations import ACTIVATIONS
 from ..model.derivative_loss import derivatives_on
 from ..model.encodings import ENCODINGS
 from ..truth.image_truth import ImageTruth
+from ..truth.sdf_truth import sdf_truth
 from .paths import PathRequest, choose_path
 from .plan import LayerPlan, NetworkPlan, SlangTruth
 
@@ -21,13 +22,16 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False, deri
     setting = enc.setting(s)
     problem = problem_of(dict(s.dataset)) if s.dataset else None
     image = ImageTruth(**dict(s.image)) if s.image and not problem else None
-    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target and not (problem or image) else None
+    sdf = sdf_truth(s.sdf) if s.sdf and not (problem or image) else None
+    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target and not (problem or image or sdf) else None
     inputs = enc.dim(setting)
     outputs = (
         problem.outputs
         if problem
         else image.channels
         if image
+        else 1
+        if sdf
         else slang_truth.count
         if slang_truth
         else len(s.targets)
@@ -45,11 +49,12 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False, deri
         encoding=enc,
         encoding_setting=setting,
         precision=s.precision,
-        targets=() if slang_truth or problem or image else s.targets,
+        targets=() if slang_truth or problem or image or sdf else s.targets,
         slang_truth=slang_truth,
-        truth_kind="points" if problem else "image" if image else "formula",
+        truth_kind="points" if problem else "image" if image else "sdf" if sdf else "formula",
         loss_name=problem.loss if problem else "squared",
         image=image,
+        sdf=sdf,
         derivatives=derivatives,
     )
     request = PathRequest(
@@ -60,7 +65,7 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False, deri
         squared=common["loss_name"] == "squared",
         points=problem is not None,
         grid=enc.trained,
-        image=image is not None,
+        image=image is not None or sdf is not None,  # both read a grid of values (image_truth.slang)
         tensor_cores=tensor_cores,
         fused=fused,
         cpu=cpu,

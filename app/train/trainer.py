@@ -17,11 +17,11 @@ from ..kernels.paths import GradientPath, path_of
 from ..kernels.plan import NetworkPlan
 from ..kernels.step_units import StepProgress, StepUnits
 from ..model.optimizers import OPTIMIZERS, STATE_WIDTH
-from ..truth import image_truth
 from .loss_ring import LOSS_HISTORY, LossRing
 from .point_data import PointData, data_key
 from .step_args import REDUCE_GROUPS_PER_ROW, REGULARIZATION_IDS, StepArgsRing
 from .training_state import TrainingState
+from .truth_grid import follows_domain, upload_truth_grid
 
 # Whole steps per command buffer, whenever many run at once. slang-rhi keeps each command
 # buffer's memory, pooled, at the size of its largest recording (on an H200 about 12 KB a step
@@ -46,7 +46,8 @@ class Trainer(TrainingState):
         self.optimizer_state = gpu.buffer(STATE_WIDTH * p * 4)
         # A trained grid's gradients: one fixed-point sum a table value (app/model/hashgrid.py)
         self.grid_gradients = gpu.buffer(self.plan.grid_param_count * 8)
-        self.truth_pixels = image_truth.upload_pixels(gpu, config.image if self.plan.image else None)
+        self.truth_pixels = upload_truth_grid(gpu, self.plan, config)
+        self._retired_grids: list = []  # grids replaced while dispatches recorded earlier may read them
         self.losses = LossRing(gpu)
         self._args = StepArgsRing(gpu, self.kernels.step_args)
         self.step = 0  # optimizer steps taken; also the sampler's step index
@@ -137,6 +138,9 @@ class Trainer(TrainingState):
         if self.data is not None and data_key(config) != self.data.key:
             data = PointData.of(self.gpu, config)  # first: a UserError changes nothing
         old, batch, self.config = self.config, self.batch_size, config
+        if follows_domain(self.plan) and config.domain != old.domain:
+            self._retired_grids = [self.truth_pixels]
+            self.truth_pixels = upload_truth_grid(self.gpu, self.plan, config)
         if data is not None:
             self.set_data(data)
         if config.optimizer != old.optimizer:

@@ -8,8 +8,9 @@ here; each prints two pieces of the generated module:
   a TrainingSample (shaders/sampling.slang) that learnGradient (every gradient path) trains on.
 
 Sources: "formula" (target expressions or a user's Slang file, sampled afresh at every step, as
-the tutorial does), "image" (an image's pixels, interpolated at points sampled the same way) and
-"points" (a dataset's finite training points on the GPU). A new kind of truth is one more entry
+the tutorial does), "image" (an image's pixels, interpolated at points sampled the same way),
+"sdf" (a shape's signed distance on a grid, read the same way) and "points" (a dataset's finite
+training points on the GPU). A new kind of truth is one more entry
 in TRUTH_SOURCES."""
 
 from __future__ import annotations
@@ -115,6 +116,24 @@ float[OUTPUT_DIM] groundTruth(float2 p)
     return TruthSlang(ground_truth, _FORMULA_SAMPLE)
 
 
+def _sdf(plan: NetworkPlan) -> TruthSlang:
+    # The distance grid is read as a one-channel image is (app/truth/sdf_truth.py).
+    ground_truth = f"""static const int IMAGE_WIDTH = {plan.sdf.width};
+static const int IMAGE_HEIGHT = {plan.sdf.height};
+#include "image_truth.slang"
+
+[Differentiable]
+float[OUTPUT_DIM] groundTruth(float2 p)
+{{
+    return imageTruth(p);
+}}"""
+    return TruthSlang(ground_truth, _FORMULA_SAMPLE)
+
+
+def _sdf_header(plan: NetworkPlan) -> str:
+    return f"a shape's signed distance on a grid of {plan.sdf.width}x{plan.sdf.height}"
+
+
 def _image_header(plan: NetworkPlan) -> str:
     channels = f"{plan.image.channels} channel{'s' if plan.image.channels > 1 else ''}"
     return f"an image of {plan.image.width}x{plan.image.height} pixels, {channels}"
@@ -130,6 +149,7 @@ TRUTH_SOURCES: dict[str, TruthSource] = {
         TruthSource("formula", _formula_header, _formula),
         TruthSource("image", _image_header, _image),
         TruthSource("points", _points_header, _points),
+        TruthSource("sdf", _sdf_header, _sdf),
     )
 }
 

@@ -1,0 +1,103 @@
+"""A signed distance field as the ground truth (--sdf SHAPE): one output, f = the signed distance
+to the shape's boundary, negative inside (app/truth/shapes/ computes it). The kernels read it as
+they read an image target: a grid of float32 values spanning the domain, interpolated bilinearly
+(shaders/image_truth.slang), so its derivatives come from the same forward mode.
+
+The grid is SDF_RESOLUTION a side, or a silhouette's own pixels, and follows the domain: it is
+computed again for another domain (a silhouette keeps its aspect ratio's, which the CLI sets). A
+file is read when a run starts; Config.sdf keeps the spec (a built-in's name or the file's path).
+
+A point set (.csv) is a shape here only with normals: the grid then holds the distance to the
+nearest point, signed by that point's normal, exact at the points and an approximation between
+them. Without normals its distance has no sign, and a network fitted to it is no signed field."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import UserError
+from . import image_truth
+from .shapes import BUILTINS, SILHOUETTE_SUFFIXES, ShapeField, load_shape
+from .shapes import builtin as builtin_shapes
+
+SDF_RESOLUTION = 512
+FILE_SUFFIXES = (".svg", *SILHOUETTE_SUFFIXES, ".csv")
+
+
+@dataclass(frozen=True)
+class SdfTruth:
+    """A plan's distance-field truth: the spec and its grid's size."""
+
+    spec: str
+    width: int
+    height: int
+
+
+def is_file_spec(spec: str) -> bool:
+    return Path(spec).suffix.lower() in FILE_SUFFIXES
+
+
+def check_sdf(label: str, value: Any) -> str | None:
+    """Config.sdf's check, cheap enough for every validation: a built-in spec's names, or a file
+    of a known kind that exists. Its content is read (and refused, with its own line) when the
+    run starts: load_field."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise UserError(
+            f"{label} must be a built-in shape ({', '.join(BUILTINS)}, or A+B) or a .svg, .png, .jpg or .csv file"
+        )
+    spec = value.strip()
+    if not is_file_spec(spec):
+        builtin_shapes.parse(spec)  # a UserError naming the choices
+        return spec
+    if not Path(spec).is_file():
+        raise UserError(f"{label}: no file {spec!r}")
+    return spec
+
+
+def sdf_truth(spec: str) -> SdfTruth:
+    """The plan's record of a spec: a silhouette's size from its header, else the grid's."""
+    if Path(spec).suffix.lower() in SILHOUETTE_SUFFIXES:
+        try:
+            _, width, height = image_truth.header_size(Path(spec).read_bytes())
+        except (OSError, ValueError) as error:
+            raise UserError(f"--sdf {spec!r}: not a readable PNG or JPEG ({error})") from None
+        return SdfTruth(spec, width, height)
+    return SdfTruth(spec, SDF_RESOLUTION, SDF_RESOLUTION)
+
+
+def sdf_domain(spec: str, domain: list[float]) -> list[float]:
+    """The domain a run of `spec` takes: a silhouette's aspect ratio's, else `domain`."""
+    if Path(spec).suffix.lower() in SILHOUETTE_SUFFIXES:
+        truth = sdf_truth(spec)
+        return image_truth.aspect_domain(truth.width, truth.height)
+    return list(domain)
+
+
+@functools.lru_cache(maxsize=4)
+def load_field(spec: str, domain: tuple[float, float, float, float]) -> ShapeField:
+    """The shape over the domain (kept for the last few: the trainer, the evaluator and a rebuild
+    ask again). A point set without normals is refused here."""
+    field = load_shape(spec, domain, SDF_RESOLUTION)
+    if field.kind == "points" and field.normals is None:
+        raise UserError(f"--sdf {spec!r}: a point set needs normal columns (x, y, nx, ny) to give a signed distance")
+    return field
+
+
+def sdf_pixels(spec: str, domain) -> np.ndarray:
+    """The grid as the kernels read it: float32, row-major from the top row."""
+    return np.ascontiguousarray(load_field(spec, tuple(float(v) for v in domain)).distance.ravel(), np.float32)
+
+
+def upload_sdf(gpu, spec: str, domain):
+    """A GPU buffer of the grid."""
+    pixels = sdf_pixels(spec, domain)
+    buffer = gpu.buffer(pixels.nbytes)
+    gpu.write(buffer, pixels)
+    return buffer
