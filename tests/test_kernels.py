@@ -124,7 +124,7 @@ def test_heatmap_pixels_follow_values(make_trainer):
     atlas = _texture_rgb(images.atlas)
     evaluation = images.evaluator.read()
     bars = _texture_rgb(images.colorbars)[::-1]  # bottom = 0
-    assert atlas.shape == (4 * 32, 9 * 32, 3)  # values, d/dx, d/dy: 3 panels each
+    assert atlas.shape == (4 * 32, 12 * 32, 3)  # values, d/dx, d/dy, |grad f|: 3 panels each
 
     def lookup(column, t):
         return bars[np.clip((t * COLORBAR_HEIGHT).astype(int), 0, COLORBAR_HEIGHT - 1), column]

@@ -1,6 +1,6 @@
 """What the drawing kernels (shaders/visualize.slang, shaders/points.slang) and the views share,
 defined here once: the generated module gets them as constants, and the views and the UI's legends
-read them. The heatmap panels and views, the colour of a value that is not finite, and the data
+read them. The heatmap panels and views, the contour lines, the colour of a value that is not finite, and the data
 view's colours: one colour a class, the Playground's orange (its -1) and blue (its +1) first, then
 ColorBrewer's Set1 for more classes; values run from orange through the Playground's light grey (0)
 to blue."""
@@ -9,20 +9,35 @@ from __future__ import annotations
 
 # ---- heatmap panels: ids matched by drawHeatmaps in shaders/visualize.slang -----------------------
 HEATMAP_PANELS = ("ground truth", "learned", "|error|")
-# What the panels show: the values, or their derivatives in x or in y (the atlas holds all three).
-HEATMAP_VIEWS = ("values", "∂/∂x", "∂/∂y")
+# What the panels show: the values, their derivatives in x or in y, or the gradient's length
+# sqrt((df/dx)^2 + (df/dy)^2) (the atlas holds all four).
+HEATMAP_VIEWS = ("values", "∂/∂x", "∂/∂y", "|grad f|")
+GRADIENT_VIEW = 3  # its scale is centred on 1, a distance field's gradient length
+# Contours over the value panels (a distance field's presentation): the zero level solid and
+# opaque, the isolines every `spacing` thinner and translucent, both this colour (sRGB). Widths
+# are in heatmap cells.
+CONTOUR_COLOUR = (0.06, 0.06, 0.08)
+ZERO_LINE_WIDTH = 1.5
+ISOLINE_WIDTH = 1.0
+ISOLINE_ALPHA = 0.45
 # Cells whose value is not finite get this colour (sRGB), apart from every colour-map colour,
 # and a legend entry beside the colour bars.
 INVALID_COLOUR = (1.0, 0.0, 1.0)
 
 
 def heatmap_constants() -> str:
-    """The heatmap panels' ids and the invalid colour as Slang declarations."""
+    """The heatmap panels' and views' ids, the contours' look and the invalid colour as Slang
+    declarations."""
     lines = [
         f"static const uint PANEL_{name.strip('|').split()[-1].upper()} = {k};" for k, name in enumerate(HEATMAP_PANELS)
     ]
     lines.append(f"static const uint HEATMAP_VIEWS = {len(HEATMAP_VIEWS)};")
-    lines.append("static const float3 INVALID_COLOUR = float3({}, {}, {});".format(*map(repr, INVALID_COLOUR)))
+    lines.append(f"static const uint GRADIENT_VIEW = {GRADIENT_VIEW};")
+    lines.append(f"static const float3 CONTOUR_COLOUR = {_float3(CONTOUR_COLOUR)};")
+    for name, value in (("ZERO_LINE_WIDTH", ZERO_LINE_WIDTH), ("ISOLINE_WIDTH", ISOLINE_WIDTH)):
+        lines.append(f"static const float {name} = {value!r};")
+    lines.append(f"static const float ISOLINE_ALPHA = {ISOLINE_ALPHA!r};")
+    lines.append(f"static const float3 INVALID_COLOUR = {_float3(INVALID_COLOUR)};")
     return "\n".join(lines)
 
 

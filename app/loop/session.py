@@ -55,6 +55,7 @@ class Session:
         self.divergence: Divergence | None = None
         self._step_rate = Rate()  # headless chunk sizing
         self._wants_heatmaps = heatmaps
+        self.heatmaps: HeatmapImages | None = None
         self._install(Trainer(gpu, config))
         if config.slang_target:  # no numpy twin: its truth is checked as the GPU evaluates it
             check_truth_finite(
@@ -68,7 +69,10 @@ class Session:
     ) -> None:
         self.trainer = trainer
         self.evaluator = evaluator or GridEvaluator(trainer, self.grid)
+        earlier = self.heatmaps
         self.heatmaps = heatmaps or (HeatmapImages(self.evaluator) if self._wants_heatmaps else None)
+        if earlier is not None and self.heatmaps is not None:
+            self.heatmaps.contours = earlier.contours  # a view setting: a new network keeps it
         self.image = ImageEvaluator(trainer) if trainer.plan.image is not None else None  # its PSNR
         self.guard = DivergenceGuard(trainer)
         self.stable = StableNetwork(trainer)
@@ -81,7 +85,7 @@ class Session:
         self.eval_loss = self.eval_grad_loss = float("nan")
         self.metrics: dict | None = None  # points: the last evaluation's train/test loss and accuracy
         outputs = self.trainer.plan.output_dim
-        self.error_max = np.ones((VIEWS, outputs), np.float32)  # per view (values, d/dx, d/dy)
+        self.error_max = np.ones((VIEWS, outputs), np.float32)  # per view (values, d/dx, d/dy, |gradient|)
         self.invalid_cells = np.zeros((VIEWS, outputs), np.uint32)  # NaN or inf, per view and output
         self.stable.settings_changed()
         self.evaluator.progress = 0

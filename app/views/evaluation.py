@@ -16,10 +16,11 @@ import numpy as np
 import slangpy as spy
 
 from ..gpu.gpu import HostCopy
+from ..kernels.view_constants import HEATMAP_VIEWS
 from ..train.trainer import Trainer
 from .point_metrics import GROUP_UNITS, PointSums, groups
 
-VIEWS = 3  # values, d/dx, d/dy (app.kernels.view_constants.HEATMAP_VIEWS)
+VIEWS = len(HEATMAP_VIEWS)  # values, d/dx, d/dy, |gradient|
 NEURON_GRID = 32  # the neuron views' grid side, at most: every k-th cell of the eval grid
 
 
