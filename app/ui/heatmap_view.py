@@ -1,7 +1,7 @@
-"""Heatmap rows: for each output, ground truth | learned | |error| of one view (the values, or
-their derivatives in x or y) with labelled colour bars, the domain's x and y ranges along the
-images, and a legend entry for cells that are not finite. Shared by the window's heatmap panel
-and the headless heatmaps.png."""
+"""Heatmap rows: for each output, ground truth | learned | |error| of one view (the values,
+their derivatives in x or y, or the gradient's length) with labelled colour bars, the domain's x
+and y ranges along the images, and legend entries for contours and for cells that are not finite.
+Shared by the window's heatmap panel and the headless heatmaps.png."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 from imgui_bundle import imgui
 
-from ..kernels.view_constants import INVALID_COLOUR
-from ..views.heatmaps import PANELS, VIEWS, HeatmapImages
+from ..kernels.view_constants import GRADIENT_VIEW
+from ..views.heatmaps import PANELS, VIEWS, HeatmapImages, shown_range
+from .heatmap_legend import contour_legend, invalid_legend
 from .style import MUTED, em
 
 # (view, output, i, j) -> (x, y, truth, prediction): values under the mouse for the tooltip.
@@ -20,8 +21,7 @@ Lookup = Callable[[int, int, int, int], tuple[float, float, float, float]]
 # (output) -> None: draws a row's title line (the window's editable target field, say).
 RowTitle = Callable[[int], None]
 BAR_COLUMNS = {"values": 0, "error": 1, "signed": 2}  # columns of HeatmapImages.colorbars
-QUANTITY = {0: "f", 1: "∂f/∂x", 2: "∂f/∂y"}
-INVALID = imgui.ImVec4(*INVALID_COLOUR, 1.0)
+QUANTITY = {0: "f", 1: "∂f/∂x", 2: "∂f/∂y", GRADIENT_VIEW: "|grad f|"}
 # draw_heatmaps puts its images in draw-list channels of their own, so that all heatmaps are one
 # draw of the atlas and all bars one of theirs: each draw cost ~50 us on a CPU driver, and the
 # images, bars and labels taking turns made a draw of each.
@@ -59,6 +59,14 @@ def _image(channel: int | None, texture, size: imgui.ImVec2, uv0: imgui.ImVec2, 
         draw.channels_set_current(TEXT_CHANNEL)
 
 
+def bar_ticks(view: int, lo: float, hi: float) -> list[tuple[float, float]]:
+    """(height as a fraction of the bar, value) of a view's colour bar ticks: its ends and
+    middle; |gradient|'s middle is 1, the length of a distance field's gradient."""
+    if view == GRADIENT_VIEW:
+        return [(0.0, lo), (0.5, 1.0), (1.0, hi)]
+    return [(fraction, lo + fraction * (hi - lo)) for fraction in (0.0, 0.5, 1.0)]
+
+
 def colorbar(
     renderer,
     images: HeatmapImages,
@@ -68,9 +76,11 @@ def colorbar(
     height: float,
     width: float,
     channel: int | None = None,
+    ticks: Sequence[tuple[float, float]] | None = None,
 ) -> None:
-    """A vertical bar (top = hi) with three values to its right. The ticks are notches cut into
-    the bar's right edge: a tick outside it, right before a number, read as a minus sign."""
+    """A vertical bar (top = hi) with `ticks` ((fraction, value) pairs; by default lo, the middle
+    and hi) to its right. The ticks are notches cut into the bar's right edge: a tick outside it,
+    right before a number, read as a minus sign."""
     columns = images.colorbars.width
     u = (column + 0.5) / columns
     start = imgui.get_cursor_screen_pos()
@@ -80,12 +90,12 @@ def colorbar(
     text = imgui.get_color_u32(imgui.Col_.text)
     notch = imgui.get_color_u32(imgui.ImVec4(0.09, 0.10, 0.12, 1.0))
     line_h = imgui.get_text_line_height()
-    for fraction in (0.0, 0.5, 1.0):
+    for fraction, value in bar_ticks(0, lo, hi) if ticks is None else ticks:
         y = start.y + (1.0 - fraction) * height
         y_line = min(max(y, start.y + 1), start.y + height - 1)
         draw.add_line(imgui.ImVec2(start.x + width * 0.45, y_line), imgui.ImVec2(start.x + width, y_line), notch, 2.0)
         text_y = min(max(y - line_h / 2, start.y), start.y + height - line_h)
-        draw.add_text(imgui.ImVec2(start.x + width + em(0.45), text_y), text, _format(lo + fraction * (hi - lo)))
+        draw.add_text(imgui.ImVec2(start.x + width + em(0.45), text_y), text, _format(value))
 
 
 def _tooltip(lookup: Lookup, view: int, output: int, grid: int, image_min: imgui.ImVec2, size: float) -> None:
@@ -100,22 +110,6 @@ def _tooltip(lookup: Lookup, view: int, output: int, grid: int, image_min: imgui
         f"x = {x:.3f}   y = {y:.3f}\n{what} truth     {truth:.4g}\n{what} learned   {prediction:.4g}\n"
         f"|error|     {abs(prediction - truth):.4g}"
     )
-
-
-def _legend(invalid: np.ndarray, outputs: Sequence[int]) -> None:
-    """Explains the colour of cells that are NaN or infinite, where any are shown."""
-    counts = [(o, int(invalid[o])) for o in outputs if invalid[o]]
-    if not counts:
-        return
-    start = imgui.get_cursor_screen_pos()
-    side = imgui.get_text_line_height()
-    imgui.get_window_draw_list().add_rect_filled(
-        start, imgui.ImVec2(start.x + side, start.y + side), imgui.get_color_u32(INVALID)
-    )
-    imgui.dummy(imgui.ImVec2(side, side))
-    imgui.same_line()
-    where = ", ".join(f"f{o + 1}: {n:,} cells" for o, n in counts)
-    imgui.text(f"not a number or infinite ({where})")
 
 
 def axis_labels(domain, origin: imgui.ImVec2, size: float, x_axis: bool) -> None:
@@ -152,55 +146,77 @@ def draw_heatmaps(
     lookup: Lookup | None = None,
     row_title: RowTitle | None = None,
 ) -> None:
-    """Draws the rows of `view` (0 values, 1 d/dx, 2 d/dy) at the cursor; `error_max` and
-    `invalid` are (views, outputs). Values: truth and learned share the viridis scale of the
-    truth's finite range (learned values outside it saturate). Derivatives: the diverging map,
-    white at 0, over the truth's largest |derivative|. |error| has its own magma scale from 0."""
-    size, bar = em(layout.image_em), em(layout.bar_em)
-    bar_block = bar + em(3.6)  # bar plus room for its tick labels
-    margin = max(imgui.calc_text_size(_format(v)).x for v in domain[2:]) + em(0.5)  # y's labels
+    """Draws the rows of `view` (0 values, 1 d/dx, 2 d/dy, 3 |gradient|) at the cursor;
+    `error_max` and `invalid` are (views, outputs). Values: truth and learned share the viridis
+    scale of the truth's finite range (learned values outside it saturate), or with contours the
+    diverging map over that range made symmetric about 0, the contours' legend above the rows.
+    Derivatives: the diverging map, white at 0, over the truth's largest |derivative|. |gradient|:
+    the diverging map, white at 1, from 0 to the truth's largest (at least 2). |error| has its own
+    magma scale from 0."""
+    rows = _Rows(renderer, images, layout, domain, view, lookup)
     outputs = list(range(len(labels))) if layout.outputs is None else list(layout.outputs)
-    rows = len(labels)
-    atlas = renderer.texture(images.atlas)
-    spacing = imgui.get_style().item_spacing.x
-    x0 = imgui.get_cursor_pos_x() + margin
+    x0 = imgui.get_cursor_pos_x() + rows.margin
     for panel, title in enumerate(column_titles(view)):
-        offset = panel * (size + spacing) + (panel == 2) * (bar_block + spacing)
-        imgui.set_cursor_pos_x(x0 + offset + (size - imgui.calc_text_size(title).x) / 2)
+        offset = panel * (rows.size + rows.spacing) + (panel == 2) * (rows.bar_block + rows.spacing)
+        imgui.set_cursor_pos_x(x0 + offset + (rows.size - imgui.calc_text_size(title).x) / 2)
         imgui.text_colored(MUTED, title)
         if panel < 2:
             imgui.same_line()
-    _legend(invalid[view], outputs)
-    width = 3 * len(VIEWS)
+    if view == 0 and images.contours.shown:
+        imgui.set_cursor_pos_x(x0)
+        contour_legend(images.contours)
+    invalid_legend(invalid[view], outputs)
     imgui.get_window_draw_list().channels_split(3)
     imgui.get_window_draw_list().channels_set_current(TEXT_CHANNEL)
     for row, output in enumerate(outputs):
-        lo, hi = (float(v) for v in images.value_ranges[view, output])
         if row_title is None:
             imgui.text(f"f{output + 1} = {labels[output]}")
         else:
             row_title(output)
         imgui.set_cursor_pos_x(x0)
+        rows.draw(output, len(labels), float(error_max[view][output]), last=row == len(outputs) - 1)
+    imgui.get_window_draw_list().channels_merge()
+    imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))  # room for x's labels
+
+
+class _Rows:
+    """One view's rows as draw_heatmaps lays them out: their sizes, and a row's images and bars."""
+
+    def __init__(self, renderer, images: HeatmapImages, layout: HeatmapLayout, domain, view: int, lookup):
+        self.renderer, self.images, self.domain, self.view, self.lookup = renderer, images, domain, view, lookup
+        self.size, self.bar = em(layout.image_em), em(layout.bar_em)
+        self.bar_block = self.bar + em(3.6)  # bar plus room for its tick labels
+        self.margin = max(imgui.calc_text_size(_format(v)).x for v in domain[2:]) + em(0.5)  # y's labels
+        self.spacing = imgui.get_style().item_spacing.x
+        self.atlas = renderer.texture(images.atlas)
+
+    def _value_bar(self, output: int) -> None:
+        view, contours = self.view, self.images.contours
+        lo, hi = shown_range(self.images.value_ranges, view, output, contours)
+        column = BAR_COLUMNS["values" if view == 0 and not contours.shown else "signed"]
+        ticks = bar_ticks(view, lo, hi)
+        colorbar(self.renderer, self.images, column, lo, hi, self.size, self.bar, BAR_CHANNEL, ticks)
+
+    def draw(self, output: int, rows: int, error_top: float, last: bool) -> None:
+        """Row `output` of `rows` at the cursor: truth, learned, their bar, |error| and its bar."""
+        size, width = self.size, 3 * len(VIEWS)
         for panel in range(3):
             if panel == 2:
-                bar_column = BAR_COLUMNS["values" if view == 0 else "signed"]
-                colorbar(renderer, images, bar_column, lo, hi, size, bar, BAR_CHANNEL)
-                imgui.same_line(0, bar_block - bar + spacing)
-            u0, v0 = (3 * view + panel) / width, output / rows
+                self._value_bar(output)
+                imgui.same_line(0, self.bar_block - self.bar + self.spacing)
+            u0, v0 = (3 * self.view + panel) / width, output / rows
             image_min = imgui.get_cursor_screen_pos()
             uv1 = imgui.ImVec2(u0 + 1 / width, v0 + 1 / rows)
-            _image(ATLAS_CHANNEL, atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), uv1)
+            _image(ATLAS_CHANNEL, self.atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), uv1)
             if panel == 0:
-                axis_labels(domain, image_min, size, x_axis=False)
-            if row == len(outputs) - 1:
-                axis_labels(domain, image_min, size, x_axis=True)
-            if lookup is not None and imgui.is_item_hovered():
-                _tooltip(lookup, view, output, images.grid, image_min, size)
+                axis_labels(self.domain, image_min, size, x_axis=False)
+            if last:
+                axis_labels(self.domain, image_min, size, x_axis=True)
+            if self.lookup is not None and imgui.is_item_hovered():
+                _tooltip(self.lookup, self.view, output, self.images.grid, image_min, size)
             imgui.same_line()
-        colorbar(renderer, images, BAR_COLUMNS["error"], 0.0, float(error_max[view][output]), size, bar, BAR_CHANNEL)
+        colorbar(self.renderer, self.images, BAR_COLUMNS["error"], 0.0, error_top, size, self.bar, BAR_CHANNEL)
         # The tick labels are drawn beside the bar, outside any item: reserve their width so
         # auto-sized windows (heatmaps.png) and scrollbars include them.
         imgui.same_line(0, 0)
-        imgui.dummy(imgui.ImVec2(bar_block - bar, size))
-    imgui.get_window_draw_list().channels_merge()
-    imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))  # room for x's labels
+        imgui.dummy(imgui.ImVec2(self.bar_block - self.bar, size))

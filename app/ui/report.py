@@ -1,4 +1,6 @@
-"""heatmaps.png for headless runs: the heatmap rows rendered offscreen by the UI renderer; for a
+"""heatmaps.png for headless runs: the heatmap rows rendered offscreen by the UI renderer (with
+contours, HeatmapImages.contours, the values' rows with their contours and then the |gradient|
+rows, a distance field's two checks); for a
 dataset, the data view (its points over the learned function) with its legend; for an image,
 the truth and the learned image in true colour at the image's aspect ratio, and the error map with
 its colour bar, as the window's Heatmaps panel shows them (app/ui/image_view.py)."""
@@ -13,6 +15,7 @@ from imgui_bundle import imgui
 
 from .. import datasets
 from ..files.run_summary import image_text, metrics_text
+from ..kernels.view_constants import GRADIENT_VIEW
 from ..views.heatmaps import PANELS, HeatmapImages
 from .data_images import ImageLayout, Scale, draw_data_images
 from .heatmap_view import BAR_COLUMNS, HeatmapLayout, colorbar, draw_heatmaps
@@ -109,15 +112,20 @@ def _layout(
         size = imgui.get_window_size()
         imgui.end()
         return size, drawn
-    draw_heatmaps(
-        renderer,
-        images,
-        config.target_labels(),
-        evaluation.error_max,
-        evaluation.invalid,
-        config.domain,
-        HeatmapLayout(image_em=9.0),
-    )
+    views = (0, GRADIENT_VIEW) if images.contours.shown else (0,)
+    for view in views:
+        if view:
+            imgui.dummy(imgui.ImVec2(0, em(0.6)))
+        draw_heatmaps(
+            renderer,
+            images,
+            config.target_labels(),
+            evaluation.error_max,
+            evaluation.invalid,
+            config.domain,
+            HeatmapLayout(image_em=9.0),
+            view,
+        )
     size = imgui.get_window_size()
     imgui.end()
     return size, []

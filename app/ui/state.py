@@ -97,7 +97,7 @@ class AppState:
         self._diagram: tuple[float, object, np.ndarray | None] = (-1.0, None, None)
         self._evaluation: tuple[int, Evaluation | None] = (-1, None)
         self.files = FileActions(self)  # File menu: checkpoints and Slang export
-        self.view = 0  # heatmaps: 0 values, 1 d/dx, 2 d/dy
+        self.view = 0  # heatmaps: 0 values, 1 d/dx, 2 d/dy, 3 |gradient|
         self.selected_neuron: int | None = None  # the diagram's neuron shown large
         self.grad_check: GradCheck | None = None  # the last gradient check of this network
         self.grad_check_wanted = False  # run one at the next step boundary
@@ -274,7 +274,7 @@ class AppState:
         """What the pixels of the UI's own images depend on: the heatmap and neuron atlases, and
         the evaluation pass they were last drawn from (compared by app/ui/redraw.py)."""
         heatmaps = self.session.heatmaps
-        return (heatmaps, heatmaps.drawn) if heatmaps is not None else ()
+        return (heatmaps, heatmaps.drawn, heatmaps.drawn_contours) if heatmaps is not None else ()
 
     def evaluation(self) -> Evaluation:
         """The last complete grid evaluation, read back lazily (only while a tooltip needs it)."""

@@ -1,6 +1,7 @@
-"""Heatmaps panel: which view (values, d/dx, d/dy), which outputs and how large; where the
-targets come from (formulas or points); then the rows from heatmap_view, each titled by its
-target's field. For points, the data view (app/ui/panels/data.py) instead."""
+"""Heatmaps panel: which view (values, d/dx, d/dy, |gradient|), which outputs and how large,
+whether the values have contours and their spacing; where the targets come from (formulas or
+points); then the rows from heatmap_view, each titled by its target's field. For points, the data
+view (app/ui/panels/data.py) instead."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ import math
 
 from imgui_bundle import imgui
 
+from ...kernels.view_constants import GRADIENT_VIEW
 from ...truth.eval_grid import cell_centre
-from ...views.heatmaps import VIEWS
+from ...views.heatmaps import VIEWS, Contours
 from .. import image_view
 from ..heatmap_view import draw_heatmaps
 from ..layout import drawn_height
 from ..sliders import real, typed_slider
-from ..style import MUTED, em
+from ..style import MUTED, em, field_error
 from . import data, targets
 
 IMAGE_EM = (4.0, 14.0)  # the heatmap size slider's range
@@ -35,6 +37,8 @@ def _lookup(app):
         if view == 0:
             return x, y, float(ev.truths[j, i, output]), float(ev.predictions[j, i, output])
         d = ev.derivatives[j, i, output]
+        if view == GRADIENT_VIEW:
+            return x, y, math.hypot(d[2], d[3]), math.hypot(d[0], d[1])
         return x, y, float(d[view + 1]), float(d[view - 1])  # (truth, learned) d/dx or d/dy
 
     return lookup
@@ -48,7 +52,8 @@ def _view_picker(app) -> None:
             app.view = view
         app.remember(f"view {name}")
         if view and imgui.is_item_hovered():
-            imgui.set_tooltip(f"{name} of the learned network and of the truth,\nby Slang's forward-mode autodiff")
+            what = "the gradient's length, sqrt((∂f/∂x)² + (∂f/∂y)²)," if view == GRADIENT_VIEW else name
+            imgui.set_tooltip(f"{what} of the learned network and of the truth,\nby Slang's forward-mode autodiff")
     imgui.same_line(0, em(1.5))
     imgui.set_next_item_width(em(7))
     size = app.layout.image_em
@@ -84,6 +89,32 @@ def _output_picker(app) -> None:
             app.layout.outputs = None if len(shown) == count else sorted(shown)
 
 
+def _contour_controls(app) -> None:
+    """Contours over the value panels (a distance field's look), and the isolines' spacing, live
+    as typed; they are the heatmaps' own setting, which a new network keeps."""
+    images = app.session.heatmaps
+    contours = images.contours
+    changed, shown = imgui.checkbox("contours", contours.shown)
+    app.remember("contours")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip("values in a diverging map, white at 0,\nwith the zero level and isolines drawn")
+    if changed:
+        images.contours = Contours(shown, contours.spacing)
+    if not contours.shown:
+        return
+    imgui.same_line()
+    imgui.set_next_item_width(em(6.5))  # its - and + buttons and four digits
+    changed, spacing = imgui.input_float("spacing", contours.spacing, 0.05, 0.25, "%.3g")
+    app.remember("contour spacing")
+    if changed:
+        if math.isfinite(spacing) and spacing >= 0:
+            images.contours = Contours(True, spacing)
+            app.field_errors.pop("contour spacing", None)
+        else:
+            app.field_errors["contour spacing"] = "the isolines' spacing must be 0 (none) or more"
+    field_error(app, "contour spacing")
+
+
 def draw(app) -> None:
     if app.session.trainer.data is not None:  # points: the data view instead of the heatmaps
         data.draw_source(app)
@@ -93,6 +124,9 @@ def draw(app) -> None:
     _view_picker(app)
     _output_picker(app)
     image = app.session.image is not None
+    if not image:  # an image's values are its pixels, not levels of a function
+        imgui.same_line(0, em(1.5))
+        _contour_controls(app)
     (image_view.draw_source if image else targets.draw_source)(app)
     data.draw_source(app)
     imgui.separator()
@@ -153,8 +187,10 @@ def _fit(app) -> None:
     # Fitted again too after a fit measured at a size of a fraction of a pixel (the user's, before
     # View > Reset layout), where ImGui's rounding of each line made the measure a pixel or two out
     whole = abs(em(layout.image_em) - round(em(layout.image_em))) < 1e-3
-    key = (imgui.get_window_height(), imgui.get_main_viewport().work_size.x, _shown_rows(app), whole)
-    if layout.fitted_for in (key, key[:3] + (True,)):
+    # The contours' legend is a line above the rows while they are shown
+    legend = app.view == 0 and app.session.heatmaps.contours.shown
+    key = (imgui.get_window_height(), imgui.get_main_viewport().work_size.x, _shown_rows(app), legend, whole)
+    if layout.fitted_for in (key, key[:4] + (True,)):
         return
     layout.fitted_for = key
     by_height = (imgui.get_window_height() - layout.besides_images) / _shown_rows(app)
