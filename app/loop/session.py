@@ -29,7 +29,7 @@ from ..train.loss_ring import LOSS_HISTORY
 from ..train.trainer import SUBMIT_STEPS, Trainer
 from ..truth.finite import check_finite, check_truth_finite
 from ..views.evaluation import VIEWS, GridEvaluator, Summary
-from ..views.heatmaps import HeatmapImages
+from ..views.heatmaps import Contours, HeatmapImages
 from ..views.image_eval import ImageEvaluator
 from .budget import Rate
 from .carry import carry_weights, default_rows, problem_of
@@ -56,6 +56,7 @@ class Session:
         self._step_rate = Rate()  # headless chunk sizing
         self._wants_heatmaps = heatmaps
         self.heatmaps: HeatmapImages | None = None
+        self._plan_sdf = None  # the installed network's distance-field truth, if any
         self._install(Trainer(gpu, config))
         if config.slang_target:  # no numpy twin: its truth is checked as the GPU evaluates it
             check_truth_finite(
@@ -73,6 +74,10 @@ class Session:
         self.heatmaps = heatmaps or (HeatmapImages(self.evaluator) if self._wants_heatmaps else None)
         if earlier is not None and self.heatmaps is not None:
             self.heatmaps.contours = earlier.contours  # a view setting: a new network keeps it
+        distance_field = trainer.plan.sdf is not None
+        if self.heatmaps is not None and distance_field and self._plan_sdf is None:
+            self.heatmaps.contours = Contours(shown=True)  # a distance field's look: its zero level
+        self._plan_sdf = trainer.plan.sdf
         self.image = ImageEvaluator(trainer) if trainer.plan.image is not None else None  # its PSNR
         self.guard = DivergenceGuard(trainer)
         self.stable = StableNetwork(trainer)
