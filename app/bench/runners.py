@@ -1,5 +1,7 @@
 """One runner per trainer. Each runs `steps` optimizer steps of one batch size and returns
-the seconds they took, waiting for the GPU before and after."""
+the seconds they took, waiting for the GPU before and after. `measure` sizes a timed run of any
+of them, and `app_row` is the app's row of a table; the speed benchmark's network rows
+(speed.py) and its derivatives rows (derivative_rows.py) share both."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import time
 import numpy as np
 import slangpy as spy
 
-from ..config.config import Config
+from ..config.config import Config, validate
 from ..gpu.gpu import Gpu
 from ..kernels.planning import plan_for
 from ..model import optimizers
@@ -34,6 +36,38 @@ def time_app(gpu: Gpu, config: Config, steps: int, warmup: int = 3) -> tuple[flo
     gpu.device.wait()
     seconds = time.perf_counter() - start
     return seconds, trainer.gpu_bytes()
+
+
+def measure(run, batch: int, budget: float, cap: int) -> dict:
+    """A 2-step probe sizes the timed run to about `budget` seconds."""
+    probe = run(2) / 2
+    steps = max(2, min(cap, int(budget / max(probe, 1e-6))))
+    seconds = run(steps)
+    return {"samples_per_second": batch * steps / seconds, "steps_per_second": steps / seconds}
+
+
+def app_row(gpu, name: str, batch: int, precision: str, fields: dict, budget: float, cap: int) -> dict:
+    """The app's trainer on one network, batch and precision, with its GPU memory."""
+    config = validate(Config(batch_size=batch, precision=precision, **fields))
+    plan = gpu.plan(config)
+    memory = []
+
+    def run(n: int) -> float:
+        seconds, trainer_bytes = time_app(gpu, config, n)
+        memory.append(trainer_bytes)
+        return seconds
+
+    figures = measure(run, batch, budget, cap)
+    return dict(
+        trainer="app",
+        network=name,
+        batch=batch,
+        precision=precision,
+        matmul=plan.matmul,
+        gradient_path=plan.gradient_path,
+        **figures,
+        gpu_mib=memory[-1] / 2**20,
+    )
 
 
 class AtomicReference:

@@ -19,11 +19,10 @@ from __future__ import annotations
 import os
 import sys
 
-from ..config.config import Config, validate
 from ..gpu.device import describe
 from ..gpu.gpu import create_gpu
 from . import hashgrid_task, options, tools, torch_hashgrid, torch_reference
-from .runners import AtomicReference, time_app
+from .runners import AtomicReference, app_row, measure
 from .startup import cold_and_warm
 
 NETWORKS = {  # name: (config fields, PyTorch layer sizes)
@@ -56,44 +55,12 @@ def _compile_mode(choice: str, sizes: list[int], batch: int, half: bool) -> str:
     return AUTOTUNE_MODE if half and wide and batch >= 1 << 20 else "default"
 
 
-def _measure(run, batch: int, budget: float, cap: int) -> dict:
-    """A 2-step probe sizes the timed run to about `budget` seconds."""
-    probe = run(2) / 2
-    steps = max(2, min(cap, int(budget / max(probe, 1e-6))))
-    seconds = run(steps)
-    return {"samples_per_second": batch * steps / seconds, "steps_per_second": steps / seconds}
-
-
-def _app_row(gpu, name: str, batch: int, precision: str, fields: dict, budget: float, cap: int) -> dict:
-    """The app's trainer on one network, batch and precision, with its GPU memory."""
-    config = validate(Config(batch_size=batch, precision=precision, **fields))
-    plan = gpu.plan(config)
-    memory = []
-
-    def run(n: int) -> float:
-        seconds, trainer_bytes = time_app(gpu, config, n)
-        memory.append(trainer_bytes)
-        return seconds
-
-    figures = _measure(run, batch, budget, cap)
-    return dict(
-        trainer="app",
-        network=name,
-        batch=batch,
-        precision=precision,
-        matmul=plan.matmul,
-        gradient_path=plan.gradient_path,
-        **figures,
-        gpu_mib=memory[-1] / 2**20,
-    )
-
-
 def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list[dict]:
     fields, sizes = NETWORKS[name]
     fields = fields() if callable(fields) else fields
     reference = torch_hashgrid if name == "hashgrid" else torch_reference
     budget, cap = (0.3, 50) if args.quick else (2.0, 4000)
-    rows = [_app_row(gpu, name, batch, precision, fields, budget, cap) for precision in ("float", "half")]
+    rows = [app_row(gpu, name, batch, precision, fields, budget, cap) for precision in ("float", "half")]
     if atomic is not None and name == "4-16-4":
         rows.append(
             dict(
@@ -101,7 +68,7 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list
                 network=name,
                 batch=batch,
                 precision="float",
-                **_measure(lambda n: atomic.time(batch, n), batch, budget, cap),
+                **measure(lambda n: atomic.time(batch, n), batch, budget, cap),
             )
         )
     if use_torch:
@@ -113,7 +80,7 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list
                     network=name,
                     batch=batch,
                     precision=label,
-                    **_measure(lambda n, half=half: reference.time_eager(sizes, batch, n, half), batch, budget, cap),
+                    **measure(lambda n, half=half: reference.time_eager(sizes, batch, n, half), batch, budget, cap),
                 )
             )
             if not args.no_compile:
@@ -127,7 +94,7 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list
                         precision=label,
                         compile_mode=mode,
                         build_seconds=graph.build_seconds,
-                        **_measure(graph.time, batch, budget, cap * 10),
+                        **measure(graph.time, batch, budget, cap * 10),
                     )
                 )
     best = max((r["samples_per_second"] for r in rows if r["trainer"].startswith("torch")), default=None)
