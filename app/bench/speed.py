@@ -1,4 +1,4 @@
-"""python -m app.bench [--quick] [--only NET] [--batch B] [--json PATH] [--device auto|vulkan|cuda]
+"""python -m app.bench [--quick] [--only NET|derivatives] [--batch B] [--json PATH] [--device auto|vulkan|cuda]
                       [--no-compile] [--compile-mode auto|default|max-autotune-no-cudagraphs]
 
 Training speed of the app beside the tutorial's atomic design and PyTorch, in one run on one
@@ -6,7 +6,9 @@ device. The `hashgrid` rows fit a photo-like image with a hash-grid encoding and
 (app/bench/hashgrid_task.py), beside the same model in plain PyTorch (torch_hashgrid.py). Where torch imports with CUDA, the PyTorch rows are eager and the strongest: the loss
 compiled with torch.compile and the whole step captured in one CUDA graph, each in fp32 and with
 fp16 autocast. Every app row is reported as a ratio to the best PyTorch row of the same network
-and batch.
+and batch. The `derivatives` rows train a softplus MLP on losses of its input gradient (Sobolev
+and eikonal: app/bench/derivatives_task.py, derivative_rows.py) beside PyTorch's double backward
+(torch_derivatives.py), in fp32.
 
 The compile mode (--compile-mode auto): max-autotune-no-cudagraphs for fp16 on networks with
 hidden layers of 64 or more at batches of 2^20 and up, where PyTorch's tensor-core products
@@ -21,7 +23,7 @@ import sys
 
 from ..gpu.device import describe
 from ..gpu.gpu import create_gpu
-from . import hashgrid_task, options, tools, torch_hashgrid, torch_reference
+from . import derivative_rows, hashgrid_task, options, tools, torch_hashgrid, torch_reference
 from .runners import AtomicReference, app_row, measure
 from .startup import cold_and_warm
 
@@ -36,8 +38,14 @@ FULL = {
     "2-64-64-64-4": [1 << 16, 1 << 20],
     "2-128-128-4": [1 << 20],
     "hashgrid": [1 << 18],
+    derivative_rows.GROUP: [1 << 16, 1 << 20],
 }
-QUICK = {"4-16-4": [1 << 10, 1 << 12], "2-64-64-64-4": [1 << 12], "2-128-128-4": [1 << 10]}
+QUICK = {
+    "4-16-4": [1 << 10, 1 << 12],
+    "2-64-64-64-4": [1 << 12],
+    "2-128-128-4": [1 << 10],
+    derivative_rows.GROUP: [1 << 10],
+}
 # Only with --only hashgrid: its 2^19-entry tables take a CPU driver about a second a step.
 QUICK_ONLY = {"hashgrid": [1 << 12]}
 SOFTWARE_MAX_BATCH = 1 << 20  # a CPU driver takes over a minute a step beyond
@@ -56,10 +64,12 @@ def _compile_mode(choice: str, sizes: list[int], batch: int, half: bool) -> str:
 
 
 def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list[dict]:
+    budget, cap = (0.3, 50) if args.quick else (2.0, 4000)
+    if name == derivative_rows.GROUP:
+        return derivative_rows.rows_for(gpu, batch, args, budget, cap)
     fields, sizes = NETWORKS[name]
     fields = fields() if callable(fields) else fields
     reference = torch_hashgrid if name == "hashgrid" else torch_reference
-    budget, cap = (0.3, 50) if args.quick else (2.0, 4000)
     rows = [app_row(gpu, name, batch, precision, fields, budget, cap) for precision in ("float", "half")]
     if atomic is not None and name == "4-16-4":
         rows.append(
@@ -107,8 +117,10 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list
 def _print(row: dict) -> None:
     ratio = f"  x{row['vs_best_torch']:.2f} best PyTorch" if "vs_best_torch" in row else ""
     kernel = f" [{row['matmul']}, {row['gradient_path']}]" if "matmul" in row else ""
-    build = f" ({row['compile_mode']}: compile+capture {row['build_seconds']:.0f} s)" if "build_seconds" in row else ""
+    built = f"{row['compile_mode']}: compile+capture" if "compile_mode" in row else "capture"
+    build = f" ({built} {row['build_seconds']:.0f} s)" if "build_seconds" in row else ""
     build += f" {row['gpu_mib']:.3g} MiB of GPU memory" if "gpu_mib" in row else ""
+    build += f"  [{row['note']}]" if "note" in row else ""
     print(
         f"{row['trainer']:>28} {row['network']:>13} {row['precision']:>5} batch {row['batch']:>9}: "
         f"{row['samples_per_second']:10.3g} samples/s {row['steps_per_second']:10.1f} steps/s{ratio}{kernel}{build}",
@@ -141,7 +153,9 @@ def run_benchmarks(args) -> dict:
 def main(argv=None) -> int:
     parser = options.parser("bench", __doc__, epilog=tools.listing())
     parser.add_argument("--quick", action="store_true", help="small sizes, few steps (under a minute)")
-    parser.add_argument("--only", choices=tuple(NETWORKS), help="one network's rows")
+    parser.add_argument(
+        "--only", choices=(*NETWORKS, derivative_rows.GROUP), help="one network's rows, or the derivatives rows"
+    )
     parser.add_argument("--batch", type=int, action="append", help="only this batch size (repeatable)")
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes a while per shape)")
     parser.add_argument(

@@ -42,6 +42,13 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def describe_failure(error: Exception) -> str:
+    """An exception on one line for a row's note: its type and its message's first line (the
+    compiler's messages run to pages)."""
+    first_line = (str(error).strip().splitlines() or [""])[0]
+    return f"{type(error).__name__}: {first_line[:160]}"
+
+
 def build_model(sizes: list[int], device):
     """Linear layers with Softplus (beta 1) between them and nothing after the last."""
     import torch
@@ -179,8 +186,7 @@ class BestStep:
         try:
             self.graph, self.build_seconds = _captured_step(loss, batch, mode)
         except Exception as error:
-            first_line = (str(error).strip().splitlines() or [""])[0][:160]
-            self.variant, self.note = "eager", f"torch.compile failed: {type(error).__name__}: {first_line}"
+            self.variant, self.note = "eager", f"torch.compile failed: {describe_failure(error)}"
             self.graph, self.build_seconds = _captured_step(loss, batch, None)
 
     def time(self, steps: int) -> float:

@@ -1,0 +1,65 @@
+"""The speed benchmark's derivatives rows (`python -m app.bench --only derivatives`): training on
+a loss of the network's input gradient, each loss of app/bench/derivatives_task.py at one batch.
+For each: the app's trainer in float (timed as the other app rows, app/bench/runners.py), PyTorch
+eager in fp32, the best PyTorch step (torch_derivatives.BestStep: compiled and captured in a CUDA
+graph, else eager and captured, which its row says), and the app's samples/s over the faster
+PyTorch row's. Where PyTorch or CUDA is missing, or the best step cannot be built, the rows say
+why instead of stopping the benchmark."""
+
+from __future__ import annotations
+
+from . import torch_derivatives
+from .derivatives_task import LOSSES, WEIGHTS, app_fields
+from .runners import app_row, measure
+
+GROUP = "derivatives"
+
+
+def rows_for(gpu, batch: int, args, budget: float, cap: int) -> list[dict]:
+    """Every loss's rows at `batch`, the app's row of each first."""
+    torch_missing = torch_derivatives.unavailable_reason()
+    rows = []
+    for loss in LOSSES:
+        rows += _loss_rows(gpu, loss, batch, args, budget, cap, torch_missing)
+    return rows
+
+
+def _compile_mode(choice: str) -> str:
+    """--compile-mode's auto autotunes fp16 products only (speed.py): these rows are fp32."""
+    return "default" if choice == "auto" else choice
+
+
+def _loss_rows(gpu, loss: str, batch: int, args, budget: float, cap: int, torch_missing: str | None) -> list[dict]:
+    labels = dict(group=GROUP, network=loss, batch=batch, weight=WEIGHTS[loss])
+    app = {**app_row(gpu, loss, batch, "float", app_fields(loss), budget, cap), **labels}
+    if torch_missing:
+        return [{**app, "note": f"no PyTorch rows: {torch_missing}"}]
+    eager = measure(lambda n: torch_derivatives.time_eager(loss, batch, n), batch, budget, cap)
+    rows = [app, dict(trainer="torch-eager-fp32", precision="fp32", **labels, **eager)]
+    if not args.no_compile:
+        best = _best_row(loss, batch, _compile_mode(args.compile_mode), budget, cap * 10)
+        if "samples_per_second" in best:
+            rows.append({**best, **labels})
+        else:
+            app["note"] = best["note"]
+    fastest = max(row["samples_per_second"] for row in rows[1:])
+    app["vs_best_torch"] = app["samples_per_second"] / fastest
+    return rows
+
+
+def _best_row(loss: str, batch: int, mode: str, budget: float, cap: int) -> dict:
+    """The best PyTorch step's row, or {"note": why there is none}."""
+    try:
+        step = torch_derivatives.BestStep(loss, batch, mode)
+    except Exception as error:  # the eager capture failed too: the other rows stand
+        return {"note": f"no best PyTorch row: {torch_derivatives.describe_failure(error)}"}
+    row = dict(
+        trainer=f"torch-{step.variant}-graph-fp32",
+        precision="fp32",
+        variant=f"{step.variant} + CUDA graph",
+        build_seconds=step.build_seconds,
+        **measure(step.time, batch, budget, cap),
+    )
+    if step.variant == "compiled":
+        row["compile_mode"] = mode
+    return {**row, "note": step.note} if step.note else row
