@@ -137,10 +137,8 @@ class FeatureEncoding(Encoding):
         return [FEATURES[f].slang_of("xy") for f in setting]
 
     def body(self, setting: tuple[str, ...]) -> list[str]:
-        # Element by element, not MLVec.fromArray(array): Slang 2026.12's compiler crashes on
-        # bwd_diff of fwd_diff (training on derivatives) through a call with an array argument.
-        values = [f"v.data[{i}] = NFloat({FEATURES[f].slang_of('p')});" for i, f in enumerate(setting)]
-        return ["MLVec<INPUT_DIM> v;", *values, "return v;"]
+        values = ", ".join(f"NFloat({FEATURES[f].slang_of('p')})" for f in setting)
+        return [f"NFloat v[INPUT_DIM] = {{ {values} }};", "return MLVec<INPUT_DIM>.fromArray(v);"]
 
     def header(self, setting: tuple[str, ...]) -> str:
         return "" if self.fixed is not None else f" ({', '.join(setting)})"
