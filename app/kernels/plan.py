@@ -169,6 +169,8 @@ class NetworkPlan:
             self.truth_kind,
             self.loss_name,
             self.image and (self.image.width, self.image.height, self.image.channels),
+            self.sdf and (self.sdf.width, self.sdf.height),
+            self.derivatives,
         )
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 

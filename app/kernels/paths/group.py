@@ -4,8 +4,11 @@ The path every network fits: the last one tried."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..launch_shape import LaunchShape, thread_launch
 from ..plan import NetworkPlan
+from ..shadergen.derivatives import scratch_floats
 from .base import GradientPath, PathRequest
 
 TILE_BUDGET_FLOATS = 4096  # 16 KiB of shared memory, the Vulkan minimum, for x and dZ tiles
@@ -33,7 +36,9 @@ class GroupTiles(GradientPath):
         return dict(group_size=group_size(sizes), tile_inputs=max(sizes[:-1]), tile_outputs=max(sizes[1:]))
 
     def launch(self, plan: NetworkPlan, batch_size: int, wave_width: int) -> LaunchShape:
-        return thread_launch(plan, batch_size, wave_width)
+        shape = thread_launch(plan, batch_size, wave_width)
+        # training on derivatives: each thread's jets wait in scratch after the slots
+        return replace(shape, scratch_floats=shape.thread_count * scratch_floats(plan))
 
     def kernel(self, plan: NetworkPlan) -> str:
         return '#include "train.slang"'

@@ -4,9 +4,10 @@ forward pass with tangents, layer by layer, then its backward pass from the loss
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .chain import LayerStep, indent, layer_lines
+from .chain import LayerStep, indent, layer_lines, layer_steps
 
 if TYPE_CHECKING:
     from ..plan import NetworkPlan
@@ -35,23 +36,84 @@ def _backward(s: LayerStep) -> list[str]:
     ]
 
 
+@dataclass(frozen=True)
+class ScratchLayout:
+    """Offsets in a thread's scratch (shaders/derivatives.slang, wide networks): each activation
+    (the encoded input, then each layer's output) and each pre-activation, 3 blocks of its width
+    (value and tangents along x and y), then the gradients by a layer's output and by its
+    pre-activation, 3 blocks of the widest layer each."""
+
+    activations: tuple[int, ...]  # layer k's input at activations[k], its output at activations[k + 1]
+    pre: tuple[int, ...]  # layer k's pre-activation
+    d_out: int
+    d_pre: int
+    total: int
+
+
+def scratch_layout(sizes: tuple[int, ...]) -> ScratchLayout:
+    activations = tuple(3 * sum(sizes[:k]) for k in range(len(sizes)))
+    base = 3 * sum(sizes)
+    pre = tuple(base + 3 * sum(sizes[1 : k + 1]) for k in range(len(sizes) - 1))
+    d_out = base + 3 * sum(sizes[1:])
+    d_pre = d_out + 3 * max(sizes)
+    return ScratchLayout(activations, pre, d_out, d_pre, d_pre + 3 * max(sizes))
+
+
+def scratch_floats(plan: NetworkPlan) -> int:
+    """Floats of scratch each thread keeps (0 where the jets stay in registers)."""
+    return scratch_layout(plan.sizes).total if plan.derivatives and not plan.unroll_matvec else 0
+
+
+def _scratch_body(plan: NetworkPlan) -> list[str]:
+    """derivativeSample's body for wide networks: the jets in the thread's scratch."""
+    at = scratch_layout(plan.sizes)
+    lines = ["JetScratch s;", "s.base = scratch;", "s.stride = stride;", "scratchEncode(s, sample.p);"]
+    for step in layer_steps(plan):
+        n, In, Out, w = step.k, step.layer.fan_in, step.layer.fan_out, step.layer.offset
+        lines.append(
+            f"scratchLayerForward<{step.activation}>(s, weights + {w}, {In}, {Out}, "
+            f"{at.activations[n]}, {at.pre[n]}, {at.activations[n + 1]});"
+        )
+    lines.append(f"scratchOutputGradients(s, {at.activations[-1]}, {at.d_out}, sample, lossWeights, dLoss);")
+    for step in layer_steps(plan, backward=True):
+        n, In, Out, w = step.k, step.layer.fan_in, step.layer.fan_out, step.layer.offset
+        lines += [
+            f"scratchActivationBackward<{step.activation}>(s, {Out}, {at.pre[n]}, {at.d_out}, {at.d_pre});",
+            f"scratchProductsBackward(s, weights + {w}, slot + {w}, {In}, {Out}, {at.activations[n]}, "
+            f"{at.d_pre}, {at.d_out}, {'true' if n > 0 else 'false'});",
+        ]
+    return lines
+
+
 def derivative_functions(plan: NetworkPlan) -> str:
     """derivativeSample for the generated module, with its include; only `#define DERIVATIVE_LOSS 0`
-    where the plan has no derivative terms (the kernel then never compiles them)."""
+    where the plan has no derivative terms (the kernel then never compiles them). Networks with
+    unrolled products (thread accumulators) keep their jets in registers; wider ones in scratch."""
     if not plan.derivatives:
         return "#define DERIVATIVE_LOSS 0"
-    last = len(plan.layers) - 1
+    body = _register_body(plan) if plan.unroll_matvec else _scratch_body(plan)
     return f"""#define DERIVATIVE_LOSS 1
 #include "derivatives.slang"
 
 // One sample of a loss with derivative terms: the forward pass with tangents along x and y from
 // the encoding's forward mode, the loss's gradients (its value to threadLossSum), the backward pass
-// into the thread's accumulators or the group's slot. `dLoss` is 1 for a real sample, 0 for padding.
-void derivativeSample(NFloat* weights, float* slot, TrainingSample sample, float2 lossWeights, float dLoss)
+// into the thread's accumulators or the group's slot. `dLoss` is 1 for a real sample, 0 for
+// padding; `scratch` is this thread's first scratch float, its next `stride` floats on (wide
+// networks only).
+void derivativeSample(NFloat* weights, float* slot, TrainingSample sample, float2 lossWeights, float dLoss,
+                      float* scratch, uint stride)
 {{
-    let alongX = fwd_diff(encodeInput)(diffPair(sample.p, float2(1.0, 0.0)));
-    let alongY = fwd_diff(encodeInput)(diffPair(sample.p, float2(0.0, 1.0)));
-{indent(layer_lines(plan, _forward), 1)}
-    let d{last} = outputGradients(s{last}, sample, lossWeights, dLoss);
-{indent(layer_lines(plan, _backward, backward=True), 1)}
+{indent(body, 1)}
 }}"""
+
+
+def _register_body(plan: NetworkPlan) -> list[str]:
+    """derivativeSample's body for small networks: each layer's jets as MLVecs."""
+    last = len(plan.layers) - 1
+    return [
+        "let alongX = fwd_diff(encodeInput)(diffPair(sample.p, float2(1.0, 0.0)));",
+        "let alongY = fwd_diff(encodeInput)(diffPair(sample.p, float2(0.0, 1.0)));",
+        *layer_lines(plan, _forward),
+        f"let d{last} = outputGradients(s{last}, sample, lossWeights, dLoss);",
+        *layer_lines(plan, _backward, backward=True),
+    ]
