@@ -10,12 +10,14 @@ import itertools
 import numpy as np
 import pytest
 import slangpy as spy
-from reference import forward_with_input_gradients, grid_centres
+from reference import forward, forward_with_input_gradients, grid_centres
 
 from app.config.config import Config, validate
 from app.files.export_slang import evaluated_parameters, trainer_source
-from app.files.network_io import export_network, forward
+from app.files.network_io import export_network
+from app.files.network_io import forward as network_forward
 from app.train.trainer import Trainer
+from app.truth.shapes import shape_distance
 from app.views.evaluation import GridEvaluator
 
 CONFIGS = {
@@ -111,7 +113,7 @@ def test_outputs_match_numpy_to_float_precision(exported):
     trainer, _, module = exported
     xy = _points(trainer.config)
     network = export_network(trainer.plan, trainer.config, evaluated_parameters(trainer))
-    reference = forward(network, xy[:, 0], xy[:, 1])
+    reference = network_forward(network, xy[:, 0], xy[:, 1])
     outputs = _per_output(module.output_k, xy, trainer.plan.output_dim)
     assert np.max(np.abs(outputs - reference)) <= 2e-5 * max(1.0, np.max(np.abs(reference)))
 
@@ -147,3 +149,51 @@ def test_input_gradients_match_the_chain_rule(exported, mode):
     assert np.count_nonzero(keep) > 200, "enough points away from a kink to compare"
     scale = max(1.0, np.max(np.abs(jacobian)))
     assert np.max(np.abs(gradients[keep] - jacobian[keep])) <= 1e-4 * scale
+
+
+@pytest.fixture(scope="module")
+def exported_circle(gpu, separate_device):
+    """A short training on the circle's signed distance (radius 0.5) with the eikonal term, exported
+    and compiled alone: the file's own module, with no harness."""
+    trainer = Trainer(gpu, validate(Config(sdf="circle", eikonal=0.1, seed=4, batch_size=1024)))
+    trainer.train(200)
+    source = trainer_source(trainer)
+    name = f"exported_sdf_{next(_names)}"
+    return trainer, source, spy.Module(separate_device.load_module_from_source(name, source))
+
+
+def test_sdf_export_is_the_networks_output(exported_circle):
+    """sdf(p) at random points against tests/reference.py's float64 forward pass of the same
+    weights: float32 through two layers of O(1) values, 1e-5."""
+    trainer, _, module = exported_circle
+    xy = _points(trainer.config, 1024)
+    reference = forward(trainer.config, evaluated_parameters(trainer), xy[:, 0], xy[:, 1])[:, 0]
+    distances = module.sdf(xy, _result="numpy")
+    assert distances.shape == (1024,)
+    assert np.max(np.abs(distances - reference)) <= 1e-5 * max(1.0, np.max(np.abs(reference)))
+
+
+def test_sdf_export_is_negative_inside_the_circle(exported_circle):
+    """Its sign is the shape's (shape_distance, the circle in closed form) wherever the true
+    distance is more than 0.2 from the boundary: about 60% of the domain, both signs present."""
+    trainer, _, module = exported_circle
+    xy = _points(trainer.config, 4096)
+    truth = shape_distance("circle", xy.astype(np.float64))
+    far = np.abs(truth) > 0.2
+    assert np.count_nonzero(far & (truth < 0)) > 100 and np.count_nonzero(far & (truth > 0)) > 1000
+    distances = module.sdf(xy, _result="numpy")
+    assert np.array_equal(np.sign(distances[far]), np.sign(truth[far]))
+
+
+def test_sdf_export_header_says_what_it_was_trained_on(exported_circle):
+    _, source, _ = exported_circle
+    header = source.split("static const int")[0]
+    assert 'trained on the shape "circle" (--sdf)' in header and "NEGATIVE INSIDE" in header
+    assert "only meaningful in the domain, x in [-1, 1], y in [-1, 1]" in header
+    assert "eikonal weight 0.1" in header and "outputs[0] ~ the signed distance" in header
+    assert "[Differentiable]\nfloat sdf(float2 p)" in source
+
+
+def test_only_a_distance_field_exports_sdf(exported):
+    _, source, _ = exported
+    assert "float sdf(" not in source and "NEGATIVE INSIDE" not in source

@@ -12,6 +12,8 @@ Python <-> Slang twins of app.model.activations and app.model.encodings. A class
 
 (the second class's probability for two classes, each class's for more), and its header names
 the classes, the data source, the split and the final training and test loss and accuracy.
+A signed distance field's network (--sdf) also gets a drop-in `float sdf(float2 p)`
+(app/files/export_sdf.py), and its header names the shape and the domain it means anything in.
 A grid encoding's tables go to a sidecar file that the caller binds (app/files/export_grid.py says
 how); the functions stay [Differentiable] in xy.
 
@@ -41,6 +43,7 @@ from ..config.config import Config
 from ..kernels.plan import LayerPlan, NetworkPlan
 from ..train.trainer import Trainer
 from .export_grid import grid_source, tables_bytes, tables_path
+from .export_sdf import sdf_function, sdf_header
 
 
 def _literal(value: np.float32) -> str:
@@ -143,6 +146,8 @@ def _header(plan: NetworkPlan, config: Config, step: int, data: dict | None = No
         outputs = "//   outputs[0] ~ the logit of the second class (p = sigmoid; classes in network.json's output)"
     elif plan.loss.output == "softmax":
         outputs = "//   outputs[k] ~ the logit of class k (p = softmax; classes in network.json's output)"
+    elif plan.sdf is not None:
+        outputs = sdf_header(plan, config)
     return f"""// A network trained by Slang Visual Trainer, exported as standalone Slang: include or import it.
 // {plan.title}: {plan.encoding.name} encoding, {hidden} hidden layers, {plan.layers[-1].activation.name} output,
 // {plan.precision} precision, {step} steps from seed {config.seed}, trained on x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}].
@@ -241,7 +246,7 @@ void trained_network(float2 xy, out float outputs[TRAINED_OUTPUTS])
 {{
     outputs = trained_network_outputs(xy);
 }}
-{_probabilities(plan)}""")
+{_probabilities(plan)}{sdf_function(plan)}""")
     return "\n".join(parts)
 
 
