@@ -8,6 +8,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import run_headless
 
@@ -163,3 +164,65 @@ def test_output_files_are_checked_before_training(tmp_path):
         "--save-checkpoint",
     )  # parent folders are not created
     assert not (tmp_path / "o").exists()
+
+
+SDF_RUN = ["--sdf", "circle", "--eikonal", "0.1", "--batch-size", "1024", "--eval-every", "50", "--seed", "3"]
+
+
+def test_a_distance_fields_network_json_brings_its_shape_back(tmp_path):
+    """network.json names the shape; --load-network of it learns the same truth: the same
+    eval losses (value and gradient) on the untouched weights, and the same network.json."""
+    first = run(tmp_path, *SDF_RUN, "--iterations", "40", "--out", str(tmp_path / "a"))
+    assert first.returncode == 0, first.stderr
+    network = json.loads((tmp_path / "a" / "network.json").read_text())
+    assert network["sdf"] == {"shape": "circle"} and network["targets"] == []
+    again = run(
+        tmp_path, "--load-network", str(tmp_path / "a" / "network.json"), "--eikonal", "0.1",
+        "--iterations", "0", "--out", str(tmp_path / "b"),
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "b" / "network.json").read_bytes() == (tmp_path / "a" / "network.json").read_bytes()
+    before, after = (json.loads((tmp_path / name / "summary.json").read_text()) for name in "ab")
+    assert after["config"]["sdf"] == "circle"
+    assert after["eval_loss"] == before["eval_loss"] and after["eval_grad_loss"] == before["eval_grad_loss"]
+
+
+def test_a_resumed_distance_field_run_writes_a_byte_identical_network(tmp_path):
+    """100 steps straight, or 50, a checkpoint and 50 more: the same network.json, shape and all."""
+    whole = run(tmp_path, *SDF_RUN, "--iterations", "100", "--out", str(tmp_path / "whole"))
+    first = run(
+        tmp_path, *SDF_RUN, "--iterations", "50", "--out", str(tmp_path / "first"),
+        "--save-checkpoint", str(tmp_path / "at50.ckpt"),
+    )  # fmt: skip
+    resumed = run(
+        tmp_path, "--resume", str(tmp_path / "at50.ckpt"), "--iterations", "100", "--out", str(tmp_path / "resumed")
+    )
+    for result in (whole, first, resumed):
+        assert result.returncode == 0, result.stderr
+    expected = (tmp_path / "whole" / "network.json").read_bytes()
+    assert (tmp_path / "resumed" / "network.json").read_bytes() == expected
+    assert (tmp_path / "first" / "network.json").read_bytes() != expected, "the first part really stopped early"
+    assert json.loads(expected)["sdf"] == {"shape": "circle"}
+    config = json.loads((tmp_path / "resumed" / "summary.json").read_text())["config"]
+    assert config["sdf"] == "circle" and config["eikonal"] == 0.1 and config["seed"] == 3
+
+
+@pytest.mark.parametrize(
+    "entry,words", [("circle", ['sdf must be {"shape"']), ({"shape": "hexagon"}, ["hexagon", "circle"])]
+)
+def test_a_bad_sdf_entry_is_one_line(tmp_path, entry, words):
+    from app.config.config import Config, validate
+    from app.errors import UserError
+    from app.files.network_io import export_network, load_network
+    from app.kernels.planning import plan_for
+
+    config = validate(Config(sdf="circle"))
+    plan = plan_for(config)
+    document = export_network(plan, config, np.zeros(plan.param_count, np.float32))
+    document["sdf"] = entry
+    (tmp_path / "network.json").write_text(json.dumps(document))
+    with pytest.raises(UserError) as error:
+        load_network(str(tmp_path / "network.json"), Config())
+    message = str(error.value)
+    assert "\n" not in message and message.startswith("--load-network ")
+    assert all(word in message for word in words), message

@@ -62,6 +62,8 @@ def export_network(plan: NetworkPlan, config: Config, params: np.ndarray, data: 
             "height": image.height,
             "channels": image.channels,
         }
+    if plan.sdf is not None:  # no expressions: the shape (a built-in's name or the file's path)
+        document["sdf"] = {"shape": plan.sdf.spec}
     return document
 
 
@@ -176,8 +178,17 @@ def _structure(network: dict, base: Config) -> Config:
     if isinstance(network.get("image"), dict) and isinstance(network["image"].get("file"), str):
         fields["image"], _ = image_truth.load(network["image"]["file"])
         fields["targets"] = list(base.targets)
+    if "sdf" in network:
+        fields["sdf"], fields["targets"] = _sdf_shape(network["sdf"]), list(base.targets)
     fields.update(_data_fields(network))
     return from_dict(fields, base, source="the network")
+
+
+def _sdf_shape(entry: Any) -> str:
+    """The shape a distance field's network learned: its "sdf" entry's spec (Config.sdf checks it)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("shape"), str):
+        raise UserError('sdf must be {"shape": "a built-in shape\'s name or a file"}')
+    return entry["shape"]
 
 
 def _data_fields(network: dict) -> dict[str, Any]:
