@@ -174,3 +174,16 @@ def test_command_line_grad_check_exits_4_when_it_fails(monkeypatch, capsys):
     assert cli.main(["--grad-check"]) == 4
     out = capsys.readouterr().out
     assert out.startswith("grad-check: max relative error 1 over 148 parameters") and "FAILED" in out
+
+
+def test_a_shapes_value_check_reads_its_distance_grid(make_trainer, gpu):
+    """--sdf without derivative terms: the SlangPy path's truth is the shape's distance (it was 0,
+    and the check failed at 4.8), here the circle's |p| - 0.5 within the 512 grid's bilinear error."""
+    trainer = make_trainer(sdf="circle", seed=6)
+    trainer.train(5)
+    check = grad_check.run(trainer)
+    assert check.passed and not check.nested, check.line() + "; " + check.detail()
+    c = trainer.config
+    path = grad_reference.ReferencePath(gpu, trainer.plan)
+    points, truths = path.batch(c.seed, trainer.step, c.domain)
+    np.testing.assert_allclose(truths[:, 0], np.hypot(points[:, 0], points[:, 1]) - 0.5, atol=1e-3)

@@ -29,9 +29,9 @@ from ..gpu.gpu import Gpu
 from ..kernels.plan import NetworkPlan
 from ..model.activations import ACTIVATIONS, LEAKY_RELU_SLOPE
 from ..model.hashgrid import grid_units
-from ..truth import image_truth
 from ..truth.slang_file import TARGET_NAMESPACE, slang_target_block
 from ..truth.targets import target_to_slang
+from .truth_twin import numpy_truth
 
 if TYPE_CHECKING:
     from ..train.trainer import Trainer
@@ -143,11 +143,11 @@ class ReferencePath:
         self.image: dict | None = None  # an image target's Config.image (its pixels are the truth)
 
     def batch(self, seed: int, step: int, domain) -> tuple[np.ndarray, np.ndarray]:
-        """The points and the truth of the first `samples` samples of `step` (formulas, images)."""
+        """The points and the truth of the first `samples` samples of `step` (formulas, images, shapes)."""
         points = self.module.batchPoint(spy.grid((self.samples,)), seed, step, spy.float4(*domain), _result="numpy")
         points = np.ascontiguousarray(points.reshape(-1, 2), np.float32)
-        if self.plan.image is not None:  # an image's truth: its numpy twin (app/truth/image_truth.py)
-            truths = image_truth.sample(image_truth.pixels_of(self.image), domain, points[:, 0], points[:, 1])
+        if self.plan.image is not None or self.plan.sdf is not None:  # their numpy twins (a grid's bilinear read)
+            truths = numpy_truth(self.plan, domain, self.image)(points[:, 0], points[:, 1])
         else:
             truths = np.stack(
                 [self.module.truthAt(points, k, _result="numpy") for k in range(self.plan.output_dim)], axis=1
