@@ -1,0 +1,132 @@
+"""The gradient check of the nested loss (training on derivatives, app/model/derivative_loss.py):
+a float64 numpy twin of the whole loss the derivative kernels train on, and its parameter
+gradient by central differences. It shares nothing with shaders/derivatives.slang, which takes
+the input gradient with Slang's fwd_diff and differentiates it again with bwd_diff:
+
+- the network's input gradient by forward mode in numpy: the encoding's Jacobian by complex step
+  (every encoding that trains on derivatives is analytic in x and y: polynomials, products,
+  sines and cosines, so Im enc(x + i e, y) / e is its derivative to rounding, where a
+  difference quotient of a 2^7 pi Fourier feature would be 1e-3 out), then the chain rule through
+  each layer with the activations' derivatives written here from their definitions;
+- the truth and its gradient from the truth's numpy twin (app/check/truth_twin.py);
+- per sample, the value loss + grad_weight * sum_o |grad f_o - grad t_o|^2
+  + eikonal * sum_o (|grad f_o| - 1)^2, |grad f_o| with the kernel's floor of 1e-12 under the
+  square (the loss as trained: without it a vanishing gradient's step is NaN), then the mean.
+
+Central differences take each parameter's step as the value check does (grad_check.py): 1e-6 *
+max(1, |w|), cut by 8 until no ReLU-family pre-activation changes side."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import UserError
+from ..kernels.plan import NetworkPlan
+from ..model.activations import LEAKY_RELU_SLOPE
+from .truth_twin import numpy_truth, truth_tangents
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * z))  # 1 / (1 + e^-z), without an exponential to overflow
+
+
+# Each activation's derivative from its definition, as a function of the pre-activation z.
+DERIVATIVES = {
+    "leaky_relu": lambda z: np.where(z > 0, 1.0, LEAKY_RELU_SLOPE),
+    "relu": lambda z: (z > 0).astype(np.float64),
+    "tanh": lambda z: 1.0 - np.tanh(z) ** 2,
+    "sigmoid": lambda z: _sigmoid(z) * (1.0 - _sigmoid(z)),
+    "sin": np.cos,
+    "softplus": _sigmoid,  # d/dz log(1 + e^z)
+    "silu": lambda z: _sigmoid(z) * (1.0 + z * (1.0 - _sigmoid(z))),  # d/dz z sigmoid(z)
+    "identity": np.ones_like,
+}
+COMPLEX_STEP = 1e-30
+NORM_FLOOR = 1e-12  # shaders/derivatives.slang's floor under |grad f|^2
+
+
+def encoding_tangents(plan: NetworkPlan, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(2, N, inputs): d encoding / dx and d encoding / dy by complex step."""
+    encode = plan.encoding.numpy
+    along_x = encode(x + 1j * COMPLEX_STEP, y.astype(complex), plan.encoding_setting).imag / COMPLEX_STEP
+    along_y = encode(x.astype(complex), y + 1j * COMPLEX_STEP, plan.encoding_setting).imag / COMPLEX_STEP
+    return np.stack([along_x, along_y])
+
+
+@dataclass
+class NestedBatch:
+    """A batch as the twin needs it: the encoded points and their Jacobian, the truth and its
+    gradient, all float64, and the loss's weights."""
+
+    inputs: np.ndarray  # (N, inputs)
+    tangents: np.ndarray  # (2, N, inputs): the inputs' derivatives along x, then y
+    truth: np.ndarray  # (N, outputs)
+    truth_tangents: np.ndarray  # (2, N, outputs): the truth's derivatives along x, then y
+    grad_weight: float
+    eikonal: float
+
+
+def nested_batch(plan: NetworkPlan, config, points: np.ndarray) -> NestedBatch:
+    """The check's batch of `points` for the twin: a UserError where the truth has no numpy twin."""
+    truth = numpy_truth(plan, config.domain, config.image)
+    if truth is None:
+        raise UserError(
+            "the gradient check of --grad-weight and --eikonal needs a truth numpy can evaluate "
+            "(targets, an image or a shape); a Slang file's target has none"
+        )
+    x, y = points[:, 0].astype(np.float64), points[:, 1].astype(np.float64)
+    inputs = plan.encoding.numpy(x, y, plan.encoding_setting)
+    return NestedBatch(
+        inputs, encoding_tangents(plan, x, y), truth(x, y), truth_tangents(truth, x, y),
+        config.grad_weight, config.eikonal,
+    )  # fmt: skip
+
+
+def nested_loss(plan: NetworkPlan, params: np.ndarray, batch: NestedBatch) -> tuple[float, list[np.ndarray]]:
+    """The batch's mean nested loss in float64, and which side of its kink each ReLU-family
+    pre-activation is on."""
+    h, tangents, sides = batch.inputs, batch.tangents, []
+    for layer in plan.layers:
+        weights = layer.weights(params)
+        z = h @ weights.T + layer.biases(params)
+        if layer.activation.relu_like:
+            sides.append(z > 0)
+        tangents = DERIVATIVES[layer.activation.name](z) * (tangents @ weights.T)  # the chain rule
+        h = layer.activation.numpy(z, **layer.activation.params)
+    value = plan.loss.numpy(h, batch.truth)
+    sobolev = ((tangents - batch.truth_tangents) ** 2).sum(axis=(0, 2))
+    norm = np.sqrt(np.maximum((tangents**2).sum(axis=0), NORM_FLOOR))
+    eikonal = ((norm - 1.0) ** 2).sum(axis=1)
+    return float(np.mean(value + batch.grad_weight * sobolev + batch.eikonal * eikonal)), sides
+
+
+def central_difference(
+    plan: NetworkPlan, params: np.ndarray, index: int, batch: NestedBatch, sides, step: float, smallest: float
+) -> float:
+    """d nested_loss / d params[index], with a step that carries no sample across a kink;
+    `sides` are nested_loss's at `params`."""
+    h = step * max(1.0, abs(params[index]))
+    while True:
+        plus, minus = params.copy(), params.copy()
+        plus[index] += h
+        minus[index] -= h
+        (up, up_sides), (down, down_sides) = (nested_loss(plan, p, batch) for p in (plus, minus))
+        smooth = all(np.array_equal(a, b) and np.array_equal(a, c) for a, b, c in zip(sides, up_sides, down_sides))
+        if smooth or h < smallest:
+            return (up - down) / (2 * h)
+        h /= 8
+
+
+def chosen_parameters(plan: NetworkPlan, gradient: np.ndarray, most: int) -> np.ndarray:
+    """Which parameters the central differences take: all of a network of at most `most`, else
+    each layer's weight and bias with the largest |gradient| (where a wrong scale shows) and
+    the rest drawn at random, a fixed draw, up to `most` in all."""
+    if plan.param_count <= most:
+        return np.arange(plan.param_count)
+    ranges = [(r.offset, r.bias_offset) for r in plan.layers] + [(r.bias_offset, r.end) for r in plan.layers]
+    largest = {first + int(np.argmax(np.abs(gradient[first:end]))) for first, end in ranges}
+    others = np.setdiff1d(np.arange(plan.param_count), sorted(largest))
+    drawn = np.random.default_rng(0).choice(others, size=most - len(largest), replace=False)
+    return np.sort(np.concatenate([sorted(largest), drawn]))
