@@ -207,7 +207,7 @@ def test_data_changes_live_and_bad_ones_change_nothing(gpu, tmp_path):
     session.apply(session.config.replace(noise=0.3, points=300))
     assert session.trainer is trainer and trainer.data.dataset.count == 300 and trainer.data_position == 0
     assert np.array_equal(trainer.parameters(), before), "the network keeps its weights"
-    session.change_data(datasets.configure(session.config, {"generator": "xor"}))
+    session.change(datasets.configure(session.config, {"generator": "xor"}))
     assert session.rebuild is None and session.trainer is trainer, "same problem: no rebuild"
     session.advance(5)
     assert trainer.step == 25 and session.evaluate() > 0
@@ -218,7 +218,7 @@ def test_data_changes_live_and_bad_ones_change_nothing(gpu, tmp_path):
     datasets._CSV_CACHE.clear()
     data = trainer.data
     with pytest.raises(datasets.UserError, match="has changed since this run used it"):
-        session.change_data(config)
+        session.change(config)
     assert trainer.data is data and session.config.dataset == {"generator": "xor"}
 
 

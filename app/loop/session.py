@@ -102,13 +102,23 @@ class Session:
         return self.trainer.config
 
     @property
+    def building(self) -> Config:
+        """The config a change builds on: the rebuild's, if one is under way (not to drop it)."""
+        return self.rebuild.config if self.rebuild is not None else self.config
+
+    @property
     def train_loss(self) -> float:
         return self.history.current.train.last
 
     # ---- changes ------------------------------------------------------------------------
     def apply(self, config: Config) -> None:
         """A change of hot fields, from the next piece of work on (structure: start_rebuild). The
-        first change after a stable stretch keeps that network to go back to (app/loop/stable_network.py)."""
+        first change after a stable stretch keeps that network to go back to (app/loop/stable_network.py).
+        One that picks another compiled step (a derivative weight from 0 to above or back) starts
+        a rebuild instead, which goes on from this network's weights and step."""
+        if self.gpu.plan(config) != self.trainer.plan:
+            self.start_rebuild(config)
+            return
         self.stable.before_change(self.divergence is not None)
         self.trainer.apply(config)
         self.stable.settings_changed()
@@ -162,10 +172,13 @@ class Session:
             return self.config
         return self.stable.kept.config if self.stable.kept is not None else None
 
-    def change_data(self, config: Config) -> None:
-        """Another dataset (or formulas): live where the compiled network stays the same (the
-        trainer makes the new points), else a rebuild. A UserError changes nothing."""
-        if self.rebuild is None and self.gpu.plan(config) == self.trainer.plan:
+    def change(self, config: Config) -> None:
+        """A change made on `building` (the window's data and loss weights): live where the current
+        network's compiled step takes it (the trainer makes new points), a rebuild under way then
+        dropped, since `config` no longer needs it; else a rebuild, started again if one was under
+        way. A UserError changes nothing."""
+        if self.gpu.plan(config) == self.trainer.plan:
+            self.cancel_rebuild()
             self.apply(config)
         else:
             self.start_rebuild(config)

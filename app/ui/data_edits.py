@@ -27,18 +27,9 @@ class DataEdits:
         self._read: tuple[CsvData | None, UserError | None] | None = None
         self.formula_domain: list[float] | None = None  # the formulas' domain, for going back
 
-    def _base(self) -> Config:
-        """The config a change builds on: the one being built, if a rebuild is under way."""
-        job = self.session.rebuild
-        return job.config if job is not None else self.session.config
-
     def _change(self, make) -> bool:
         try:
-            config = make()
-            if config.structure() != self._base().structure() or self.session.rebuild is not None:
-                self.session.change_data(config)
-            else:
-                self.session.apply(config)
+            self.session.change(make())
         except UserError as error:
             self.error = first_line(error)
             return False
@@ -50,7 +41,7 @@ class DataEdits:
         self._change(lambda: self._configure(datasets.entry_for(name)))
 
     def _configure(self, entry: dict | None) -> Config:
-        base = self._base()
+        base = self.session.building
         if base.dataset is None:
             self.formula_domain = list(base.domain)
         if entry is None:
@@ -59,7 +50,7 @@ class DataEdits:
 
     def set(self, **changes) -> bool:
         """Points, noise, train ratio or data seed: new points at the next step."""
-        return self._change(lambda: self._base().replace(**changes))
+        return self._change(lambda: self.session.building.replace(**changes))
 
     def regenerate(self) -> None:
         self.set(data_seed=random.randrange(2**32))

@@ -163,8 +163,17 @@ class AppState:
     def apply_hot(self, field: str, **changes) -> bool:
         """A hot change from `field` through Config.replace; a rejected value's message is shown
         by that field and the state is kept."""
+        return self._take(field, changes, lambda: self.session.apply(self.config.replace(**changes)))
+
+    def change_loss_weight(self, field: str, **changes) -> bool:
+        """As apply_hot, for a derivative loss's weight, which may rebuild: made on the network being
+        built, if one is, which then starts again with it or is dropped (Session.change)."""
+        return self._take(field, changes, lambda: self.session.change(self.session.building.replace(**changes)))
+
+    def _take(self, field: str, changes: dict, change) -> bool:
+        """Runs `change`; a UserError's message goes by `field`, and nothing changes."""
         try:
-            self.session.apply(self.config.replace(**changes))
+            change()
         except UserError as error:
             self.field_errors[field] = str(error)
             self._error_values[field] = {name: getattr(self.config, name) for name in changes}

@@ -149,6 +149,7 @@ def _hyperparameters(app) -> None:
     for hyper in OPTIMIZERS[app.config.optimizer].hypers:
         draw_hyper(app, hyper)
     _regularization(app)
+    _loss_weights(app)
     imgui.pop_item_width()
 
 
@@ -183,3 +184,36 @@ def _regularization(app) -> None:
     if changed:
         app.apply_hot("reg rate", reg_rate=rate)
     field_error(app, "reg rate")
+
+
+# The derivative loss's terms (app/model/derivative_loss.py): (field, Config field, what it adds)
+LOSS_WEIGHTS = (
+    (
+        "gradient weight",
+        "grad_weight",
+        "Sobolev training: adds weight * |grad f - grad truth|² to each sample's loss,\n"
+        "the network's input gradient against the truth's (formulas, a Slang file, an image, a shape)",
+    ),
+    (
+        "eikonal weight",
+        "eikonal",
+        "adds weight * (|grad f| - 1)² to each sample's loss: a signed distance's gradient\n"
+        "has length 1 everywhere, so this keeps a distance field's levels evenly spaced",
+    ),
+)
+
+
+def _loss_weights(app) -> None:
+    """The derivative terms' weights, 0-100, Enter applies: a change between weights above 0 is
+    live; from 0 or to 0 it picks another compiled step, and the network is rebuilt from its
+    weights and step while it trains on. Shown as the network being built will have them."""
+    building = app.session.building
+    flags = imgui.InputTextFlags_.enter_returns_true
+    for label, name, effect in LOSS_WEIGHTS:
+        changed, weight = imgui.input_double(label, getattr(building, name), 0.0, 0.0, "%.6g", flags)
+        app.remember(label, label)
+        if imgui.is_item_hovered():
+            imgui.set_tooltip(f"{effect}\n0 turns the term off; turning it on or off rebuilds (Enter applies)")
+        if changed:
+            app.change_loss_weight(label, **{name: weight})
+        field_error(app, label)
