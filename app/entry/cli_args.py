@@ -9,6 +9,7 @@ import argparse
 
 from ..config import config as cfg
 from ..config import files as config_files
+from ..config.truths import without_other_truths
 from ..datasets import NO_DATASET, configure, entry_for
 from ..errors import UserError
 from ..files import checkpoint as ckpt
@@ -168,18 +169,6 @@ def truth_options(args: argparse.Namespace) -> list[str]:
     """The truth options given (`--dataset none`, back to the formulas, names none)."""
     named = [flag for flag, dest in TRUTH_OPTIONS if getattr(args, dest) is not None]
     return [flag for flag in named if not (flag == "--dataset" and args.dataset_source == NO_DATASET)]
-
-
-def without_other_truths(config: cfg.Config, keep: str) -> cfg.Config:
-    """`config` with only the truth field `keep` ("targets", "slang_target", "image", "dataset" or
-    "sdf"): the others cleared, and the domain they came with back to the default."""
-    others = [name for name in ("slang_target", "image", "dataset", "sdf") if name != keep and getattr(config, name)]
-    if not others:
-        return config
-    changes = {name: None for name in others}
-    if {"image", "dataset", "sdf"} & set(others):  # their domain was theirs (a silhouette's, say)
-        changes["domain"] = list(cfg.Config().domain)
-    return config.replace(**changes)
 
 
 def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -> cfg.Config:

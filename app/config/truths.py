@@ -1,0 +1,23 @@
+"""Which ground truth a config learns, one at a time: the targets (always there, kept for going
+back), or instead a Slang file, an image, a dataset or a shape's signed distance. Setting one
+clears the others, and the domain that came with them (an image's, a dataset's, a shape's). Here,
+below app/entry and app/ui, so that the command line and the window share the rule."""
+
+from __future__ import annotations
+
+from .config import Config
+
+REPLACING_TRUTHS = ("slang_target", "image", "dataset", "sdf")  # the fields that replace the targets
+OWN_DOMAIN = {"image", "dataset", "sdf"}  # those that bring a domain of their own
+
+
+def without_other_truths(config: Config, keep: str) -> Config:
+    """`config` with only the truth field `keep` ("targets" or one of REPLACING_TRUTHS): the
+    others cleared, and the domain they came with back to the default."""
+    others = [name for name in REPLACING_TRUTHS if name != keep and getattr(config, name)]
+    if not others:
+        return config
+    changes = {name: None for name in others}
+    if OWN_DOMAIN & set(others):  # their domain was theirs (a silhouette's, say)
+        changes["domain"] = list(Config().domain)
+    return config.replace(**changes)
