@@ -14,6 +14,7 @@ from app.config.config import Config, validate
 from app.files import checkpoint as ckpt
 from app.files.export_slang import trainer_source
 from app.loop.session import Session
+from app.resources import asset
 from app.ui import files
 from app.ui.offscreen import OffscreenApp
 
@@ -201,7 +202,7 @@ def _through_the_field(ui, path) -> None:
 
 
 def test_every_file_action_has_a_path_field_without_a_dialog_program(ui, no_dialog_program, tmp_path):
-    """File's five actions and the Data panel's Load CSV button each open the path field with their
+    """File's six actions and the Data panel's Load CSV button each open the path field with their
     own title and button, and act on the path typed (issue 25: CSV and image stopped the field
     with a KeyError, and the stuck field then held back every other file action)."""
     import slangpy as spy
@@ -215,7 +216,7 @@ def test_every_file_action_has_a_path_field_without_a_dialog_program(ui, no_dial
         "x,y,label\n" + "".join(f"{a:.3f},{b:.3f},{int(a > b)}\n" for a, b in rng.uniform(-1, 1, (40, 2)))
     )
     paths = {"save": tmp_path / "a.ckpt", "load": tmp_path / "a.ckpt", "export": tmp_path / "b.slang"}
-    paths |= {"image": image, "csv": points}
+    paths |= {"image": image, "shape": asset("shapes", "heart.svg"), "csv": points}
     assert {action for _, action in FILE_ITEMS} == set(files.ACTIONS) == set(paths)
     for _, action in FILE_ITEMS:
         _choose(ui, action, frames=2)

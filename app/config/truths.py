@@ -5,6 +5,10 @@ below app/entry and app/ui, so that the command line and the window share the ru
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..truth.sdf_truth import sdf_domain
+from ..truth.shapes import SILHOUETTE_SUFFIXES
 from .config import Config
 
 REPLACING_TRUTHS = ("slang_target", "image", "dataset", "sdf")  # the fields that replace the targets
@@ -21,3 +25,13 @@ def without_other_truths(config: Config, keep: str) -> Config:
     if OWN_DOMAIN & set(others):  # their domain was theirs (a silhouette's, say)
         changes["domain"] = list(Config().domain)
     return config.replace(**changes)
+
+
+def with_shape(config: Config, spec: str) -> Config:
+    """`config` learning the signed distance to `spec` (a built-in's name or a file's path) alone.
+    A silhouette takes its aspect ratio's domain; another shape the formulas' or the shape's before
+    it, except a silhouette's, which was its own (the default then)."""
+    config = without_other_truths(config, "sdf")
+    after_silhouette = config.sdf is not None and Path(config.sdf).suffix.lower() in SILHOUETTE_SUFFIXES
+    domain = list(Config().domain) if after_silhouette else config.domain
+    return config.replace(sdf=spec, domain=sdf_domain(spec, domain))

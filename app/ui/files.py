@@ -1,11 +1,11 @@
-"""File > Open image, Save checkpoint, Load checkpoint, Export Slang and Load CSV: native file dialogs from
-portable_file_dialogs, polled once a frame so that the window keeps drawing while one is open,
-then the core's image, checkpoint and export code.
+"""File > Open image, Open shape, Save checkpoint, Load checkpoint, Export Slang and Load CSV:
+native file dialogs from portable_file_dialogs, polled once a frame so that the window keeps
+drawing while one is open, then the core's image, shape, checkpoint and export code.
 
 On Linux the dialogs are zenity or kdialog run as programs. Where neither is installed, the
 window asks for the path itself (app/ui/path_prompt.py): a text field, filled in with a file in
-the app's cache folder (the newest checkpoint there, to load), or the working folder (an image or
-a CSV to open)."""
+the app's cache folder (the newest checkpoint there, to load), or the working folder (an image, a
+shape or a CSV to open)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")  # what portable_
 ERROR_SECONDS = 10.0
 CHECKPOINT_FILTER = ["Checkpoints (*.ckpt)", "*.ckpt", "All files", "*"]
 IMAGE_FILTER = ["Images (*.png *.jpg *.jpeg)", "*.png *.jpg *.jpeg", "All files", "*"]
+SHAPE_FILTER = ["Shapes (*.svg *.png *.jpg *.jpeg *.csv)", "*.svg *.png *.jpg *.jpeg *.csv", "All files", "*"]
 SLANG_FILTER = ["Slang (*.slang)", "*.slang"]
 CSV_FILTER = ["CSV (*.csv)", "*.csv", "All files", "*"]
 
@@ -60,6 +61,7 @@ ACTIONS = {
     "load": FileAction("Load checkpoint", "Load", tuple(CHECKPOINT_FILTER), "load"),
     "export": FileAction("Export Slang", "Export", tuple(SLANG_FILTER), "export", "trained_network.slang"),
     "image": FileAction("Open image", "Open", tuple(IMAGE_FILTER), "open_image"),
+    "shape": FileAction("Open shape", "Open", tuple(SHAPE_FILTER), "open_shape"),
     "csv": FileAction("Load CSV of points", "Load", tuple(CSV_FILTER), "load_csv"),
 }
 
@@ -162,12 +164,21 @@ class FileActions:
         try:
             info, _ = image_truth.load(path)
             config = self.app.config.replace(
-                image=info, slang_target=None, domain=image_truth.aspect_domain(info["width"], info["height"])
+                image=info, slang_target=None, sdf=None, domain=image_truth.aspect_domain(info["width"], info["height"])
             )
             self.app.session.start_rebuild(config)
         except UserError as error:
             return self._failed(f"image not opened: {first_line(error)}")
         self.app.say(f"building the network for {Path(path).name} ({info['width']}x{info['height']})...")
+        return None
+
+    def open_shape(self, path: str) -> str | None:
+        """A shape's signed distance as the new truth (app/ui/shape_edits.py); a file that is no
+        shape is a message, and the current network trains on."""
+        problem = self.app.shapes.choose(path)
+        if problem is not None:
+            return self._failed(f"shape not opened: {problem}")
+        self.app.say(self.app.shapes.building_note())
         return None
 
     def load_csv(self, path: str) -> None:
@@ -201,11 +212,14 @@ class FileActions:
         return None
 
 
+OPENED_NAMES = {"image": "image.png", "shape": "shape.svg", "csv": "points.csv"}  # the path field's start
+
+
 def _default_path(action: str) -> Path:
     """What the path field starts with: a new file in the cache folder to save or export to (the
     folder made where it can be), the newest checkpoint there to load."""
-    if action in ("image", "csv"):  # something of the user's to open: from the working folder
-        return Path.cwd() / ("image.png" if action == "image" else "points.csv")
+    if action in OPENED_NAMES:  # something of the user's to open: from the working folder
+        return Path.cwd() / OPENED_NAMES[action]
     stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}"
     folder = cache_dir() / ("exports" if action == "export" else "checkpoints")
     if action == "load":

@@ -30,6 +30,7 @@ _OVERLAY = (
 
 FILE_ITEMS = (
     ("Open image...", "image"),
+    ("Open shape...", "shape"),
     ("Save checkpoint...", "save"),
     ("Load checkpoint...", "load"),
     ("Export Slang...", "export"),

@@ -32,6 +32,7 @@ from .heatmap_view import HeatmapLayout
 from .layout import Layout
 from .redraw import Redraw
 from .renderer import UiRenderer
+from .shape_edits import ShapeEdits
 from .sliders import Typing
 from .target_edits import TargetEdits
 
@@ -103,6 +104,7 @@ class AppState:
         self.grad_check_wanted = False  # run one at the next step boundary
         self.targets = TargetEdits(session)
         self.data = DataEdits(session)  # the dataset and its live settings
+        self.shapes = ShapeEdits(session)  # the shape whose signed distance is learned
         self.data_drafts: dict[str, float] = {}  # data sliders' values while dragged
         self.redraw = Redraw()  # whether a frame draws the UI again (app/ui/redraw.py)
         self.restoring: Config | None = None  # the network being built at start (app/ui/opening.py)

@@ -21,10 +21,12 @@ FORMULAS = "formulas (the targets)"
 
 
 def truth_entry(config) -> str:
-    """The combo's first entry: the truth when no points are chosen. An image or a Slang file is
-    named, as the truth row above names it ("formulas" there read as if the image were not used)."""
+    """The combo's first entry: the truth when no points are chosen. An image, a shape or a Slang
+    file is named, as the truth row above names it ("formulas" there read as if the image were not used)."""
     if config.image is not None:
         return f"image: {Path(config.image['file']).name}"
+    if config.sdf is not None:
+        return f"shape: {Path(config.sdf).name}"
     if config.slang_target is not None:
         return f"Slang file: {Path(config.slang_target['file']).name}"
     return FORMULAS

@@ -1,7 +1,7 @@
 """Heatmaps panel: which view (values, d/dx, d/dy, |gradient|), which outputs and how large,
-whether the values have contours and their spacing; where the targets come from (formulas or
-points); then the rows from heatmap_view, each titled by its target's field. For points, the data
-view (app/ui/panels/data.py) instead."""
+whether the values have contours and their spacing; where the targets come from (formulas, a
+shape or points); then the rows from heatmap_view, each titled by its target's field (a shape's
+or an image's by what it is). For points, the data view (app/ui/panels/data.py) instead."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from ..heatmap_view import draw_heatmaps
 from ..layout import drawn_height
 from ..sliders import real, typed_slider
 from ..style import MUTED, em, field_error
-from . import data, targets
+from . import data, shapes, targets
 
 IMAGE_EM = (4.0, 14.0)  # the heatmap size slider's range
 # Until the user sets a size, the heatmaps fill the panel's height with their rows, between these
@@ -118,6 +118,7 @@ def _contour_controls(app) -> None:
 def draw(app) -> None:
     if app.session.trainer.data is not None:  # points: the data view instead of the heatmaps
         data.draw_source(app)
+        shapes.draw_source(app)
         imgui.separator()
         data.draw_view(app)
         return
@@ -127,7 +128,10 @@ def draw(app) -> None:
     if not image:  # an image's values are its pixels, not levels of a function
         imgui.same_line(0, em(1.5))
         _contour_controls(app)
-    (image_view.draw_source if image else targets.draw_source)(app)
+    shape = app.session.trainer.plan.sdf is not None  # its one row is named, not an expression
+    if image or not shape:
+        (image_view.draw_source if image else targets.draw_source)(app)
+    shapes.draw_source(app)
     data.draw_source(app)
     imgui.separator()
     passing = _evaluating(app)
@@ -148,9 +152,9 @@ def draw(app) -> None:
         app.layout,
         app.view,
         _lookup(app),
-        None if image else targets.row_title(app, imgui.get_cursor_pos_x() + em(2.5) + row_width),
+        None if image or shape else targets.row_title(app, imgui.get_cursor_pos_x() + em(2.5) + row_width),
     )
-    if not image:
+    if not (image or shape):
         targets.draw_after_rows(app)
     _measure(app, passing)
 
