@@ -102,9 +102,17 @@ def test_cancel_does_nothing(ui, dialogs, tmp_path):
     assert list(tmp_path.iterdir()) == [] and ui.app.files.pending is None
 
 
-@pytest.mark.parametrize("hidden", [[16], [6, 5]], ids=["same architecture", "another architecture"])
-def test_load_puts_the_checkpoint_in(ui, dialogs, gpu, tmp_path, hidden):
-    source = Session(gpu, validate(Config(hidden=hidden, seed=9, lr=0.02, optimizer="adam")), grid=64)
+LOADED = {  # the checkpoint's fields besides seed 9 and lr 0.02
+    "same architecture": dict(hidden=[16]),
+    "another architecture": dict(hidden=[6, 5]),
+    # the same structure, but a weight above 0 picks the derivative kernel: it is built first
+    "a derivative loss": dict(hidden=[16], grad_weight=0.5),
+}
+
+
+@pytest.mark.parametrize("fields", LOADED.values(), ids=LOADED.keys())
+def test_load_puts_the_checkpoint_in(ui, dialogs, gpu, tmp_path, fields):
+    source = Session(gpu, validate(Config(**fields, seed=9, lr=0.02, optimizer="adam")), grid=64)
     source.advance(12)
     ckpt.save(tmp_path / "other.ckpt", ckpt.capture(source))
     expected = _state(source)

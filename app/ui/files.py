@@ -187,13 +187,14 @@ class FileActions:
 
     def load(self, path: str) -> str | None:
         """The current network stays unless the file is a valid checkpoint; one of another
-        architecture is built in the background first, as Apply does, then put in."""
+        compiled network (another architecture, or a derivative term on or off) is built in the
+        background first, as Apply does, then put in."""
         try:
             saved = checkpoint.load(path)
         except UserError as error:
             return self._failed(f"not loaded: {error}")
         session = self.app.session
-        if saved.config.structure() == session.config.structure():
+        if session.gpu.plan(saved.config) == session.trainer.plan:
             session.cancel_rebuild()
             checkpoint.restore(session, saved)
             self.app.on_new_network()
