@@ -139,3 +139,16 @@ def test_sobolev_training_fits_slopes(tmp_path):
         assert run.returncode == 0, run.stderr
         losses[weight] = json.loads((out / "summary.json").read_text())["eval_grad_loss"]
     assert losses["1"] <= 0.5 * losses["0"], losses
+
+
+@pytest.mark.parametrize("activation", ["tanh", "sigmoid", "softplus", "silu"])
+def test_saturated_neurons_keep_the_gradient_finite(make_trainer, activation):
+    """Pre-activations of +-100 (past where e^z or cosh z overflows float) with the eikonal term:
+    the activation's second derivative must not turn the step's gradient into NaN."""
+    trainer = make_trainer(activation=activation, encoding="raw", hidden=[4], targets=["x"], eikonal=0.1, batch_size=64)
+    params = trainer.parameters()
+    first = trainer.plan.layers[0].bias_offset
+    params[first : first + 2] = [100.0, -100.0]  # two hidden neurons' biases
+    trainer.set_parameters(params)
+    loss, gradient = gpu_loss_and_gradient(trainer)
+    assert np.isfinite(loss) and np.all(np.isfinite(gradient)), gradient
