@@ -238,6 +238,24 @@ def truth_values(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.stack([target_to_numpy(t)(x.astype(np.float64), y.astype(np.float64)) for t in config.targets], axis=1)
 
 
+def truth_gradient(config, x: np.ndarray, y: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    """(N, outputs, 2): the targets' gradient by central differences in float64."""
+    x, y = x.astype(np.float64), y.astype(np.float64)
+    dx = (truth_values(config, x + h, y) - truth_values(config, x - h, y)) / (2 * h)
+    dy = (truth_values(config, x, y + h) - truth_values(config, x, y - h)) / (2 * h)
+    return np.stack([dx, dy], axis=2)
+
+
+def derivative_loss(config, out, gradient, truth, truth_gradient) -> float:
+    """Training on derivatives' loss from the outputs (N, outputs) and their input gradients
+    (N, outputs, 2): the mean over samples of sum_o (f - t)^2 + grad_weight |grad f - grad t|^2
+    + eikonal (|grad f| - 1)^2, in float64."""
+    value = ((out - truth) ** 2).sum(axis=1)
+    sobolev = ((gradient - truth_gradient) ** 2).sum(axis=(1, 2))
+    eikonal = ((np.sqrt((gradient**2).sum(axis=2)) - 1.0) ** 2).sum(axis=1)
+    return float(np.mean(value + config.grad_weight * sobolev + config.eikonal * eikonal))
+
+
 VIRIDIS_ENDS = {0.0: (0.267, 0.005, 0.329), 1.0: (0.993, 0.906, 0.144)}  # matplotlib's viridis
 MAGMA_ENDS = {0.0: (0.001, 0.000, 0.014), 1.0: (0.987, 0.991, 0.750)}  # matplotlib's magma
 

@@ -96,9 +96,10 @@ def tables_gradient(config, u: np.ndarray, d_encoded: np.ndarray) -> np.ndarray:
     return grad.ravel()
 
 
-def network_loss_and_gradient(config, params: np.ndarray, x, y, truth: np.ndarray):
-    """The mean loss of a grid network and its gradient: the MLP's parameters, then the tables."""
-    sizes = [config.grid_levels * config.grid_features, *config.hidden, truth.shape[1]]
+def mlp_layers(config, params: np.ndarray, outputs: int) -> tuple[list, int]:
+    """The MLP after a grid, [(W, b, activation)] in float64 (each W row-major, then b), and where
+    the tables start in `params`."""
+    sizes = [config.grid_levels * config.grid_features, *config.hidden, outputs]
     layers, offset = [], 0
     for k in range(len(sizes) - 1):
         w = params[offset : offset + sizes[k] * sizes[k + 1]].reshape(sizes[k + 1], sizes[k]).astype(np.float64)
@@ -106,6 +107,12 @@ def network_loss_and_gradient(config, params: np.ndarray, x, y, truth: np.ndarra
         b = params[offset : offset + sizes[k + 1]].astype(np.float64)
         offset += sizes[k + 1]
         layers.append((w, b, config.output_activation if k == len(sizes) - 2 else config.activation))
+    return layers, offset
+
+
+def network_loss_and_gradient(config, params: np.ndarray, x, y, truth: np.ndarray):
+    """The mean loss of a grid network and its gradient: the MLP's parameters, then the tables."""
+    layers, offset = mlp_layers(config, params, truth.shape[1])
     u = units(config, x, y)
     h = encode(config, u, params[offset:])
     inputs, pre = [], []

@@ -8,34 +8,21 @@ import json
 import numpy as np
 import pytest
 from helpers import gpu_loss_and_gradient, run_headless
-from reference import forward_with_input_gradients, sample_points, truth_values
+from reference import derivative_loss, forward_with_input_gradients, sample_points, truth_gradient, truth_values
 
 from app.config.config import Config, validate
 from app.errors import UserError
 from app.kernels.planning import plan_for
 
 
-def _truth_gradient(config, x, y, h=1e-6):
-    """(N, outputs, 2): the targets' gradient by central differences in float64."""
-    x, y = x.astype(np.float64), y.astype(np.float64)
-    dx = (truth_values(config, x + h, y) - truth_values(config, x - h, y)) / (2 * h)
-    dy = (truth_values(config, x, y + h) - truth_values(config, x, y - h)) / (2 * h)
-    return np.stack([dx, dy], axis=2)
-
-
-def nested_loss(config, params, x, y, truth, truth_gradient) -> float:
-    """The mean over samples of sum_o (f - t)^2 + grad_weight |grad f - grad t|^2
-    + eikonal (|grad f| - 1)^2, in float64."""
+def nested_loss(config, params, x, y, truth, gradient_of_truth) -> float:
     out, gradient, _ = forward_with_input_gradients(config, params.astype(np.float64), x, y)
-    value = ((out - truth) ** 2).sum(axis=1)
-    sobolev = ((gradient - truth_gradient) ** 2).sum(axis=(1, 2))
-    eikonal = ((np.sqrt((gradient**2).sum(axis=2)) - 1.0) ** 2).sum(axis=1)
-    return float(np.mean(value + config.grad_weight * sobolev + config.eikonal * eikonal))
+    return derivative_loss(config, out, gradient, truth, gradient_of_truth)
 
 
 def numeric_gradient(config, params, step=0, h=1e-6):
     x, y = sample_points(config.seed, step, config.batch_size, config.domain)
-    truth, truth_gradient = truth_values(config, x, y), _truth_gradient(config, x, y)
+    truth, gradient_of_truth = truth_values(config, x, y), truth_gradient(config, x, y)
     params = params.astype(np.float64)
     gradient = np.zeros_like(params)
     for i in range(params.size):
@@ -43,10 +30,10 @@ def numeric_gradient(config, params, step=0, h=1e-6):
         plus[i] += h
         minus[i] -= h
         gradient[i] = (
-            nested_loss(config, plus, x, y, truth, truth_gradient)
-            - nested_loss(config, minus, x, y, truth, truth_gradient)
+            nested_loss(config, plus, x, y, truth, gradient_of_truth)
+            - nested_loss(config, minus, x, y, truth, gradient_of_truth)
         ) / (2 * h)
-    return nested_loss(config, params, x, y, truth, truth_gradient), gradient
+    return nested_loss(config, params, x, y, truth, gradient_of_truth), gradient
 
 
 def _assert_close(gpu, ref, rel):
