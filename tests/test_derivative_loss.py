@@ -105,7 +105,6 @@ def test_only_the_per_thread_paths_train_on_derivatives():
 @pytest.mark.parametrize(
     "fields,message",
     [
-        (dict(encoding="hashgrid"), "not available with the hashgrid encoding"),
         (dict(dataset={"generator": "spiral"}), "a dataset's points have no gradient"),
         (dict(grad_weight=-1.0), "gradient weight must be between 0 and 100"),
     ],

@@ -8,12 +8,14 @@ take them.
 
 The kernel (shaders/derivatives.slang) takes the network's input gradient with fwd_diff inside
 the loss and the loss's gradient with bwd_diff through it; it runs on the per-thread gradient
-paths (thread accumulators and group tiles), which the other paths leave to them."""
+paths (thread accumulators and group tiles), which the other paths leave to them. Every encoding
+takes the terms: a grid through a plain differentiable twin of its encoding, its tables' gradient
+summed in fixed point like the value loss's (shaders/hashgrid_derivatives.slang). A dataset cannot:
+its points have no gradient between them."""
 
 from __future__ import annotations
 
 from ..errors import UserError
-from .encodings import ENCODINGS
 
 
 def derivatives_on(config) -> bool:
@@ -30,10 +32,4 @@ def check_derivative_loss(config) -> None:
         raise UserError(
             f"{term} needs a truth with derivatives (targets, a Slang file or an image): "
             "a dataset's points have no gradient between them"
-        )
-    if ENCODINGS[config.encoding].trained:
-        raise UserError(
-            f"{term} is not available with the {config.encoding} encoding: its tables' gradients are "
-            "summed by a custom derivative, which Slang cannot differentiate again; use one of "
-            f"{', '.join(name for name, e in ENCODINGS.items() if not e.trained)}"
         )

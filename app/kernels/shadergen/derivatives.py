@@ -24,16 +24,20 @@ def _forward(s: LayerStep) -> str:
     return f"let s{s.k} = jetLayerForward<{s.sizes}, {s.activation}>(weights + {s.layer.offset}, {_inputs(s)});"
 
 
-def _backward(s: LayerStep) -> list[str]:
-    """Layer k backward: its activations' jets, then its products (the input's gradients but for
-    the first layer, whose input is the encoded sample: a constant)."""
-    into = "" if s.k == 0 else f"let d{s.k - 1} = "
+def _backward(s: LayerStep, grid: bool) -> list[str]:
+    """Layer k backward: its activations' jets, then its products, with the gradients by the
+    layer's input but for the first layer's where the encoding has no tables (its input is then a
+    constant); a grid's tables take theirs (shaders/hashgrid_derivatives.slang)."""
     products = f"jetProductsBackward<{s.layer.fan_in}, {s.layer.fan_out}, {s.layer.offset}>"
-    gradients = "false" if s.k == 0 else "true"
-    return [
+    into = f"let d{s.k - 1} = " if s.k > 0 else "let dIn = " if grid else ""
+    gradients = "true" if s.k > 0 or grid else "false"
+    lines = [
         f"let dz{s.k} = jetActivationBackward<{s.layer.fan_out}, {s.activation}>(s{s.k}, d{s.k});",
         f"{into}{products}(weights + {s.layer.offset}, slot + {s.layer.offset}, dz{s.k}, {_inputs(s)}, {gradients});",
     ]
+    if s.k == 0 and grid:
+        lines.append("accumulateGridDerivativeGradients(sample.p, dIn.value.data, dIn.tx.data, dIn.ty.data);")
+    return lines
 
 
 @dataclass(frozen=True)
@@ -80,8 +84,10 @@ def _scratch_body(plan: NetworkPlan) -> list[str]:
         lines += [
             f"scratchActivationBackward<{step.activation}>(s, {Out}, {at.pre[n]}, {at.d_out}, {at.d_pre});",
             f"scratchProductsBackward(s, weights + {w}, slot + {w}, {In}, {Out}, {at.activations[n]}, "
-            f"{at.d_pre}, {at.d_out}, {'true' if n > 0 else 'false'});",
+            f"{at.d_pre}, {at.d_out}, {'true' if n > 0 or plan.grid is not None else 'false'});",
         ]
+    if plan.grid is not None:  # the tables, from the gradients by the features
+        lines.append(f"scratchGridGradients(s, {at.d_out}, sample.p);")
     return lines
 
 
@@ -92,8 +98,9 @@ def derivative_functions(plan: NetworkPlan) -> str:
     if not plan.derivatives:
         return "#define DERIVATIVE_LOSS 0"
     body = _register_body(plan) if plan.unroll_matvec else _scratch_body(plan)
+    grid = '\n#include "hashgrid_derivatives.slang"' if plan.grid is not None else ""
     return f"""#define DERIVATIVE_LOSS 1
-#include "derivatives.slang"
+#include "derivatives.slang"{grid}
 
 // One sample of a loss with derivative terms: the forward pass with tangents along x and y from
 // the encoding's forward mode, the loss's gradients (its value to threadLossSum), the backward pass
@@ -115,5 +122,5 @@ def _register_body(plan: NetworkPlan) -> list[str]:
         "let alongY = fwd_diff(encodeInput)(diffPair(sample.p, float2(0.0, 1.0)));",
         *layer_lines(plan, _forward),
         f"let d{last} = outputGradients(s{last}, sample, lossWeights, dLoss);",
-        *layer_lines(plan, _backward, backward=True),
+        *layer_lines(plan, lambda step: _backward(step, plan.grid is not None), backward=True),
     ]
