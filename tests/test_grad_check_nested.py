@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 import slangpy as spy
 from helpers import run_headless
-from reference import sample_points, truth_values
-from test_derivative_loss import _truth_gradient
+from reference import sample_points, truth_gradient, truth_values
 from test_derivative_loss import nested_loss as reference_nested_loss
 
 from app.check import grad_check, nested_loss
@@ -80,9 +79,7 @@ def test_the_twin_is_the_loss_written_from_the_definition(gpu):
         x, y = sample_points(0, 3, 256, config.domain)
         points = np.stack([x, y], axis=1)
         twin, _ = nested_loss.nested_loss(plan, params, nested_loss.nested_batch(plan, config, points))
-        expected = reference_nested_loss(
-            config, params, x, y, truth_values(config, x, y), _truth_gradient(config, x, y)
-        )
+        expected = reference_nested_loss(config, params, x, y, truth_values(config, x, y), truth_gradient(config, x, y))
         assert twin == pytest.approx(expected, rel=1e-9)
 
 

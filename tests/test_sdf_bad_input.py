@@ -25,10 +25,6 @@ CASES = {
     "missing file": (["--sdf", "{dir}/missing.svg"], ["no file", "missing.svg"]),
     "unknown built-in": (["--sdf", "hexagon"], ["no built-in shape 'hexagon'", "circle"]),
     "shape and dataset": (["--sdf", "circle", "--dataset", "spiral"], ["one ground truth at a time", "--sdf"]),
-    "eikonal on a hash grid": (
-        ["--sdf", "circle", "--encoding", "hashgrid", "--eikonal", "0.1"],
-        ["--eikonal is not available with the hashgrid encoding"],
-    ),
     "Sobolev on a dataset": (["--grad-weight", "1", "--dataset", "spiral"], ["--grad-weight", "no gradient"]),
 }
 

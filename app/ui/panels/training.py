@@ -204,16 +204,24 @@ LOSS_WEIGHTS = (
 
 
 def _loss_weights(app) -> None:
-    """The derivative terms' weights, 0-100, Enter applies: a change between weights above 0 is
-    live; from 0 or to 0 it picks another compiled step, and the network is rebuilt from its
-    weights and step while it trains on. Shown as the network being built will have them."""
+    """The derivative terms' weights, 0-100, Enter applies, side by side on one row (the Training
+    panel shows every row at 1280 x 800, the gradient check's result included): a change between
+    weights above 0 is live; from 0 or to 0 it picks another compiled step, and the network is
+    rebuilt from its weights and step while it trains on. Shown as the network being built will
+    have them."""
     building = app.session.building
     flags = imgui.InputTextFlags_.enter_returns_true
-    for label, name, effect in LOSS_WEIGHTS:
-        changed, weight = imgui.input_double(label, getattr(building, name), 0.0, 0.0, "%.6g", flags)
-        app.remember(label, label)
+    width = (imgui.calc_item_width() - imgui.get_style().item_spacing.x) / 2
+    for index, (label, name, effect) in enumerate(LOSS_WEIGHTS):
+        if index:
+            imgui.same_line()
+        imgui.set_next_item_width(width)
+        shown = "gradient, eikonal weights" if index else f"##{label}"
+        changed, weight = imgui.input_double(shown, getattr(building, name), 0.0, 0.0, "%.6g", flags)
+        app.remember(label, shown if index else "")  # the field's frame, without the label drawn after it
         if imgui.is_item_hovered():
-            imgui.set_tooltip(f"{effect}\n0 turns the term off; turning it on or off rebuilds (Enter applies)")
+            imgui.set_tooltip(f"{label}: {effect}\n0 turns the term off; turning it on or off rebuilds (Enter applies)")
         if changed:
             app.change_loss_weight(label, **{name: weight})
+    for label, _, _ in LOSS_WEIGHTS:
         field_error(app, label)
