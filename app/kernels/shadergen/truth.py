@@ -101,11 +101,11 @@ def _points(plan: NetworkPlan) -> TruthSlang:
     return TruthSlang(_truth_function(["0.0"] * plan.output_dim), _POINTS_SAMPLE)
 
 
-def _image(plan: NetworkPlan) -> TruthSlang:
-    # The pixels are read through the kernel context (shaders/kernel_context.slang), which each
+def _grid_truth(width: int, height: int) -> TruthSlang:
+    # The values are read through the kernel context (shaders/kernel_context.slang), which each
     # kernel sets from its arguments; the bilinear interpolation is shaders/image_truth.slang's.
-    ground_truth = f"""static const int IMAGE_WIDTH = {plan.image.width};
-static const int IMAGE_HEIGHT = {plan.image.height};
+    ground_truth = f"""static const int IMAGE_WIDTH = {width};
+static const int IMAGE_HEIGHT = {height};
 #include "image_truth.slang"
 
 [Differentiable]
@@ -114,20 +114,15 @@ float[OUTPUT_DIM] groundTruth(float2 p)
     return imageTruth(p);
 }}"""
     return TruthSlang(ground_truth, _FORMULA_SAMPLE)
+
+
+def _image(plan: NetworkPlan) -> TruthSlang:
+    return _grid_truth(plan.image.width, plan.image.height)
 
 
 def _sdf(plan: NetworkPlan) -> TruthSlang:
     # The distance grid is read as a one-channel image is (app/truth/sdf_truth.py).
-    ground_truth = f"""static const int IMAGE_WIDTH = {plan.sdf.width};
-static const int IMAGE_HEIGHT = {plan.sdf.height};
-#include "image_truth.slang"
-
-[Differentiable]
-float[OUTPUT_DIM] groundTruth(float2 p)
-{{
-    return imageTruth(p);
-}}"""
-    return TruthSlang(ground_truth, _FORMULA_SAMPLE)
+    return _grid_truth(plan.sdf.width, plan.sdf.height)
 
 
 def _sdf_header(plan: NetworkPlan) -> str:
