@@ -83,17 +83,3 @@ def display():
     server.terminate()
     server.wait()
 
-
-# The files whose tests run longest on CI's 2 cores (pytest --durations, lavapipe, empty caches:
-# the soak 90 s, the fuzzer 35 s, the determinism matrix and the gradients' ~60 s each). They
-# are handed out first, so that no worker is left with one of them at the end while the other
-# idles (with --dist worksteal, the idle worker takes tests from the busy one's queue).
-LONGEST_FIRST = ("test_soak.py", "test_fuzz.py", "test_determinism.py", "test_gradients.py", "test_package.py")
-
-
-def pytest_collection_modifyitems(items):
-    def rank(item):
-        name = Path(str(item.fspath)).name
-        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
-
-    items.sort(key=rank)  # stable: the order within each file, and of the other files, is kept

@@ -74,6 +74,11 @@ class _Window:
         self.app.redraw.note_input()
         if event.type == spy.KeyboardEventType.key_press and event.key == spy.KeyCode.f12:
             self.app.request_screenshot()
+        # Ctrl+Q from the window's own key event, not only from ImGui's key state (menu.py): right
+        # after the first frames on a CPU driver, ImGui missed a Ctrl+Q sent by xdotool and then
+        # every later one (the app never quit; tests/test_ui_window_autosave.py, cold shader cache)
+        if event.is_key_press() and event.key == spy.KeyCode.q and event.has_modifier(spy.KeyModifier.ctrl):
+            self.app.quit = True
         spy_imgui.handle_keyboard_event(event)
 
     def placement(self) -> Placement:
