@@ -82,4 +82,3 @@ def display():
     yield f":{number}"
     server.terminate()
     server.wait()
-
