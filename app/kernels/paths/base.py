@@ -67,8 +67,8 @@ class GradientPath(ABC):
     sliced = False  # each sample (or tile) adds into the slot: a thread's loop may be cut
     side_by_side = False  # its groups run side by side on a GPU: the budget sizes pieces by trying
     quick_compile = False  # its kernels build in a second or two on a CPU driver (app/ui/opening.py)
-    # It trains on derivative losses: its learnGradient is train.slang's, whose per-sample backward
-    # pass can be the nested one of shaders/derivatives.slang (the tiled kernels' cannot).
+    # It trains on derivative losses (app/model/derivative_loss.py): its learnGradient is the
+    # per-thread one, whose per-sample backward pass can be the nested one (the tiled kernels' cannot).
     derivatives = False
 
     @abstractmethod
