@@ -204,8 +204,9 @@ LOSS_WEIGHTS = (
 
 
 def _loss_weights(app) -> None:
-    """The derivative terms' weights, 0-100, Enter applies, side by side on one row (the Training
-    panel shows every row at 1280 x 800, the gradient check's result included): a change between
+    """The derivative terms' weights, 0-100, Enter applies, side by side on one row labelled "grad,
+    eikonal" (the Training panel shows every row at 1280 x 800, the gradient check's result
+    included; each field's tooltip names its term): a change between
     weights above 0 is live; from 0 or to 0 it picks another compiled step, and the network is
     rebuilt from its weights and step while it trains on. Shown as the network being built will
     have them."""
@@ -216,7 +217,7 @@ def _loss_weights(app) -> None:
         if index:
             imgui.same_line()
         imgui.set_next_item_width(width)
-        shown = "gradient, eikonal weights" if index else f"##{label}"
+        shown = "grad, eikonal" if index else f"##{label}"  # as wide as "regularization": not clipped
         changed, weight = imgui.input_double(shown, getattr(building, name), 0.0, 0.0, "%.6g", flags)
         app.remember(label, shown if index else "")  # the field's frame, without the label drawn after it
         if imgui.is_item_hovered():
