@@ -13,24 +13,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..datasets.generators import GENERATORS
 from ..datasets.source import MAX_ROWS, check_dataset, problem_of
 from ..errors import UserError
 from ..model import activations, derivative_loss, encodings, half_range, hashgrid, optimizers
 from ..resources import asset
 from ..truth.image_truth import CHANNEL_NAMES, check_image
 from ..truth.sdf_truth import check_sdf
-from ..truth.shapes import BUILTINS
 from ..truth.targets import TUTORIAL_TARGETS
 from .checks import (
     MAX_FREQUENCIES,
-    MAX_HIDDEN_LAYERS,
-    MAX_TARGETS,
-    MAX_WIDTH,
     check_domain,
     check_hidden,
     check_slang_target,
     check_targets,
+)
+from .help_texts import (
+    DATASET_HELP,
+    FEATURES_HELP,
+    FREQUENCIES_HELP,
+    HIDDEN_HELP,
+    MATMUL_HELP,
+    SDF_HELP,
+    TARGET_FILE_HELP,
+    TARGET_HELP,
 )
 from .spec import HOT, STRUCTURE, TRUTH, Between, Choice, Flag, Fraction, Positive, Subset, Whole, spec_field, spec_of
 
@@ -48,41 +53,6 @@ def _choice_flag(name: str) -> Flag:
     return Flag(name, "{label}: {choices} (default {default})")
 
 
-_HIDDEN_HELP = f"hidden layer widths, 1-{MAX_HIDDEN_LAYERS} layers of 1-{MAX_WIDTH} (default {{default}})"
-_MATMUL_HELP = (
-    "auto: half-precision layers multiply on tensor cores where the device has them (Vulkan); simt: always on "
-    "the shader cores (default {default})"
-)
-_TARGET_HELP = (
-    f"a target function of x and y; repeat for more outputs (1-{MAX_TARGETS}), replacing the default set. "
-    "Numbers, x, y, + - * / **, parentheses, sin cos tan exp log sqrt abs pow min max"
-)
-_TARGET_FILE_HELP = (
-    "ground truth from your own Slang file: "
-    "[Differentiable] float target(float2 p, int k) and static const int TARGET_COUNT"
-)
-_FREQUENCIES_HELP = f"Fourier encoding frequencies, 1-{MAX_FREQUENCIES} (default {{default}})"
-_FIXED_FEATURES = [
-    f"{e.name} is {','.join(e.fixed)}"
-    for e in encodings.ENCODINGS.values()
-    if isinstance(e, encodings.FeatureEncoding) and e.fixed
-]
-_FEATURES_HELP = (
-    f"the Playground's input features, comma-separated: {','.join(FEATURES)} (implies --encoding features; "
-    f"{' and '.join(_FIXED_FEATURES)})"
-)
-_SDF_HELP = (
-    f"learn a shape's signed distance field (negative inside): {', '.join(BUILTINS)}, A+B (a smooth union), "
-    "or an .svg (filled paths), .png/.jpg silhouette (dark is inside) or .csv of boundary points x,y,nx,ny"
-)
-_CLASSES = ", ".join(name for name, g in GENERATORS.items() if g.classify)
-_VALUES = ", ".join(name for name, g in GENERATORS.items() if not g.classify)
-_DATASET_HELP = (
-    f"train on points: {_CLASSES} (two classes), {_VALUES} (regression), or a CSV file "
-    "(x, y, then a label column or value columns)"
-)
-
-
 def _grid_flag(name: str, what: str, metavar: str, parse: str | None = None) -> Flag:
     return Flag(name, f"hashgrid and densegrid encodings: {what} (default {{default}})", metavar, parse=parse)
 
@@ -93,7 +63,7 @@ class Config:
 
     # fmt: off
     hidden: list[int] = spec_field(
-        [16], STRUCTURE, "hidden", check_hidden, Flag("--hidden", _HIDDEN_HELP, "W,W", parse="widths"),
+        [16], STRUCTURE, "hidden", check_hidden, Flag("--hidden", HIDDEN_HELP, "W,W", parse="widths"),
         in_network_file=True,
     )
     activation: str = spec_field(
@@ -109,12 +79,12 @@ class Config:
         widget="combo", in_network_file=True,
     )
     frequencies: int = spec_field(
-        4, STRUCTURE, "frequencies", Whole(1, MAX_FREQUENCIES), Flag("--frequencies", _FREQUENCIES_HELP, "K"),
+        4, STRUCTURE, "frequencies", Whole(1, MAX_FREQUENCIES), Flag("--frequencies", FREQUENCIES_HELP, "K"),
         widget="slider", shown=encodings.reads("frequencies"), in_network_file=True,
     )
     features: list[str] = spec_field(
         ["x", "y"], STRUCTURE, "features", Subset(FEATURES),
-        Flag("--features", _FEATURES_HELP, "F,F", parse="names"),
+        Flag("--features", FEATURES_HELP, "F,F", parse="names"),
         widget="checks", shown=encodings.reads("features"), in_network_file=True,
     )
     grid_levels: int = spec_field(
@@ -143,10 +113,10 @@ class Config:
     precision: str = spec_field(
         "float", STRUCTURE, "precision", Choice(PRECISIONS), _choice_flag("--precision"), widget="combo"
     )
-    matmul: str = spec_field("auto", STRUCTURE, "matmul", Choice(MATMULS), Flag("--matmul", _MATMUL_HELP))
+    matmul: str = spec_field("auto", STRUCTURE, "matmul", Choice(MATMULS), Flag("--matmul", MATMUL_HELP))
     targets: list[str] = spec_field(
         list(TUTORIAL_TARGETS), TRUTH, "targets", check_targets,
-        Flag("--target", _TARGET_HELP, "EXPR", parse="text", repeat=True), in_network_file=True,
+        Flag("--target", TARGET_HELP, "EXPR", parse="text", repeat=True), in_network_file=True,
     )
     # The ground truth from a user's Slang file instead of `targets` (kept for going back):
     # {"file": path, "source": its text, "count": its TARGET_COUNT}, read and compiled by
@@ -154,21 +124,21 @@ class Config:
     # --target-file names the file; app/entry/cli.py compiles it into this field.
     slang_target: dict | None = spec_field(
         None, TRUTH, "slang_target", check_slang_target,
-        Flag("--target-file", _TARGET_FILE_HELP, "FILE.slang", parse="text", dest="target_file"),
+        Flag("--target-file", TARGET_FILE_HELP, "FILE.slang", parse="text", dest="target_file"),
         in_network_file=True,
     )
     # Points instead of formulas: a generator or a CSV (app/datasets/source.py says what the entry
     # holds); --dataset names one, and app/entry/cli.py reads a CSV into this field.
     dataset: dict | None = spec_field(
         None, TRUTH, "dataset", check_dataset,
-        Flag("--dataset", _DATASET_HELP, "NAME|PATH.csv", parse="text", dest="dataset_source"),
+        Flag("--dataset", DATASET_HELP, "NAME|PATH.csv", parse="text", dest="dataset_source"),
         in_network_file=True,
     )
     # A signed distance field instead (app/truth/sdf_truth.py): the shape's spec, a built-in's name or
     # a file's path; one output, the distance, negative inside.
     sdf: str | None = spec_field(
         None, TRUTH, "sdf", check_sdf,
-        Flag("--sdf", _SDF_HELP, "SHAPE", parse="text"),
+        Flag("--sdf", SDF_HELP, "SHAPE", parse="text"),
         in_network_file=True,
     )
     # How a generator makes its points and how they split; live changes (app/train/point_data.py)

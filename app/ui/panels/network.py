@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...config.config import FIELDS, MAX_HIDDEN_LAYERS, MAX_WIDTH, fields_of
+from ...config.checks import MAX_HIDDEN_LAYERS, MAX_WIDTH
+from ...config.config import FIELDS, fields_of
 from ...config.spec import STRUCTURE
 from ...errors import UserError
 from ...kernels.planning import plan_for
