@@ -46,6 +46,7 @@ gradient of the same batch (tests/test_grad_check.py):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,7 @@ import numpy as np
 from ..kernels.plan import NetworkPlan
 from ..model.derivative_loss import derivatives_on
 from ..train.trainer import Trainer
+from .finite_difference import kink_free_central_difference
 from .grad_reference import CHECK_BATCH, ReferencePath
 from .nested_loss import central_difference, chosen_parameters, nested_batch, nested_loss
 
@@ -186,18 +188,9 @@ def numpy_loss(path: ReferencePath, params: np.ndarray, inputs: np.ndarray | Non
 
 def _central_difference(path: ReferencePath, params: np.ndarray, index: int, inputs, truths, sides) -> float:
     """d loss / d params[index] by central differences of numpy_loss, with a step that carries
-    no sample across a kink (a step that does is wrong by that sample's whole change of slope);
-    `sides` are numpy_loss's at `params`."""
-    h = FD_STEP * max(1.0, abs(params[index]))
-    while True:
-        plus, minus = params.copy(), params.copy()
-        plus[index] += h
-        minus[index] -= h
-        (up, up_sides), (down, down_sides) = (numpy_loss(path, p, inputs, truths) for p in (plus, minus))
-        smooth = all(np.array_equal(a, b) and np.array_equal(a, c) for a, b, c in zip(sides, up_sides, down_sides))
-        if smooth or h < FD_SMALLEST_STEP:
-            return (up - down) / (2 * h)
-        h /= 8
+    no sample across a kink; `sides` are numpy_loss's at `params`."""
+    loss = functools.partial(numpy_loss, path, inputs=inputs, truths=truths)
+    return kink_free_central_difference(loss, params, index, sides, FD_STEP, FD_SMALLEST_STEP)
 
 
 def _finite_differences(

@@ -18,6 +18,7 @@ max(1, |w|), cut by 8 until no ReLU-family pre-activation changes side."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,7 @@ import numpy as np
 from ..errors import UserError
 from ..kernels.plan import NetworkPlan
 from ..model.activations import LEAKY_RELU_SLOPE
+from .finite_difference import kink_free_central_difference
 from .truth_twin import numpy_truth, truth_tangents
 
 
@@ -107,16 +109,8 @@ def central_difference(
 ) -> float:
     """d nested_loss / d params[index], with a step that carries no sample across a kink;
     `sides` are nested_loss's at `params`."""
-    h = step * max(1.0, abs(params[index]))
-    while True:
-        plus, minus = params.copy(), params.copy()
-        plus[index] += h
-        minus[index] -= h
-        (up, up_sides), (down, down_sides) = (nested_loss(plan, p, batch) for p in (plus, minus))
-        smooth = all(np.array_equal(a, b) and np.array_equal(a, c) for a, b, c in zip(sides, up_sides, down_sides))
-        if smooth or h < smallest:
-            return (up - down) / (2 * h)
-        h /= 8
+    loss = functools.partial(nested_loss, plan, batch=batch)
+    return kink_free_central_difference(loss, params, index, sides, step, smallest)
 
 
 def chosen_parameters(plan: NetworkPlan, gradient: np.ndarray, most: int) -> np.ndarray:
