@@ -9,12 +9,10 @@ import json
 import numpy as np
 import pytest
 import reference_grid as ref
-from helpers import gpu_loss_and_gradient, run_headless
+from helpers import assert_tables_keep_their_bytes_under_another_launch, gpu_loss_and_gradient, run_headless
 from reference import activate, activation_derivative, derivative_loss, sample_points, truth_gradient, truth_values
 
-import app.kernels.launch_shape
 from app.config.config import Config, validate
-from app.train.trainer import Trainer
 
 # Scales 3, 6, 12, 24 over a domain of 3 x 2: a hash grid's finest level (26^2 corners) is hashed
 # into 2^8 entries; a dense grid stores all 961 entries.
@@ -158,16 +156,9 @@ def test_grid_derivative_training_is_bit_identical_under_another_launch_shape(gp
     step would start from other weights)."""
     config = validate(Config(**GRID, encoding="hashgrid", hidden=[6], activation="tanh", grad_weight=1.0,
                              targets=["sin(3*x)*cos(2*y)"], batch_size=2000, seed=4))  # fmt: skip
-    one = Trainer(gpu, config)
-    one.train(1)
-    monkeypatch.setattr(app.kernels.launch_shape, "MAX_TRAIN_THREADS", 256)
-    monkeypatch.setattr(app.kernels.launch_shape, "MIN_PARALLEL_THREADS", 256)
-    other = Trainer(gpu, config)
-    assert other.launch.group_count != one.launch.group_count
-    other.train(1)
-    mlp = one.plan.mlp_param_count
-    assert np.count_nonzero(one.parameters()[mlp:] != Trainer(gpu, config).parameters()[mlp:]) > 0
-    assert one.parameters()[mlp:].tobytes() == other.parameters()[mlp:].tobytes()
+    assert_tables_keep_their_bytes_under_another_launch(
+        gpu, monkeypatch, config, MAX_TRAIN_THREADS=256, MIN_PARALLEL_THREADS=256
+    )
 
 
 SMALL_GRID_ARGS = ["--grid-levels", "4", "--grid-table", "8", "--grid-base-resolution", "4", "--grid-level-scale", "2"]

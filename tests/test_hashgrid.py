@@ -11,10 +11,9 @@ import numpy as np
 import pytest
 import reference_grid as ref
 import slangpy as spy
-from helpers import gpu_loss_and_gradient
+from helpers import assert_tables_keep_their_bytes_under_another_launch, gpu_loss_and_gradient
 from reference import sample_points
 
-import app.kernels.launch_shape
 from app.config.config import Config, validate
 from app.kernels.planning import plan_for
 from app.kernels.shadergen.grid import encoding_constants
@@ -250,17 +249,8 @@ def test_tables_are_bit_identical_over_runs_pieces_and_launch_shapes(gpu, monkey
     _train_in_pieces(pieces, 4)
     assert first.parameters().tobytes() == second.parameters().tobytes() == pieces.parameters().tobytes()
     assert first.optimizer_state_values().tobytes() == pieces.optimizer_state_values().tobytes()
-    one = Trainer(gpu, config)
-    one.train(1)
-    monkeypatch.setattr(app.kernels.launch_shape, "MAX_TILE_GROUPS", 3)
-    monkeypatch.setattr(app.kernels.launch_shape, "MAX_TRAIN_THREADS", 256)
-    monkeypatch.setattr(app.kernels.launch_shape, "MIN_PARALLEL_THREADS", 256)
-    other = Trainer(gpu, config)
-    assert other.launch.group_count != one.launch.group_count
-    other.train(1)
-    mlp = one.plan.mlp_param_count
-    assert np.count_nonzero(one.parameters()[mlp:] != Trainer(gpu, config).parameters()[mlp:]) > 0
-    assert one.parameters()[mlp:].tobytes() == other.parameters()[mlp:].tobytes()
+    limits = dict(MAX_TILE_GROUPS=3, MAX_TRAIN_THREADS=256, MIN_PARALLEL_THREADS=256)
+    assert_tables_keep_their_bytes_under_another_launch(gpu, monkeypatch, config, **limits)
 
 
 def test_grid_networks_take_a_path_with_an_input_gradient():
