@@ -13,6 +13,7 @@ import reference_grid as ref
 import slangpy as spy
 from helpers import assert_tables_keep_their_bytes_under_another_launch, gpu_loss_and_gradient
 from reference import sample_points
+from tensor_core_checks import emulate_tensor_cores
 
 from app.config.config import Config, validate
 from app.kernels.planning import plan_for
@@ -199,14 +200,22 @@ PATHS = {
     "group tiles": dict(hidden=[20, 12], activation="sin"),
     "workgroup tiles": dict(hidden=[32, 32]),
     "workgroup tiles, half": dict(hidden=[32, 32], precision="half"),
+    "workgroup tiles, half, tensor cores": dict(hidden=[32, 32], precision="half"),
 }
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_training_gradient_of_grid_networks_matches_numpy(make_trainer, path):
+def test_training_gradient_of_grid_networks_matches_numpy(gpu, monkeypatch, make_trainer, path):
+    """Every path that takes a grid. On tensor cores the first layer's backward product also
+    gives the grid's input gradient (tiles_mma.slang); without them, emulated."""
+    if path.endswith("tensor cores") and not gpu.tensor_cores:
+        emulate_tensor_cores(gpu, monkeypatch, fused=False)
+    elif path.endswith("half"):
+        monkeypatch.setattr(type(gpu), "tensor_cores", property(lambda self: False))
     trainer = make_trainer(**SMALL, **PATHS[path], targets=["sin(2*x)*y", "x - y*y"], batch_size=300, seed=2)
     expected_path = {"thread accumulators": "thread", "group tiles": "group"}.get(path, "tiles")
     assert trainer.plan.gradient_path == expected_path
+    assert trainer.plan.matmul.endswith("tensor-core") == path.endswith("tensor cores")
     params = trainer.parameters()
     rng = np.random.default_rng(0)  # tables of a trained size: the initial 1e-4 would hide the MLP's share
     params[trainer.plan.mlp_param_count :] = rng.uniform(-0.5, 0.5, trainer.plan.grid_param_count)
@@ -239,9 +248,9 @@ def _train_in_pieces(trainer, steps):
 def test_tables_are_bit_identical_over_runs_pieces_and_launch_shapes(gpu, monkeypatch, fields):
     """Two runs, and steps split in pieces, give identical bytes; another number of workgroups
     (a different order of the tables' atomic adds) gives identical tables after a step. Half
-    precision runs where it takes the tensor cores (on lavapipe it would repeat the SIMT tiles)."""
+    precision on tensor cores (emulated where the device has none: the SIMT tiles are above)."""
     if fields.get("precision") == "half" and not gpu.tensor_cores:
-        pytest.skip("no cooperative matrices on this device")
+        emulate_tensor_cores(gpu, monkeypatch, fused=False)
     config = validate(Config(**SMALL, **fields, targets=["sin(3*x)", "x*y"], batch_size=2000, seed=4))
     first, second, pieces = Trainer(gpu, config), Trainer(gpu, config), Trainer(gpu, config)
     first.train(4)

@@ -1,7 +1,8 @@
 """The half-precision paths on tensor cores (cooperative matrices), where the device has them: the
 fully fused trainer (shaders/fused.slang) wherever a network fits it, workgroup tiles
 (shaders/tiles_mma.slang) for wider ones. CI's lavapipe has none, so these run on the GPU
-machine. fp16 products with fp32 accumulation and fp16 activations and gradients between layers:
+machine; tests/test_tensor_cores_emulated.py runs the same kernels on CI with their products
+emulated. fp16 products with fp32 accumulation and fp16 activations and gradients between layers:
 the gradients follow a float64 reference to within 3e-2 of the largest gradient (room for fp16's
 2^-11 rounding accumulated over four layers and thousands of samples; measured 1.5e-3 to 3.4e-3
 on the H200), as the half SIMT path's do."""
@@ -10,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import gpu_loss_and_gradient
-from reference import loss_and_gradient, sample_points, truth_values
+from tensor_core_checks import check_gradients_against_float64
 
 from app.config.config import Config, validate
 from app.loop.session import Session
@@ -27,19 +27,6 @@ def tensor_gpu(gpu):
     return gpu
 
 
-def _check_gradients(trainer) -> None:
-    loss, gradient = gpu_loss_and_gradient(trainer)
-    c = trainer.config
-    params = trainer.parameters().astype(np.float16).astype(np.float32)
-    x, y = sample_points(c.seed, 0, c.batch_size, c.domain)
-    ref_loss, ref_gradient = loss_and_gradient(c, params, x, y, truth_values(c, x, y))
-    assert abs(loss - ref_loss) / ref_loss < 2e-2
-    scale = np.max(np.abs(ref_gradient))
-    assert np.max(np.abs(gradient - ref_gradient)) / scale < 3e-2
-    arrives = ref_gradient != 0  # ReLU's dead units have exactly zero gradients
-    assert np.count_nonzero(gradient[arrives]) > 0.9 * np.count_nonzero(arrives), "every layer's gradient arrives"
-
-
 @pytest.mark.parametrize("activation", ["leaky_relu", "tanh", "sigmoid", "relu"])
 def test_tensor_core_gradients_match_float64(tensor_gpu, activation):
     trainer = Trainer(
@@ -48,7 +35,7 @@ def test_tensor_core_gradients_match_float64(tensor_gpu, activation):
     assert (
         trainer.plan.matmul == "tensor-core" and (trainer.plan.gradient_path == "fused") == tensor_gpu.fused_fragments
     )
-    _check_gradients(trainer)
+    check_gradients_against_float64(trainer)
 
 
 @pytest.mark.parametrize(
@@ -68,7 +55,7 @@ def test_fused_trainer_gradients_match_float64_on_other_shapes(tensor_gpu, field
     trainer = Trainer(tensor_gpu, config)
     if trainer.plan.gradient_path != "fused":
         pytest.skip("this device's cooperative matrices hold operands otherwise: no fused trainer")
-    _check_gradients(trainer)
+    check_gradients_against_float64(trainer)
 
 
 def test_devices_with_other_operand_layouts_keep_workgroup_tiles(tensor_gpu, monkeypatch):
@@ -78,7 +65,7 @@ def test_devices_with_other_operand_layouts_keep_workgroup_tiles(tensor_gpu, mon
     config = Config(encoding="raw", hidden=[128, 128], precision="half", batch_size=2048, seed=2)
     trainer = Trainer(tensor_gpu, validate(config))
     assert trainer.plan.matmul == "tensor-core" and trainer.plan.gradient_path != "fused"
-    _check_gradients(trainer)
+    check_gradients_against_float64(trainer)
 
 
 TARGETS = ["x", "y", "x*y", "x - y", "sin(3*x)", "cos(2*y)", "x*x", "y*y"]
@@ -97,7 +84,7 @@ def test_every_output_count_trains_on_tensor_cores(tensor_gpu, monkeypatch, outp
     assert trainer.plan.matmul == "tensor-core" and trainer.plan.slot_stride % 4 == 0
     if fused and trainer.plan.gradient_path != "fused":
         pytest.skip("this device's cooperative matrices hold operands otherwise: no fused trainer")
-    _check_gradients(trainer)
+    check_gradients_against_float64(trainer)
 
 
 @pytest.mark.parametrize("outputs", [1, 3, 4, 8])

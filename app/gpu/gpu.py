@@ -69,11 +69,20 @@ class Gpu:
     def tensor_cores(self) -> bool:
         """Cooperative matrices (fp16 tensor cores) for half-precision workgroup tiles: where
         Vulkan reports them. SlangPy's CUDA backend reports none, yet runs them through WMMA;
-        VISUAL_TRAINER_TENSOR_CORES=1 or 0 decides there (and overrides elsewhere)."""
+        VISUAL_TRAINER_TENSOR_CORES=1 or 0 decides there (and overrides elsewhere); =emulated
+        runs the tensor-core kernels with their products in plain loops (emulated_tensor_cores)."""
         forced = os.environ.get("VISUAL_TRAINER_TENSOR_CORES")
         if forced in ("0", "1"):
             return forced == "1"
-        return self.device.has_feature(spy.Feature.cooperative_matrix)
+        return self.emulated_tensor_cores or self.device.has_feature(spy.Feature.cooperative_matrix)
+
+    @functools.cached_property
+    def emulated_tensor_cores(self) -> bool:
+        """VISUAL_TRAINER_TENSOR_CORES=emulated: the fused trainer and the tensor-core workgroup
+        tiles, with every cooperative-matrix product, load and store in plain loops
+        (shaders/mma_emulated.slang), on any device. So CI's lavapipe runs those kernels' layout,
+        shared memory and barriers against numpy; slow, for tests (tests set the attribute)."""
+        return os.environ.get("VISUAL_TRAINER_TENSOR_CORES") == "emulated"
 
     @functools.cached_property
     def fused_fragments(self) -> bool:
@@ -84,6 +93,8 @@ class Gpu:
         runs there (app/kernels/fused_layout.py: CUDA_OVERREAD_COLUMNS)."""
         if not self.tensor_cores:
             return False
+        if self.emulated_tensor_cores:  # the emulation reads the copies as fragment_slot lays them out
+            return True
         try:
             program = self.device.load_program(str(shader_dir() / "fragment_probe.slang"), ["fragmentLayout"])
             matrix = self.device.create_buffer(
@@ -111,7 +122,7 @@ class Gpu:
 
     def plan(self, config: Config) -> NetworkPlan:
         """`config`'s plan on this device."""
-        return plan_for(config, self.tensor_cores, self.fused_fragments, self.lane_tiles)
+        return plan_for(config, self.tensor_cores, self.fused_fragments, self.lane_tiles, self.emulated_tensor_cores)
 
     @property
     def software(self) -> bool:

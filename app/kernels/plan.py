@@ -69,6 +69,9 @@ class NetworkPlan:
     group_size: int
     thread_accumulators: bool = False  # each thread keeps its gradient sums in registers
     mma: tuple[bool, ...] = ()  # per layer: products on tensor cores (workgroup tiles)
+    # Those products emulated with plain loops (shaders/mma_emulated.slang): CI runs the tensor-core
+    # kernels so on a device without cooperative matrices (VISUAL_TRAINER_TENSOR_CORES=emulated)
+    emulated_mma: bool = False
     tile_samples: int = 0  # samples a tile (workgroup and lane tiles)
     tile_pad: int = 0  # workgroup tiles: the row padding that keeps shared-memory banks apart
     tile_inputs: int = 1  # group tiles' shared-memory rows (shaders/gradients.slang); 1 where unused
@@ -94,7 +97,7 @@ class NetworkPlan:
     @property
     def matmul(self) -> str:
         """What summary.json and the window report: tensor cores, or SIMT arithmetic."""
-        return "tensor-core" if any(self.mma) else "simt"
+        return ("emulated tensor-core" if self.emulated_mma else "tensor-core") if any(self.mma) else "simt"
 
     @property
     def mlp_param_count(self) -> int:
@@ -164,6 +167,7 @@ class NetworkPlan:
             self.slang_truth,
             self.gradient_path,
             self.mma,
+            self.emulated_mma,
             self.tile_samples,
             self.tile_pad,
             self.truth_kind,

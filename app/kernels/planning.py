@@ -17,7 +17,9 @@ from .plan import LayerPlan, NetworkPlan, SlangTruth
 
 
 @functools.lru_cache(maxsize=64)
-def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False, derivatives: bool = False) -> NetworkPlan:
+def _plan(
+    s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False, derivatives: bool = False, emulated: bool = False
+) -> NetworkPlan:
     enc = ENCODINGS[s.encoding]
     setting = enc.setting(s)
     problem = problem_of(dict(s.dataset)) if s.dataset else None
@@ -72,15 +74,25 @@ def _plan(s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False, deri
         derivatives=derivatives,
     )
     path, fields = choose_path(request)
-    return NetworkPlan(**common, gradient_path=path.name, thread_accumulators=path.thread_accumulators, **fields)
+    emulated_mma = emulated and any(fields.get("mma", ()))
+    return NetworkPlan(
+        **common,
+        gradient_path=path.name,
+        thread_accumulators=path.thread_accumulators,
+        emulated_mma=emulated_mma,
+        **fields,
+    )
 
 
-def plan_for(config: Config, tensor_cores: bool = False, fused: bool | None = None, cpu: bool = False) -> NetworkPlan:
+def plan_for(
+    config: Config, tensor_cores: bool = False, fused: bool | None = None, cpu: bool = False, emulated: bool = False
+) -> NetworkPlan:
     """The plan of `config`'s structure on a device with or without cooperative matrices, and on a
     CPU driver or not (cached: configs that differ only in hot fields share it). `fused`: whether
     the fully fused trainer may run there (its weight copies assume NVIDIA's fragment layout:
     app/gpu/gpu.py checks it); by default wherever there are cooperative matrices. A derivative
     loss (app/model/derivative_loss.py) is the one hot setting that picks the kernel: whether it is
-    on, not its weights, which stay kernel arguments."""
+    on, not its weights, which stay kernel arguments. `emulated`: the tensor cores are emulated
+    with plain loops (app/gpu/gpu.py: emulated_tensor_cores)."""
     fused = tensor_cores if fused is None else fused
-    return _plan(config.structure(), tensor_cores, fused, cpu, derivatives_on(config))
+    return _plan(config.structure(), tensor_cores, fused, cpu, derivatives_on(config), emulated)

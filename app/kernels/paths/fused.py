@@ -39,7 +39,12 @@ class FusedTrainer(WorkgroupTiles):
 
     def kernel(self, plan: NetworkPlan) -> str:
         includes = '#include "fused.slang"\n#include "fused_layers.slang"\n#include "fused_gradients.slang"'
-        return f"\n{fused_constants(plan)}\n{includes}\n\n{fused_kernel(plan)}"
+        emulated = (
+            "\n#define EMULATED_MMA 1  // products in plain loops (shaders/mma_emulated.slang)"
+            if plan.emulated_mma
+            else ""
+        )
+        return f"\n{fused_constants(plan)}{emulated}\n{includes}\n\n{fused_kernel(plan)}"
 
     def weight_copies(self, plan: NetworkPlan) -> tuple:
         return layout_of(plan).copies

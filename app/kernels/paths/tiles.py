@@ -39,6 +39,8 @@ class WorkgroupTiles(GradientPath):
 
     def kernel(self, plan: NetworkPlan) -> str:
         products = '\n#include "tiles_mma.slang"' if any(plan.mma) else '\n#include "tiles_simt.slang"'
+        if plan.emulated_mma:
+            products = "\n#define EMULATED_MMA 1  // products in plain loops (shaders/mma_emulated.slang)" + products
         grid = '\n#include "hashgrid_tiles.slang"' if plan.grid else ""
         return f'\n{tile_constants(plan)}\n#include "tiles.slang"{products}{grid}\n\n{tiles_kernel(plan)}'
 

@@ -152,7 +152,7 @@ def _accumulators(plan: NetworkPlan, layout: FusedLayout) -> tuple[list[str], li
     def declare(s: LayerStep) -> list[str]:
         b, k = layout.blocks[s.k], s.k
         tiles = b.rounds * b.bo * b.bi
-        return [f"FusedC dw{k}[{tiles}];", f"[ForceUnroll] for (int q = 0; q < {tiles}; q++) dw{k}[q] = FusedC(0.0);"]
+        return [f"FusedC dw{k}[{tiles}];", f"FUSED_UNROLL for (int q = 0; q < {tiles}; q++) dw{k}[q] = FusedC(0.0);"]
 
     def write(s: LayerStep) -> str:
         direct = aligned and s.layer.offset % 4 == 0 and s.layer.fan_in % 4 == 0
@@ -183,7 +183,7 @@ def fused_kernel(plan: NetworkPlan) -> str:
 void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID, uniform StepArgs* args)
 {{
     let a = *args;
-    uint tid = localId.x, lane = WaveGetLaneIndex(), warp = tid / 32;
+    uint tid = localId.x, lane = mmaLane(tid), warp = tid / 32;
     uint group = groupId.x + a.groupOffset;
     uint groups = a.threadCount / FUSED_THREADS;
     uint tiles = (a.batchSize + FUSED_SAMPLES - 1) / FUSED_SAMPLES;

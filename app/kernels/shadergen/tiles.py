@@ -217,6 +217,7 @@ def tiles_kernel(plan: NetworkPlan) -> str:
         declare.insert(0, f"// {held} and bias gradient, over all tiles")
         write.insert(0, "// Into this workgroup's gradient slot")
     after_loop = "\n\n" + indent(write, 1) if write else ""
+    lane = "\n    mmaLane(tid);  // (emulated products keep it)" if mma else ""
     grid_forward = "\n        tileGridForward(tid);  // the grid's encoding of the tile's points" if plan.grid else ""
     return f"""// learnGradient for workgroup tiles: a workgroup moves tiles of TILE_SAMPLES samples through
 // every layer in shared memory, forward then backward, its products {"on tensor cores" if mma else "on the shader cores (SIMT)"}.
@@ -231,7 +232,7 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
     float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
     NFloat* w = a.weights;
     float* slot = a.gradientSlots + group * SLOT_STRIDE;  // this workgroup's alone
-    setKernelContext(w, a.gridGradients, domain, a.truthData);
+    setKernelContext(w, a.gridGradients, domain, a.truthData);{lane}
 {indent([*declare, "float loss = 0.0;"], 1)}
     for (uint tile = group; tile < tiles; tile += groups)  // the same count for the whole group
     {{
