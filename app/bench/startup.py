@@ -41,7 +41,8 @@ def _child(mode: str) -> None:
 
 
 def _run_child(cache_dir: str, mode: str) -> dict[str, float]:
-    env = dict(os.environ, XDG_CACHE_HOME=cache_dir)
+    # Mesa's shader cache is under XDG_CACHE_HOME unless MESA_SHADER_CACHE_DIR moves it: cold is cold
+    env = dict(os.environ, XDG_CACHE_HOME=cache_dir, MESA_SHADER_CACHE_DIR=os.path.join(cache_dir, "mesa_shader_cache"))
     start = time.time()
     result = subprocess.run(
         [sys.executable, *module_command("bench.startup"), mode], env=env, capture_output=True, text=True, check=True
