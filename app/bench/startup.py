@@ -40,9 +40,16 @@ def _child(mode: str) -> None:
         print(f"rebuild {time.perf_counter() - start:.6f}", flush=True)
 
 
+def _cache_env(cache_dir: str) -> dict[str, str]:
+    """The environment of a run whose caches are all under `cache_dir` (cold where it is new):
+    Mesa's shader cache is under XDG_CACHE_HOME unless MESA_SHADER_CACHE_DIR moves it elsewhere."""
+    return dict(
+        os.environ, XDG_CACHE_HOME=cache_dir, MESA_SHADER_CACHE_DIR=os.path.join(cache_dir, "mesa_shader_cache")
+    )
+
+
 def _run_child(cache_dir: str, mode: str) -> dict[str, float]:
-    # Mesa's shader cache is under XDG_CACHE_HOME unless MESA_SHADER_CACHE_DIR moves it: cold is cold
-    env = dict(os.environ, XDG_CACHE_HOME=cache_dir, MESA_SHADER_CACHE_DIR=os.path.join(cache_dir, "mesa_shader_cache"))
+    env = _cache_env(cache_dir)
     start = time.time()
     result = subprocess.run(
         [sys.executable, *module_command("bench.startup"), mode], env=env, capture_output=True, text=True, check=True
@@ -63,7 +70,7 @@ def time_to_first_window_frame(cache_dir: str) -> float | None:
     frame as a PNG), or None without a display."""
     if not os.environ.get("DISPLAY"):
         return None
-    env = dict(os.environ, XDG_CACHE_HOME=cache_dir)
+    env = _cache_env(cache_dir)
     shot = os.path.join(cache_dir, "first-frame.png")
     start = time.time()
     process = subprocess.Popen(

@@ -67,6 +67,11 @@ class Redraw:
         self._pending = (target_key, textures, draw_signature(draw_data))
         return self._pending != self._shown or now - self._drawn_at >= REFRESH_S
 
+    @property
+    def drawn_at(self) -> float:
+        """When the last drawn frame was drawn (time.perf_counter)."""
+        return self._drawn_at
+
     def drawn(self) -> None:
         """The frame asked about last was drawn."""
         self._shown, self._pending = self._pending, None
