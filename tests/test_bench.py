@@ -76,3 +76,15 @@ def test_the_tutorials_atomic_kernels_take_the_apps_first_step(gpu, make_trainer
     assert clear.mean() > 0.8, clear.mean()
     assert np.all(np.abs(moved_atomic[clear] - moved_app[clear]) < 1e-3 * lr), "the same step where g is clear"
     assert np.all(np.abs(moved_atomic) <= lr * (1 + 1e-4)), "Adam's first step is at most lr"
+
+
+def test_the_cuda_column_is_left_out_where_the_bench_runs_on_no_nvidia_vulkan_gpu(gpu):
+    """The app-cuda rows need the same NVIDIA GPU through CUDA: --no-cuda, or a CPU driver, or
+    another vendor's, gives none (and creates no second device)."""
+    from argparse import Namespace
+
+    from app.bench.speed import cuda_twin
+
+    assert cuda_twin(gpu, Namespace(no_cuda=True)) is None
+    if gpu.software or "nvidia" not in gpu.device.info.adapter_name.lower():
+        assert cuda_twin(gpu, Namespace(no_cuda=False)) is None

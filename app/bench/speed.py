@@ -1,8 +1,9 @@
 """python -m app.bench [--quick] [--only NET|derivatives] [--batch B] [--json PATH] [--device auto|vulkan|cuda]
-                      [--no-compile] [--compile-mode auto|default|max-autotune-no-cudagraphs]
+                      [--no-compile] [--compile-mode auto|default|max-autotune-no-cudagraphs] [--no-cuda]
 
 Training speed of the app beside the tutorial's atomic design and PyTorch, in one run on one
-device. The `hashgrid` rows fit a photo-like image with a hash-grid encoding and a 64-64 MLP
+device. On Vulkan on an NVIDIA GPU the app's rows also run through SlangPy's CUDA backend on the
+same GPU (the `app-cuda` rows: the CUDA column), with the same gradient paths. The `hashgrid` rows fit a photo-like image with a hash-grid encoding and a 64-64 MLP
 (app/bench/hashgrid_task.py), beside the same model in plain PyTorch (torch_hashgrid.py). Where torch imports with CUDA, the PyTorch rows are eager and the strongest: the loss
 compiled with torch.compile and the whole step captured in one CUDA graph, each in fp32 and with
 fp16 autocast. Every app row is reported as a ratio to the best PyTorch row of the same network
@@ -63,7 +64,22 @@ def _compile_mode(choice: str, sizes: list[int], batch: int, half: bool) -> str:
     return AUTOTUNE_MODE if half and wide and batch >= 1 << 20 else "default"
 
 
-def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list[dict]:
+def cuda_twin(gpu, args):
+    """The same NVIDIA GPU through SlangPy's CUDA backend, for the app rows' CUDA column: where the
+    bench runs on Vulkan on an NVIDIA GPU, unless --no-cuda. With tensor cores where Vulkan has
+    them (the CUDA backend reports none, yet runs them: app/gpu/gpu.py), so that both columns take
+    the same gradient paths."""
+    info = describe(gpu.device)
+    if args.no_cuda or gpu.software or info["type"] != "vulkan" or "nvidia" not in info["adapter"].lower():
+        return None
+    try:
+        return create_gpu("cuda", tensor_cores=gpu.tensor_cores)
+    except Exception as error:  # no CUDA driver or toolkit here: the column is left out, and says why
+        print(f"no CUDA column: {str(error).strip().splitlines()[0]}", file=sys.stderr)
+        return None
+
+
+def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic, cuda=None) -> list[dict]:
     budget, cap = (0.3, 50) if args.quick else (2.0, 4000)
     if name == derivative_rows.GROUP:
         return derivative_rows.rows_for(gpu, batch, args, budget, cap)
@@ -71,6 +87,11 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list
     fields = fields() if callable(fields) else fields
     reference = torch_hashgrid if name == "hashgrid" else torch_reference
     rows = [app_row(gpu, name, batch, precision, fields, budget, cap) for precision in ("float", "half")]
+    if cuda is not None:  # the CUDA column: the same rows through SlangPy's CUDA backend
+        rows += [
+            dict(app_row(cuda, name, batch, precision, fields, budget, cap), trainer="app-cuda")
+            for precision in ("float", "half")
+        ]
     if atomic is not None and name == "4-16-4":
         rows.append(
             dict(
@@ -109,7 +130,7 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic) -> list
                 )
     best = max((r["samples_per_second"] for r in rows if r["trainer"].startswith("torch")), default=None)
     for row in rows:
-        if row["trainer"] == "app" and best:
+        if row["trainer"] in ("app", "app-cuda") and best:
             row["vs_best_torch"] = row["samples_per_second"] / best
     return rows
 
@@ -133,6 +154,7 @@ def run_benchmarks(args) -> dict:
     sizes = {**QUICK, **QUICK_ONLY} if args.quick and args.only in QUICK_ONLY else QUICK if args.quick else FULL
     use_torch = torch_reference.available()
     atomic = AtomicReference(gpu) if (args.only in (None, "4-16-4")) else None
+    cuda = cuda_twin(gpu, args)
     results = []
     for name, batches in sizes.items():
         if args.only and name != args.only:
@@ -143,11 +165,14 @@ def run_benchmarks(args) -> dict:
             if gpu.software and batch > SOFTWARE_MAX_BATCH:
                 print(f"skip {name} batch {batch}: over a minute a step on a software driver", file=sys.stderr)
                 continue
-            for row in _rows_for(gpu, name, batch, args, use_torch, atomic):
+            for row in _rows_for(gpu, name, batch, args, use_torch, atomic, cuda):
                 _print(row)
                 results.append(row)
     extras = {} if args.quick or args.only or args.batch else cold_and_warm()
-    return {"device": describe(gpu.device), "tensor_cores": gpu.tensor_cores, "results": results, "extras": extras}
+    report = {"device": describe(gpu.device), "tensor_cores": gpu.tensor_cores, "results": results, "extras": extras}
+    if cuda is not None:
+        report["cuda_device"] = describe(cuda.device)
+    return report
 
 
 def main(argv=None) -> int:
@@ -158,6 +183,11 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--batch", type=int, action="append", help="only this batch size (repeatable)")
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes a while per shape)")
+    parser.add_argument(
+        "--no-cuda",
+        action="store_true",
+        help="no app-cuda rows (by default, on Vulkan on an NVIDIA GPU, the app's rows run on CUDA too)",
+    )
     parser.add_argument(
         "--compile-mode",
         choices=COMPILE_MODES,

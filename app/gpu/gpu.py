@@ -59,8 +59,9 @@ MAX_IN_FLIGHT = 3
 
 
 class Gpu:
-    def __init__(self, device: spy.Device):
+    def __init__(self, device: spy.Device, tensor_cores: bool | None = None):
         self.device = device
+        self._tensor_cores = tensor_cores  # None: as the device and the environment say
         self.kernels = KernelCache(device)
         self._in_flight: collections.deque[int] = collections.deque()  # submit ids, oldest first
         self.peak_in_flight = 0
@@ -72,6 +73,8 @@ class Gpu:
         VISUAL_TRAINER_TENSOR_CORES=1 or 0 decides there (and overrides elsewhere); =emulated
         runs the tensor-core kernels with their products in plain loops (emulated_tensor_cores)."""
         forced = os.environ.get("VISUAL_TRAINER_TENSOR_CORES")
+        if self._tensor_cores is not None:
+            return self._tensor_cores
         if forced in ("0", "1"):
             return forced == "1"
         return self.emulated_tensor_cores or self.device.has_feature(spy.Feature.cooperative_matrix)
@@ -179,5 +182,6 @@ class Gpu:
         buffer.copy_from_numpy(np.ascontiguousarray(values))
 
 
-def create_gpu(kind: str = "auto") -> Gpu:
-    return Gpu(create_device(kind))
+def create_gpu(kind: str = "auto", tensor_cores: bool | None = None) -> Gpu:
+    """A device of `kind`; `tensor_cores` decides whether plans take them (None: Gpu.tensor_cores)."""
+    return Gpu(create_device(kind), tensor_cores)
