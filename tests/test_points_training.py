@@ -13,6 +13,7 @@ import pytest
 from helpers import gpu_loss, gpu_loss_and_gradient
 from reference import batch_rows, kernel_parameters, loss_and_gradient, sample_losses
 from reference import forward as reference_forward
+from tensor_core_checks import emulate_tensor_cores
 
 from app import datasets
 from app.config.config import Config, validate
@@ -235,17 +236,52 @@ def test_the_gradient_check_covers_points_losses_and_regularisation(gpu, three_c
         assert check.passed and check.error < 1e-3, check.detail()
 
 
-def test_tensor_cores_take_the_squared_error_only():
-    """The tensor-core kernel computes the squared error's output gradient inline: classes in
-    half precision train on SIMT tiles, and the generated module says so; values keep them."""
+def test_the_fused_trainer_takes_every_loss_and_tiles_on_tensor_cores_the_squared_error_only():
+    """The fused trainer computes any loss (bwd_diff of outputLoss); the tensor-core workgroup
+    tiles compute the squared error's output gradient inline: where the fused trainer does not run,
+    classes in half precision train on SIMT tiles, and the generated module says so; values keep
+    the tensor cores."""
     from app.kernels.network_module import network_source
     from app.kernels.planning import plan_for
 
     wide = dict(hidden=[64, 64], precision="half", encoding="raw")
-    classes = plan_for(_config({"generator": "spiral"}, **wide), tensor_cores=True)
-    values = plan_for(_config({"generator": "plane"}, **wide), tensor_cores=True)
+    for source in ({"generator": "spiral"}, {"generator": "plane"}):
+        assert plan_for(_config(source, **wide), tensor_cores=True).gradient_path == "fused"
+    classes = plan_for(_config({"generator": "spiral"}, **wide), tensor_cores=True, fused=False)
+    values = plan_for(_config({"generator": "plane"}, **wide), tensor_cores=True, fused=False)
     assert classes.gradient_path == "tiles" and not any(classes.mma) and any(values.mma)
     assert "// products   SIMT (tensor cores take the squared error only)" in network_source(classes)
+
+
+FUSED_CASES = {
+    "two classes": (None, dict(SPIRAL, hidden=[32, 32])),
+    "three classes": ("three", dict(hidden=[32, 32], encoding="raw")),
+    "values": ({"generator": "multigauss"}, dict(hidden=[32, 32], encoding="raw")),
+}
+
+
+@pytest.mark.parametrize("case", FUSED_CASES.values(), ids=FUSED_CASES.keys())
+def test_points_and_classes_on_the_fused_trainer_match_numpy(gpu, monkeypatch, three_classes, case):
+    """A dataset's points, with the logistic, softmax and squared losses, on the fused tensor-core
+    trainer (emulated where the device has no tensor cores): the loss and gradient of a batch
+    three steps in against numpy at the half weights, and the batches walk the epochs as on every
+    other path (two runs, one in two calls, give the same bytes)."""
+    if not gpu.tensor_cores:
+        emulate_tensor_cores(gpu, monkeypatch)
+    source, fields = case
+    source = three_classes if source == "three" else source
+    config = _config(source, batch_size=200, seed=4, precision="half", **fields)
+    trainer, again = Trainer(gpu, config), Trainer(gpu, config)
+    assert trainer.plan.gradient_path == "fused", trainer.plan.gradient_path
+    trainer.train(3)  # away from the initial weights and the first epoch's start
+    params = trainer.parameters().astype(np.float16).astype(np.float32)
+    loss, gradient = gpu_loss_and_gradient(trainer, step=trainer.step)
+    ref_loss, ref_gradient = _reference(trainer, params)
+    assert abs(loss - ref_loss) <= 2e-2 * ref_loss, (loss, ref_loss)
+    assert np.max(np.abs(gradient - ref_gradient)) <= 2e-2 * np.max(np.abs(ref_gradient))
+    again.train(1)
+    again.train(2)
+    assert again.parameters().tobytes() == trainer.parameters().tobytes()
 
 
 def test_the_points_benchmark_writes_its_figures(tmp_path, capsys):

@@ -1,8 +1,9 @@
 """The fully fused tensor-core trainer: workgroup tiles whose every product runs on cooperative
 matrices, the hidden weights held in registers as fragment-native copies that adjustParameters
 keeps beside them (shaders/fused.slang; the layout is app/kernels/fused_layout.py, the kernel
-app/kernels/shadergen/fused.py). Half precision, the squared error of sampled points, no grid,
-and a device whose operand layout the copies match."""
+app/kernels/shadergen/fused.py). Half precision, any truth (formulas, an image, a dataset's
+points) and any loss (the squared error inline, the classes' through bwd_diff of outputLoss), no
+grid, and a device whose operand layout the copies match."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ class FusedTrainer(WorkgroupTiles):
 
     def fits(self, request: PathRequest) -> dict | None:
         r = request
-        allowed = r.tensor_cores and r.fused and r.sampled and r.matmul == "auto"
+        allowed = r.tensor_cores and r.fused and r.matmul == "auto"  # any truth, any loss
         if not allowed or r.grid or r.precision != "half" or not r.one_to_one:
             return None
         layout = fused_layout(r.sizes)

@@ -36,7 +36,9 @@ static const uint FUSED_LAST_STRIDE = {layout.last_stride};
 static const uint FUSED_LAST_B = {layout.last_b};
 static const uint FUSED_ONES = {layout.ones};
 static const uint FIRST_OUT = {plan.sizes[1]};
-static const uint LAST_IN = {plan.sizes[-2]};"""
+static const uint LAST_IN = {plan.sizes[-2]};
+static const bool FUSED_SQUARED_LOSS = {"true" if plan.loss_name == "squared" else "false"};  // else bwd_diff of outputLoss
+static const bool FUSED_POINTS = {"true" if plan.truth_kind == "points" else "false"};  // a dataset's rows: truth read at the loss"""
 
 
 def _tiles(size: int) -> int:
@@ -95,7 +97,7 @@ def _forward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
         between = f"{_slot(layout, s.k)}, {_slot(layout, s.k + 1)}"
         if s.last:
             return [
-                f"fusedOutputAndLoss<{_tiles(s.layer.fan_in)}, OutputActivation>(warp, lane, p, valid, "
+                f"fusedOutputAndLoss<{_tiles(s.layer.fan_in)}, OutputActivation>(warp, lane, a, tile, p, valid, "
                 f"{between}, {_slot(layout, s.k + 2)}, loss);"
             ]
         if s.k == 0:
@@ -202,7 +204,7 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
     {{
         float2 p;
         bool valid;
-        fusedLoadSamples(warp, lane, tile, a.batchSize, a.seed, a.step, domain, p, valid);
+        fusedLoadSamples(warp, lane, tile, a, p, valid);
 
         // Forward
 {indent(_forward(plan, layout), 2)}
