@@ -169,7 +169,7 @@ def _check_run(result: subprocess.CompletedProcess, argv: list[str], out: Path, 
 
 
 def test_whole_program(inputs, tmp_path):
-    rng, cases = random.Random(1005), 36
+    rng, cases = random.Random(1005), 24  # 7 valid, 17 refused today
     env = dict(os.environ, XDG_CACHE_HOME=str(inputs.folder / "cache"))  # warm shader caches across cases
     for k in range(cases):
         out, files = tmp_path / f"run{k}", []
@@ -185,4 +185,4 @@ def test_whole_program(inputs, tmp_path):
         except subprocess.TimeoutExpired:
             raise AssertionError(f"{argv!r} hung") from None
         _count("whole program (subprocess)", _check_run(result, argv, out, files))
-    _assert_both_ways("whole program (subprocess)", valid=5, refused=12)
+    _assert_both_ways("whole program (subprocess)", valid=3, refused=8)
