@@ -72,9 +72,9 @@ class Gpu:
         Vulkan reports them. SlangPy's CUDA backend reports none, yet runs them through WMMA;
         VISUAL_TRAINER_TENSOR_CORES=1 or 0 decides there (and overrides elsewhere); =emulated
         runs the tensor-core kernels with their products in plain loops (emulated_tensor_cores)."""
-        forced = os.environ.get("VISUAL_TRAINER_TENSOR_CORES")
         if self._tensor_cores is not None:
             return self._tensor_cores
+        forced = os.environ.get("VISUAL_TRAINER_TENSOR_CORES")
         if forced in ("0", "1"):
             return forced == "1"
         return self.emulated_tensor_cores or self.device.has_feature(spy.Feature.cooperative_matrix)

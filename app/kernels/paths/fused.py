@@ -14,7 +14,7 @@ from ..launch_shape import LaunchShape, tile_launch
 from ..plan import NetworkPlan
 from ..shadergen.fused import fused_constants, fused_kernel, layout_of
 from .base import PathRequest
-from .tiles import WorkgroupTiles
+from .tiles import WorkgroupTiles, emulation_define
 
 # Two 128-thread workgroups an SM ran fastest on an H200 (2^16 and 2^20); as many threads in
 # groups of 256.
@@ -40,12 +40,7 @@ class FusedTrainer(WorkgroupTiles):
 
     def kernel(self, plan: NetworkPlan) -> str:
         includes = '#include "fused.slang"\n#include "fused_layers.slang"\n#include "fused_gradients.slang"'
-        emulated = (
-            "\n#define EMULATED_MMA 1  // products in plain loops (shaders/mma_emulated.slang)"
-            if plan.emulated_mma
-            else ""
-        )
-        return f"\n{fused_constants(plan)}{emulated}\n{includes}\n\n{fused_kernel(plan)}"
+        return f"\n{fused_constants(plan)}{emulation_define(plan)}\n{includes}\n\n{fused_kernel(plan)}"
 
     def weight_copies(self, plan: NetworkPlan) -> tuple:
         return layout_of(plan).copies

@@ -13,6 +13,14 @@ from ..workgroup_tiles import TILED_THREADS, workgroup_tiles
 from .base import GradientPath, PathRequest
 
 
+def emulation_define(plan: NetworkPlan) -> str:
+    """The line that makes the tensor-core kernels' products plain loops (shaders/mma_emulated.slang)
+    where the plan emulates them, before their includes; else nothing."""
+    return (
+        "\n#define EMULATED_MMA 1  // products in plain loops (shaders/mma_emulated.slang)" if plan.emulated_mma else ""
+    )
+
+
 class WorkgroupTiles(GradientPath):
     name = sums = "tiles"
     label = "workgroup"
@@ -39,8 +47,7 @@ class WorkgroupTiles(GradientPath):
 
     def kernel(self, plan: NetworkPlan) -> str:
         products = '\n#include "tiles_mma.slang"' if any(plan.mma) else '\n#include "tiles_simt.slang"'
-        if plan.emulated_mma:
-            products = "\n#define EMULATED_MMA 1  // products in plain loops (shaders/mma_emulated.slang)" + products
+        products = emulation_define(plan) + products
         grid = '\n#include "hashgrid_tiles.slang"' if plan.grid else ""
         return f'\n{tile_constants(plan)}\n#include "tiles.slang"{products}{grid}\n\n{tiles_kernel(plan)}'
 
