@@ -75,9 +75,11 @@ def _headless(args: argparse.Namespace) -> int:
     from . import headless, run_output
 
     check_headless(args)
+    if args.variant:
+        return _race(args)
     start = resolve_start(args)
     iterations = iterations_for(args, start)
-    out = Path(args.out) if args.out else Path("runs") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = _out_folder(args)
     start.config = _with_image(start.config, args)
     check_export_image(args, start.config)
     gpu = create_gpu(args.device)
@@ -102,6 +104,32 @@ def _headless(args: argparse.Namespace) -> int:
         args.export_scale,
     )
     return _report_headless(session, result, written, out, check)
+
+
+def _out_folder(args: argparse.Namespace) -> Path:
+    return Path(args.out) if args.out else Path("runs") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def _race(args: argparse.Namespace) -> int:
+    """--headless with --variant: a race of the variants of the options' setup (app/entry/race_run.py)."""
+    from ..gpu.gpu import create_gpu
+    from . import headless, race_run
+
+    race_run.check_race_options(args)
+    variants = race_run.variants_of(args.variant)
+    start = resolve_start(args)
+    iterations = iterations_for(args, start)
+    out = _out_folder(args)
+    start.config = _with_image(start.config, args)
+    for variant in variants:  # every variant checked before the device starts
+        variant.apply(start.config)
+    gpu = create_gpu(args.device)
+    with headless.compile_notice(args.quiet):
+        start.config = _with_target_file(start.config, args, gpu)
+        race = race_run.build_race(gpu, start.config, variants)
+    table, wall, interrupted = race_run.run_race(race, iterations, args.eval_every, args.quiet)
+    written = race_run.write_race(race, table, out, iterations, wall, interrupted)
+    return race_run.report(race, written, out, interrupted)
 
 
 def _report_headless(session, result, written, out: Path, check) -> int:

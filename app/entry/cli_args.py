@@ -72,6 +72,14 @@ def _add_mode_options(p: argparse.ArgumentParser) -> None:
         metavar="PNG",
         help="headless: also render the full window after training into this PNG file",
     )
+    mode.add_argument(
+        "--variant",
+        action="append",
+        type=str,
+        metavar="FIELDS",
+        help='headless: race this variant of the setup, e.g. "hidden=64,64 lr=0.003" (config fields; '
+        '"" is the setup itself); 2 to 8 of them train side by side for --iterations equal steps',
+    )
     mode.add_argument("--quiet", action="store_true", help="headless: no progress bar, loss lines or compile notice")
     mode.add_argument(
         "--grad-check",

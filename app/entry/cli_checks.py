@@ -97,6 +97,8 @@ def check_headless(args: argparse.Namespace) -> None:
 
 def check_window(args: argparse.Namespace) -> None:
     _check_size(args)
+    if args.variant:
+        raise UserError("--variant races headless (with --headless); in the window use the Race panel")
     for option in ("--save-checkpoint", "--export-slang", "--export-image"):
         if getattr(args, option[2:].replace("-", "_")) is not None:
             raise UserError(f"{option} is for --headless runs; in the window use the File menu")

@@ -61,6 +61,13 @@ class Written:
         written = [str(where) for _, where in self.files if where not in self.rescued]
         return line + (f"; written: {', '.join(written)}" if written else "")
 
+    def merge(self, other: Written) -> None:
+        """Another write's files and failures after these (a race writes each racer's run)."""
+        self.files += other.files
+        self.failures += other.failures
+        self.rescued += other.rescued
+        self.out_files += other.out_files
+
 
 class _Writer:
     def __init__(self) -> None:
@@ -100,6 +107,14 @@ class _Writer:
 
     def data(self, option: str, target: Path, path: Path, data: bytes, rescue: bool = False) -> None:
         self.file(option, target, path, lambda temporary: write_synced(temporary, data), rescue)
+
+
+def write_files(out: Path, files: dict[str, bytes]) -> Written:
+    """Files of --out by name, each whole or not at all; never raises for a failed write."""
+    writer = _Writer()
+    for name, data in files.items():
+        writer.data("--out", out, out / name, data)
+    return writer.written
 
 
 def _remove(path: Path) -> None:
