@@ -193,23 +193,28 @@ class FileActions:
             saved = checkpoint.load(path)
         except UserError as error:
             return self._failed(f"not loaded: {error}")
+        return self.put_in(saved, f"checkpoint loaded: step {saved.step:,}")
+
+    def put_in(self, saved: checkpoint.Checkpoint, done: str, building: str = "the checkpoint's network") -> str | None:
+        """`saved` becomes the session's state (a checkpoint loaded, a racer kept), saying `done`
+        once it is in; a network of another structure is built in the background first."""
         session = self.app.session
         if session.gpu.plan(saved.config) == session.trainer.plan:
             session.cancel_rebuild()
             checkpoint.restore(session, saved)
             self.app.on_new_network()
-            self.app.say(f"checkpoint loaded: step {saved.step:,}")
+            self.app.say(done)
             return None
 
         def put_in(rebuilt) -> None:
             checkpoint.restore(rebuilt, saved)
-            self.app.say(f"checkpoint loaded: step {saved.step:,}")
+            self.app.say(done)
 
         try:
             session.start_rebuild(saved.config, then=put_in)
         except UserError as error:
             return self._failed(f"not loaded: {first_line(error)}")
-        self.app.say("building the checkpoint's network...")
+        self.app.say(f"building {building}...")
         return None
 
 

@@ -17,7 +17,7 @@ from imgui_bundle import imgui
 from ..loop.frame_driver import FrameWork
 from . import layout, menu, path_prompt, restore
 from .failures import guarded, guarded_ui
-from .panels import neuron_view, training
+from .panels import neuron_view, race, training
 from .panels.table import LOSS, PANELS
 from .state import AppState
 from .style import BAD, MUTED, TRANSPARENT, WINDOW_BG
@@ -48,6 +48,10 @@ def draw_ui(app: AppState) -> None:
         imgui.end()
     if app.selected_neuron is not None and LOSS in app.windows:  # drawn over the Loss panel
         guarded_ui(app, "the neuron view", lambda: neuron_view.draw(app, app.windows[LOSS]))
+    if app.race is not None:
+        part = "the Race panel"
+        if not guarded_ui(app, part, lambda: race.draw_window(app)):
+            app.race = None  # a race that cannot be drawn cannot be steered: it ends, the main network goes on
     guarded_ui(app, "the restore prompt", lambda: restore.draw_offer(app))
     if not guarded_ui(app, "the path field", lambda: path_prompt.draw(app)):
         app.files.prompt = None  # a field that fails to draw must not hold back every other file action
@@ -70,6 +74,8 @@ def _updates(app: AppState) -> None:
     app.targets.poll()
     app.data.poll()
     app.run_grad_check_if_wanted()
+    if app.race is not None:
+        app.race.frame(app.running)
 
 
 def frame(
@@ -86,7 +92,7 @@ def frame(
     the target shows."""
     start = time.perf_counter()
     guarded(app, "the frame's updates", lambda: _updates(app))
-    ok, work = _recorded(app, "recording the frame's training", lambda: app.frames.submit_training(app.running))
+    ok, work = _recorded(app, "recording the frame's training", lambda: app.frames.submit_training(app.trains_main))
     if not ok:
         work = FrameWork(0, 0.0)
     app.renderer.begin_frame(size[0], size[1], delta_time)
@@ -94,7 +100,7 @@ def frame(
     draw_data = app.renderer.finish()
     encoder = app.gpu.device.create_command_encoder()
     ok, _ = _recorded(
-        app, "recording the frame's evaluation", lambda: app.frames.record_frame(encoder, work, app.running)
+        app, "recording the frame's evaluation", lambda: app.frames.record_frame(encoder, work, app.trains_main)
     )
     if not ok:  # dropped: a fresh encoder, every timestamp the frame reads written
         encoder = app.gpu.device.create_command_encoder()

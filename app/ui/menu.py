@@ -8,6 +8,7 @@ from imgui_bundle import imgui
 
 from ..files import autosave
 from . import about
+from .race_state import open_race
 from .style import BAD, MUTED, em
 
 KEYS = (
@@ -85,6 +86,15 @@ def draw(app) -> None:
         if imgui.menu_item("Save screenshot", "F12", False)[0]:
             app.request_screenshot()
         changed, app.vsync = imgui.menu_item("Vsync", "", app.vsync)
+        imgui.end_menu()
+    opened = imgui.begin_menu("Race")
+    app.remember("menu race")
+    if opened:
+        if imgui.menu_item("Race networks", "", app.race is not None)[0]:
+            open_race(app)
+        app.remember("race networks")
+        if imgui.menu_item("End race", "", False, app.race is not None)[0]:
+            app.race = None
         imgui.end_menu()
     opened = imgui.begin_menu("Help")
     app.remember("menu help")

@@ -112,11 +112,17 @@ class AppState:
         self.loss_hidden: set[str] = set()  # the loss plot's series hidden by a click on the legend
         self.loss_series: list = []  # the loss plot's series as last drawn (app/ui/panels/loss_series.py)
         self.loss_note = ""  # and its note of earlier runs hidden
+        self.race = None  # a RaceState while a race is open (app/ui/race_state.py): the main network waits
         self.on_new_network()
 
     @property
     def config(self) -> Config:
         return self.session.config
+
+    @property
+    def trains_main(self) -> bool:
+        """Whether the main network trains this frame: running, and no race has the frames."""
+        return self.running and self.race is None
 
     def on_new_network(self) -> None:
         """After start-up or a rebuild: the draft follows the network, shown outputs are kept."""

@@ -104,8 +104,9 @@ def _figures(app) -> None:
             _grid_figures(session)
     # The same rows paused as running: the panel is as tall as its rows (app/ui/panels/table.py),
     # and Space would otherwise move the Network panel below it by two rows
-    _row("samples / s", _rate(app.frames.samples_per_second(), t.batch_size) if app.running else "paused")
-    _row("training", s.training if app.running else "paused")
+    idle = "paused" if not app.running else "waits for the race"
+    _row("samples / s", _rate(app.frames.samples_per_second(), t.batch_size) if app.trains_main else idle)
+    _row("training", s.training if app.trains_main else idle)
     _row("kernels", f"{session.trainer.plan.matmul}, {session.trainer.path.label} gradient sums")
     _row("frame", f"{s.frame_ms:.1f} ms ({1000 / s.frame_ms:.0f} fps), work {s.work_ms:.1f} ms" if s.frame_ms else "-")
     if imgui.is_item_hovered():
