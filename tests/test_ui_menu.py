@@ -1,6 +1,7 @@
 """The menu bar's File > Quit (and Ctrl+Q) and Help > About in the offscreen window, clicked and
-typed as a user would: each checks what the click or key set. That Quit keeps the session as
-closing the window does is the real window's test (tests/test_ui_window_autosave.py)."""
+typed as a user would: each checks what the click or key set, and About the GPU it names. That
+Quit keeps the session as closing the window does is the real window's test
+(tests/test_ui_window_autosave.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import pytest
+import slangpy as spy
 from imgui_bundle import imgui
 from test_ui_offscreen import _centre
 
@@ -62,7 +64,11 @@ def test_help_about_names_the_version_and_opens_the_readme(ui, monkeypatch):
     ui.click(*_centre(ui, "help about"))
     assert ui.app.about_open
     ui.frame()
-    assert "about readme" in ui.app.rects and "about close" in ui.app.rects
+    assert "about readme" in ui.app.rects and "about close" in ui.app.rects and "about adapter" in ui.app.rects
+    device = ui.app.gpu.device.info  # the GPU named as SlangPy lists it: its name and LUID's hex
+    adapter = next(a for a in spy.Device.enumerate_adapters(device.type) if a.name == device.adapter_name)
+    uuid = "".join(f"{byte:02x}" for byte in adapter.luid)
+    assert about_box.adapter_line(ui.app.gpu).endswith(f"{adapter.name}, UUID {uuid}")
     ui.click(*_centre(ui, "about readme"))
     assert opened == [ROOT / "README.md"]
     ui.click(*_centre(ui, "about close"))

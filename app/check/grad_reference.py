@@ -12,8 +12,8 @@ with it): the network's loss and parameter gradient on a fixed batch, through Sl
 - A grid encoding (app/model/hashgrid.py) is the path's input: its numpy twin encodes the points from
   the tables, and the tables' gradient is numpy's scatter of the first layer's input gradient
   (.bwds of that call) with the bilinear weights.
-- Where SlangPy's .bwds is wrong on the trainer's device (slangpy#222), the path runs on a CUDA
-  device of the same machine, or the check is refused (ReferenceUnavailable)."""
+- Where SlangPy's .bwds is wrong on the trainer's device (slangpy#222), the path runs on the same
+  GPU through CUDA, or the check is refused (ReferenceUnavailable)."""
 
 from __future__ import annotations
 
@@ -108,9 +108,12 @@ def _bwds_works(module: spy.Module, device: spy.Device, outputs: int) -> bool:
 
 
 @functools.lru_cache(maxsize=1)
-def _cuda_device() -> spy.Device | None:
+def _cuda_device(uuid: str | None) -> spy.Device | None:
+    """A CUDA device on the trainer's GPU, the adapter of UUID `uuid` (NVIDIA's Vulkan driver and
+    CUDA give a GPU the same UUID), so that a check runs on the GPU the run was given; CUDA's
+    choice where the trainer's adapter is unknown."""
     try:
-        return create_device("cuda")
+        return create_device("cuda", gpu=uuid)
     except UserError:
         return None
 
@@ -118,10 +121,10 @@ def _cuda_device() -> spy.Device | None:
 @functools.lru_cache(maxsize=8)  # one probe per device and network, not one per check
 def _reference_device(gpu: Gpu, source: str, outputs: int) -> tuple[spy.Device, str]:
     """The trainer's device where SlangPy's .bwds is right there, else a CUDA device on the same
-    machine (the path is independent of the trainer's device: it takes and returns numpy)."""
+    GPU (the path is independent of the trainer's device: it takes and returns numpy)."""
     if _bwds_works(_module(gpu.device, source), gpu.device, outputs):
         return gpu.device, ""
-    cuda = _cuda_device()
+    cuda = _cuda_device(gpu.adapter.uuid if gpu.adapter is not None else None)
     if cuda is not None and _bwds_works(_module(cuda, source), cuda, outputs):
         return cuda, f"CUDA: SlangPy's bwds is wrong on this {gpu.device.info.type.name} driver"
     raise ReferenceUnavailable(

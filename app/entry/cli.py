@@ -62,7 +62,7 @@ def _grad_check(args: argparse.Namespace) -> int:
     from ..loop.session import Session
 
     start = resolve_start(args)
-    gpu = create_gpu(args.device)
+    gpu = create_gpu(args.device, gpu=args.gpu)
     start.config = _with_image(_with_target_file(start.config, args, gpu), args)
     session = Session(gpu, start.config)
     start.apply(session)
@@ -82,7 +82,7 @@ def _headless(args: argparse.Namespace) -> int:
     out = _out_folder(args)
     start.config = _with_image(start.config, args)
     check_export_image(args, start.config)
-    gpu = create_gpu(args.device)
+    gpu = create_gpu(args.device, gpu=args.gpu)
     with headless.compile_notice(args.quiet):
         start.config = _with_target_file(start.config, args, gpu)
         session = Session(gpu, start.config, heatmaps=True)
@@ -195,7 +195,7 @@ def _window(args: argparse.Namespace) -> int:
         restore=offer,
     )
     start.config = _with_image(start.config, args)
-    gpu = create_gpu(args.device)
+    gpu = create_gpu(args.device, gpu=args.gpu)
     start.config = _with_target_file(start.config, args, gpu)
     return run_window(gpu, start, options, settings)
 

@@ -15,6 +15,7 @@ from ..errors import UserError
 from ..files import checkpoint as ckpt
 from ..files.network_io import load_network
 from ..files.start import Start
+from ..gpu.adapters import parse_gpu_option
 from ..gpu.device import DEVICE_TYPES
 from ..truth.sdf_truth import sdf_domain
 from .cli_checks import MAX_EXPORT_SCALE
@@ -26,6 +27,13 @@ MORE_STEPS = 1000  # a headless run trains this many steps unless --iterations s
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, no usage dump
         raise UserError(message)
+
+
+def _gpu_choice(text: str) -> str:
+    """--gpu's value, checked for its form here (which adapter it names is known only once the
+    device type is: app/gpu/adapters.py)."""
+    parse_gpu_option(text)
+    return text.strip()
 
 
 def _listed(options: list[str]) -> str:
@@ -93,6 +101,14 @@ def _add_mode_options(p: argparse.ArgumentParser) -> None:
         default="auto",
         choices=tuple(DEVICE_TYPES),
         help="GPU API (default auto; SLANGPY_DEVICE_TYPE_OVERRIDE wins where it is set)",
+    )
+    mode.add_argument(
+        "--gpu",
+        type=_gpu_choice,
+        metavar="INDEX|UUID",
+        help="the GPU to run on: its adapter index for the API, or its UUID as nvidia-smi -L prints "
+        "it (GPU-xxxxxxxx-...), or 8 or more of its first hex digits (default: the first GPU of "
+        "CUDA_VISIBLE_DEVICES where it is set, else SlangPy's choice)",
     )
 
 

@@ -68,6 +68,8 @@ def summary(session: Session, result: HeadlessResult) -> dict:
         "wall_seconds": result.wall_seconds,
         "samples_per_second": result.samples / result.wall_seconds if result.wall_seconds > 0 else None,
         "device": describe(session.gpu.device),
+        # which GPU ran it: {"index", "name", "uuid"} (app/gpu/adapters.py), null where unknown
+        "adapter": session.gpu.adapter.to_dict() if session.gpu.adapter is not None else None,
         "matmul": session.trainer.plan.matmul,  # "tensor-core" or "simt"
         "gradient_path": session.trainer.plan.gradient_path,  # app/kernels/paths/: thread, pairs, fused...
         "gradient_sums": session.trainer.path.sums,  # where the sums are kept: thread, group, tiles or lanes

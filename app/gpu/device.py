@@ -15,6 +15,7 @@ import slangpy as spy
 
 from ..errors import UserError, first_line
 from ..resources import shader_dir
+from .adapters import VISIBLE_DEVICES, Adapter, adapter_named, adapters_from, choose_adapter, read_nvidia_smi
 
 DEVICE_TYPES = {
     "auto": spy.DeviceType.automatic,
@@ -44,9 +45,33 @@ def device_kind(kind: str = "auto") -> str:
     return kind
 
 
-def create_device(kind: str = "auto") -> spy.Device:
-    """Creates the device for training, heatmaps and UI."""
+def create_device(kind: str = "auto", gpu: str | None = None) -> spy.Device:
+    """Creates the device for training, heatmaps and UI (open_device)."""
+    return open_device(kind, gpu)[0]
+
+
+def open_device(kind: str = "auto", gpu: str | None = None) -> tuple[spy.Device, Adapter | None]:
+    """A device of `kind` on the adapter `gpu` names (an index or a UUID, as --gpu takes it),
+    else on CUDA_VISIBLE_DEVICES's first GPU, else on SlangPy's choice (app/gpu/adapters.py);
+    and the adapter it runs on (None where SlangPy lists none that it could be)."""
     kind = device_kind(kind)
+    adapters = _adapters(kind)
+    chosen = choose_adapter(adapters, kind, gpu, os.environ.get(VISIBLE_DEVICES), read_nvidia_smi)
+    device = _new_device(kind, chosen)
+    return device, chosen or adapter_named(adapters, device.info.adapter_name)
+
+
+def _adapters(kind: str) -> list[Adapter]:
+    """SlangPy's adapters for `kind`; none where it cannot list them (no driver for the API:
+    creating the device then says why)."""
+    with native_output_held():  # a missing CUDA driver prints a line of its own here
+        try:
+            return adapters_from(spy.Device.enumerate_adapters(DEVICE_TYPES[kind]))
+        except Exception:  # sgl raises plain RuntimeError
+            return []
+
+
+def _new_device(kind: str, adapter: Adapter | None) -> spy.Device:
     options = spy.SlangCompilerOptions()
     # SlangPy's own shaders too, as spy.create_device adds them: `import slangpy` in the
     # gradient check's module (app/check/grad_check.py) needs its tensor types.
@@ -64,6 +89,7 @@ def create_device(kind: str = "auto") -> spy.Device:
                 type=DEVICE_TYPES[kind],
                 compiler_options=options,
                 enable_hot_reload=False,
+                adapter_luid=None if adapter is None else list(bytes.fromhex(adapter.uuid)),
                 **{name: str(path) for name, path in caches.items()},
             )
         except Exception as error:  # sgl raises plain RuntimeError with a multi-line report

@@ -17,7 +17,8 @@ from ..kernels.fused_layout import fragment_slot
 from ..kernels.plan import NetworkPlan
 from ..kernels.planning import plan_for
 from ..resources import shader_dir
-from .device import create_device
+from .adapters import Adapter
+from .device import open_device
 from .kernel_cache import KernelCache
 
 STORAGE = (
@@ -59,8 +60,9 @@ MAX_IN_FLIGHT = 3
 
 
 class Gpu:
-    def __init__(self, device: spy.Device, tensor_cores: bool | None = None):
+    def __init__(self, device: spy.Device, tensor_cores: bool | None = None, adapter: Adapter | None = None):
         self.device = device
+        self.adapter = adapter  # the GPU it runs on, as summary.json and Help > About name it
         self._tensor_cores = tensor_cores  # None: as the device and the environment say
         self.kernels = KernelCache(device)
         self._in_flight: collections.deque[int] = collections.deque()  # submit ids, oldest first
@@ -182,6 +184,8 @@ class Gpu:
         buffer.copy_from_numpy(np.ascontiguousarray(values))
 
 
-def create_gpu(kind: str = "auto", tensor_cores: bool | None = None) -> Gpu:
-    """A device of `kind`; `tensor_cores` decides whether plans take them (None: Gpu.tensor_cores)."""
-    return Gpu(create_device(kind), tensor_cores)
+def create_gpu(kind: str = "auto", tensor_cores: bool | None = None, gpu: str | None = None) -> Gpu:
+    """A device of `kind` on the adapter `gpu` names (app/gpu/device.py: open_device);
+    `tensor_cores` decides whether plans take them (None: Gpu.tensor_cores)."""
+    device, adapter = open_device(kind, gpu)
+    return Gpu(device, tensor_cores, adapter)

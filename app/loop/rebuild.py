@@ -59,6 +59,7 @@ class Rebuild:
                     *module_command("loop.rebuild"),
                     json.dumps(config.to_dict()),
                     gpu.device.info.type.name.lower(),
+                    gpu.adapter.uuid if gpu.adapter is not None else "",  # the same GPU's caches
                 ],
                 cwd=import_root(),
                 stdin=subprocess.DEVNULL,
@@ -143,14 +144,15 @@ class Rebuild:
             self.process.wait()
 
 
-def _warm(config_json: str, device_kind: str) -> None:
-    """Child process: compile and run every kernel once, filling the on-disk caches, saying which
-    stage of app/gpu/compile_progress.py it is in."""
+def _warm(config_json: str, device_kind: str, adapter_uuid: str) -> None:
+    """Child process: compile and run every kernel once on the window's adapter (its UUID; empty
+    where unknown), filling the on-disk caches, saying which stage of
+    app/gpu/compile_progress.py it is in."""
     from ..config.config import from_dict
     from ..gpu.gpu import create_gpu
 
     announce(0)
-    gpu, config = create_gpu(device_kind), from_dict(json.loads(config_json))
+    gpu, config = create_gpu(device_kind, gpu=adapter_uuid or None), from_dict(json.loads(config_json))
     gpu.kernels.get(gpu.plan(config))
     announce(1)
     trainer = Trainer(gpu, config)  # its pipelines are built by dispatches that do nothing
@@ -161,4 +163,4 @@ def _warm(config_json: str, device_kind: str) -> None:
 
 
 if __name__ == "__main__":
-    _warm(sys.argv[1], sys.argv[2])
+    _warm(sys.argv[1], sys.argv[2], sys.argv[3])

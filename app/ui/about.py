@@ -1,6 +1,6 @@
-"""Help > About: the app's version (from the package's metadata), what it is, and a link that
-opens the README (app/files/about.py finds it, in a checkout or an installed wheel) with the
-desktop's opener, xdg-open."""
+"""Help > About: the app's version (from the package's metadata), what it is, the GPU it runs on,
+and a link that opens the README (app/files/about.py finds it, in a checkout or an installed
+wheel) with the desktop's opener, xdg-open."""
 
 from __future__ import annotations
 
@@ -33,6 +33,15 @@ def open_file(path: Path) -> bool:
     return True
 
 
+def adapter_line(gpu) -> str:
+    """The GPU the window runs on, named as summary.json's adapter names it (its index and UUID
+    tell a multi-GPU machine's GPUs apart; app/gpu/adapters.py)."""
+    api = gpu.device.info.type.name.lower()
+    if gpu.adapter is None:  # SlangPy listed no adapter of that name
+        return f"Runs on {gpu.device.info.adapter_name} ({api})"
+    return f"Runs on {api} adapter {gpu.adapter.text()}"
+
+
 def _open_readme(app) -> None:
     try:
         path = about.readme()
@@ -51,6 +60,8 @@ def draw(app) -> None:
         return
     imgui.text(f"Slang Visual Trainer {about.version()}")
     imgui.text_colored(MUTED, about.summary())
+    imgui.text(adapter_line(app.gpu))
+    app.remember("about adapter")
     imgui.spacing()
     imgui.align_text_to_frame_padding()
     imgui.text("Documentation:")
