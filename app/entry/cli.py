@@ -123,7 +123,7 @@ def _race(args: argparse.Namespace) -> int:
     start.config = _with_image(start.config, args)
     for variant in variants:  # every variant checked before the device starts
         variant.apply(start.config)
-    gpu = create_gpu(args.device)
+    gpu = create_gpu(args.device, gpu=args.gpu)
     with headless.compile_notice(args.quiet):
         start.config = _with_target_file(start.config, args, gpu)
         race = race_run.build_race(gpu, start.config, variants)
