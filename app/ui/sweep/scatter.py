@@ -25,12 +25,13 @@ def _x_positions(axis: Axis, values: list) -> list[float]:
     the trials of one category spread evenly about it in trial order."""
     if axis.categories is None:
         return [float(v) for v in values]
-    slots = [axis.categories.index(v) for v in values]
-    positions = []
-    for k, slot in enumerate(slots):
-        same = [j for j, s in enumerate(slots) if s == slot]
-        offset = (same.index(k) / (len(same) - 1) - 0.5) * SPREAD if len(same) > 1 else 0.0
-        positions.append(slot + offset)
+    members: dict[int, list[int]] = {}  # category index -> the trials in it, in order
+    for k, value in enumerate(values):
+        members.setdefault(axis.categories.index(value), []).append(k)
+    positions = [0.0] * len(values)
+    for slot, trials in members.items():
+        for rank, k in enumerate(trials):
+            positions[k] = slot + ((rank / (len(trials) - 1) - 0.5) * SPREAD if len(trials) > 1 else 0.0)
     return positions
 
 
