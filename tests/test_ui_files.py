@@ -8,6 +8,7 @@ from __future__ import annotations
 import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import numpy as np
 import pytest
+from sweep_folders import screenshot_rows, write_sweep
 from test_ui_offscreen import _centre
 
 from app.config.config import Config, validate
@@ -210,7 +211,7 @@ def _through_the_field(ui, path) -> None:
 
 
 def test_every_file_action_has_a_path_field_without_a_dialog_program(ui, no_dialog_program, tmp_path):
-    """File's six actions and the Data panel's Load CSV button each open the path field with their
+    """File's seven actions and the Data panel's Load CSV button each open the path field with their
     own title and button, and act on the path typed (issue 25: CSV and image stopped the field
     with a KeyError, and the stuck field then held back every other file action)."""
     import slangpy as spy
@@ -225,6 +226,7 @@ def test_every_file_action_has_a_path_field_without_a_dialog_program(ui, no_dial
     )
     paths = {"save": tmp_path / "a.ckpt", "load": tmp_path / "a.ckpt", "export": tmp_path / "b.slang"}
     paths |= {"image": image, "shape": asset("shapes", "heart.svg"), "csv": points}
+    paths["sweep"] = write_sweep(tmp_path / "sweep", screenshot_rows())  # a folder
     assert {action for _, action in FILE_ITEMS} == set(files.ACTIONS) == set(paths)
     for _, action in FILE_ITEMS:
         _choose(ui, action, frames=2)
@@ -237,6 +239,8 @@ def test_every_file_action_has_a_path_field_without_a_dialog_program(ui, no_dial
         ui.frames_until(lambda: ui.session.rebuild is None and ui.app.data.loading is None)
     assert (tmp_path / "a.ckpt").is_file() and (tmp_path / "b.slang").is_file()
     assert ui.session.config.dataset is not None and ui.session.config.dataset.get("sha256"), "the CSV's points"
+    assert ui.app.sweep.folder.path == paths["sweep"], "the sweep, in its window"
+    ui.app.sweep.visible = False  # it lies over the Data panel's button
     ui.click(*_centre(ui, "load csv"))
     ui.frame()
     assert ui.app.files.prompt is not None and ui.app.files.prompt.action == "csv", "the button's own field"

@@ -1,11 +1,11 @@
-"""File > Open image, Open shape, Save checkpoint, Load checkpoint, Export Slang and Load CSV:
+"""File > Open image, Open shape, Save checkpoint, Load checkpoint, Export Slang, Load CSV and Open sweep:
 native file dialogs from portable_file_dialogs, polled once a frame so that the window keeps
 drawing while one is open, then the core's image, shape, checkpoint and export code.
 
 On Linux the dialogs are zenity or kdialog run as programs. Where neither is installed, the
 window asks for the path itself (app/ui/path_prompt.py): a text field, filled in with a file in
 the app's cache folder (the newest checkpoint there, to load), or the working folder (an image, a
-shape or a CSV to open)."""
+shape, a CSV or a sweep's folder to open)."""
 
 from __future__ import annotations
 
@@ -54,6 +54,7 @@ class FileAction:
     filters: tuple[str, ...]
     method: str  # FileActions' method taking the path
     new_file: str = ""  # a save dialog's suggested name ({step}: the current step); "" opens a file
+    folder: bool = False  # a folder is chosen, not a file
 
 
 ACTIONS = {
@@ -63,6 +64,7 @@ ACTIONS = {
     "image": FileAction("Open image", "Open", tuple(IMAGE_FILTER), "open_image"),
     "shape": FileAction("Open shape", "Open", tuple(SHAPE_FILTER), "open_shape"),
     "csv": FileAction("Load CSV of points", "Load", tuple(CSV_FILTER), "load_csv"),
+    "sweep": FileAction("Open sweep", "Open", (), "open_sweep", folder=True),
 }
 
 
@@ -91,7 +93,9 @@ class FileActions:
             self._without_dialog(action)
             return
         kind = ACTIONS[action]
-        if kind.new_file:
+        if kind.folder:
+            dialog = pfd.select_folder(kind.title, str(Path.cwd()))
+        elif kind.new_file:
             name = kind.new_file.format(step=self.app.session.trainer.step)
             dialog = pfd.save_file(kind.title, str(Path.cwd() / name), list(kind.filters))
         else:
@@ -185,6 +189,10 @@ class FileActions:
         """A CSV of points, read in the background (app/ui/data_edits.py reports a bad one)."""
         self.app.data.load_csv(path)
 
+    def open_sweep(self, path: str) -> str | None:
+        """A sweep's folder in the sweep window (app/ui/sweep/); one that is not is a message."""
+        return self.app.sweep.open_folder(path)
+
     def load(self, path: str) -> str | None:
         """The current network stays unless the file is a valid checkpoint; one of another
         compiled network (another architecture, or a derivative term on or off) is built in the
@@ -224,6 +232,8 @@ OPENED_NAMES = {"image": "image.png", "shape": "shape.svg", "csv": "points.csv"}
 def _default_path(action: str) -> Path:
     """What the path field starts with: a new file in the cache folder to save or export to (the
     folder made where it can be), the newest checkpoint there to load."""
+    if action == "sweep":  # a folder of the user's: the working folder, where `sweep --out` wrote it
+        return Path.cwd()
     if action in OPENED_NAMES:  # something of the user's to open: from the working folder
         return Path.cwd() / OPENED_NAMES[action]
     stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}"

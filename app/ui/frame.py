@@ -21,6 +21,7 @@ from .panels import neuron_view, race, training
 from .panels.table import LOSS, PANELS
 from .state import AppState
 from .style import BAD, MUTED, TRANSPARENT, WINDOW_BG
+from .sweep import window as sweep_window
 
 BACKGROUND = list(WINDOW_BG)  # the frame is cleared to the panels' background
 
@@ -52,6 +53,8 @@ def draw_ui(app: AppState) -> None:
         part = "the Race panel"
         if not guarded_ui(app, part, lambda: race.draw_window(app)):
             app.race = None  # a race that cannot be drawn cannot be steered: it ends, the main network goes on
+    if not guarded_ui(app, "the sweep window", lambda: sweep_window.draw(app)):
+        app.sweep.visible = False  # hidden rather than failing every frame; View > Sweep window tries again
     guarded_ui(app, "the restore prompt", lambda: restore.draw_offer(app))
     if not guarded_ui(app, "the path field", lambda: path_prompt.draw(app)):
         app.files.prompt = None  # a field that fails to draw must not hold back every other file action

@@ -36,6 +36,7 @@ FILE_ITEMS = (
     ("Load checkpoint...", "load"),
     ("Export Slang...", "export"),
     ("Load CSV of points...", "csv"),
+    ("Open sweep...", "sweep"),
 )
 
 
@@ -86,6 +87,10 @@ def draw(app) -> None:
         if imgui.menu_item("Save screenshot", "F12", False)[0]:
             app.request_screenshot()
         changed, app.vsync = imgui.menu_item("Vsync", "", app.vsync)
+        changed, shown = imgui.menu_item("Sweep window", "", app.sweep.visible, app.sweep.shown is not None)
+        if changed:
+            app.sweep.visible = shown  # the sweep opened last, hidden while a trial trains
+        app.remember("view sweep")
         imgui.end_menu()
     opened = imgui.begin_menu("Race")
     app.remember("menu race")

@@ -34,6 +34,7 @@ from .redraw import Redraw
 from .renderer import UiRenderer
 from .shape_edits import ShapeEdits
 from .sliders import Typing
+from .sweep.viewer import SweepViewer
 from .target_edits import TargetEdits
 
 FIGURE_FRAMES = 30  # the frame figures are means over this many frames
@@ -98,6 +99,7 @@ class AppState:
         self._diagram: tuple[float, object, np.ndarray | None] = (-1.0, None, None)
         self._evaluation: tuple[int, Evaluation | None] = (-1, None)
         self.files = FileActions(self)  # File menu: checkpoints and Slang export
+        self.sweep = SweepViewer(self)  # File > Open sweep... (app/ui/sweep/)
         self.view = 0  # heatmaps: 0 values, 1 d/dx, 2 d/dy, 3 |gradient|
         self.selected_neuron: int | None = None  # the diagram's neuron shown large
         self.grad_check: GradCheck | None = None  # the last gradient check of this network
