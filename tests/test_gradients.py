@@ -170,6 +170,10 @@ def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for
     from app.kernels.plan import NetworkPlan
     from app.kernels.shadergen import tiles
 
+    if gpu.software and activation != "leaky_relu":
+        # 12 s of a CPU driver's compiling (CI's 2 cores): the blocked tiles' activation
+        # derivative, read from the output, is checked there with leaky_relu; GPUs run both.
+        pytest.skip("tanh's register-blocked tiles are checked on GPUs; leaky_relu's here")
     monkeypatch.setattr(gpu, "lane_tiles", False)  # the GPU paths, on any device
     fields = dict(hidden=[64, 64], activation=activation, precision="float", batch_size=300, seed=5)
     blocked = make_trainer(**fields)
