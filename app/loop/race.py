@@ -63,6 +63,7 @@ class Mark:
     step: int
     seconds: float
     value: float
+    accuracy: float | None = None  # a dataset of classes: the test set's accuracy
 
 
 @dataclass
@@ -114,7 +115,8 @@ class Racer:
     def mark(self, metric: Metric | None = None) -> None:
         metric = metric or metric_for(self.session.config)
         if not self.marks or self.marks[-1].step != self.step:
-            self.marks.append(Mark(self.step, self.train_seconds, metric.value(self.session)))
+            accuracy = (self.session.metrics or {}).get("test_accuracy")
+            self.marks.append(Mark(self.step, self.train_seconds, metric.value(self.session), accuracy))
 
     def value_at(self, step: int | None = None, seconds: float | None = None) -> float:
         """The metric at its last evaluation no later than `step` (or `seconds` of training)."""

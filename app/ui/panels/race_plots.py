@@ -26,18 +26,27 @@ def draw_curves(app, race, colour, height: float) -> None:
     imgui.same_line(0, em(1.5))
     what = "PSNR (right axis)" if metric.higher_is_better else metric.name.replace("_", " ")
     thin = "" if race.by_time else "thin: batch loss; "
-    imgui.text_colored(MUTED, f"{thin}thick with points: {what} at each evaluation")
+    squares = "; squares: test accuracy (right axis)" if _has_accuracy(race) else ""
+    imgui.text_colored(MUTED, f"{thin}thick with points: {what} at each evaluation{squares}")
     if not implot.begin_plot("##race curves", imgui.ImVec2(-1, height)):
         return
     implot.setup_axes("training seconds" if race.by_time else "step", "loss")
     implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
+    accuracy = _has_accuracy(race)
     if metric.higher_is_better:
         implot.setup_axis(implot.ImAxis_.y2, "PSNR (dB)", implot.AxisFlags_.opposite | implot.AxisFlags_.auto_fit)
+    elif accuracy:
+        implot.setup_axis(implot.ImAxis_.y2, "test accuracy", implot.AxisFlags_.opposite)
+        implot.setup_axis_limits(implot.ImAxis_.y2, 0.0, 1.02, implot.Cond_.always)
     x1, y0, y1 = _limits(race.racers, race.by_time, metric.higher_is_better)
     implot.setup_axes_limits(0, x1, y0, y1, implot.Cond_.always)
     for racer in race.racers:
         _racer_curves(racer, colour(race, racer), race.by_time, metric.higher_is_better)
     implot.end_plot()
+
+
+def _has_accuracy(race) -> bool:
+    return any(m.accuracy is not None for r in race.racers for m in r.marks)
 
 
 def _limits(racers, by_time: bool, metric_on_right: bool) -> tuple[float, float, float]:
@@ -90,6 +99,14 @@ def _racer_curves(racer, colour: imgui.ImVec4, by_time: bool, on_right: bool) ->
         implot.set_axes(implot.ImAxis_.x1, implot.ImAxis_.y2)
     implot.plot_line(racer.name, x, y, _spec(colour, 2.5, points=len(x) <= 60))
     if on_right:
+        implot.set_axes(implot.ImAxis_.x1, implot.ImAxis_.y1)
+    accuracy = [(x_, m.accuracy) for x_, m in zip(x, racer.marks) if m.accuracy is not None]
+    if accuracy and not on_right:
+        implot.set_axes(implot.ImAxis_.x1, implot.ImAxis_.y2)
+        spec = _spec(colour, 1.5, 0.8, points=True)
+        spec.marker = implot.Marker_.square
+        ax, ay = (np.array(v, np.float64) for v in zip(*accuracy))
+        implot.plot_line(f"##{racer.name} accuracy", ax, ay, spec)
         implot.set_axes(implot.ImAxis_.x1, implot.ImAxis_.y1)
 
 
