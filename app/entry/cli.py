@@ -71,8 +71,7 @@ def _grad_check(args: argparse.Namespace) -> int:
 
 def _headless(args: argparse.Namespace) -> int:
     from ..gpu.gpu import create_gpu
-    from ..loop.session import Session
-    from . import headless, run_output
+    from . import headless
 
     check_headless(args)
     start = resolve_start(args)
@@ -81,27 +80,18 @@ def _headless(args: argparse.Namespace) -> int:
     start.config = _with_image(start.config, args)
     check_export_image(args, start.config)
     gpu = create_gpu(args.device)
-    with headless.compile_notice(args.quiet):
-        start.config = _with_target_file(start.config, args, gpu)
-        session = Session(gpu, start.config, heatmaps=True)
-        start.apply(session)
-    session.eval_every = args.eval_every
-    result = headless.train(session, iterations, args.quiet)
-    check = None
-    if args.grad_check and result.interrupted_at is None:
-        from ..check import grad_check
-
-        check = grad_check.run(session.trainer)
-        result.grad_check = check.to_dict()
-    written = run_output.write_run(
-        session,
-        result,
-        out,
-        {option: getattr(args, option[2:].replace("-", "_")) for option in OUTPUT_OPTIONS},
-        (args.width or WINDOW_DEFAULT[0], args.height or WINDOW_DEFAULT[1]),
-        args.export_scale,
+    options = headless.RunOptions(
+        eval_every=args.eval_every,
+        quiet=args.quiet,
+        grad_check=args.grad_check,
+        asked={option: getattr(args, option[2:].replace("-", "_")) for option in OUTPUT_OPTIONS},
+        screen=(args.width or WINDOW_DEFAULT[0], args.height or WINDOW_DEFAULT[1]),
+        image_scale=args.export_scale,
     )
-    return _report_headless(session, result, written, out, check)
+    run = headless.run(
+        gpu, start, iterations, out, options=options, prepare=lambda config: _with_target_file(config, args, gpu)
+    )
+    return _report_headless(run.session, run.result, run.written, out, run.check)
 
 
 def _report_headless(session, result, written, out: Path, check) -> int:
