@@ -1,6 +1,7 @@
-"""Command line: `visual-trainer` opens the window; `--headless` trains a fixed number of steps.
-Options are in app/entry/cli_args.py, their checks in app/entry/cli_checks.py; every bad input ends here as
-one line on stderr and exit code 2."""
+"""Command line: `visual-trainer` opens the window; `--headless` trains a fixed number of steps;
+`visual-trainer sweep ...` is a command of its own (app/sweep/command.py). Options are in
+app/entry/cli_args.py, their checks in app/entry/cli_checks.py; every bad input ends here as one
+line on stderr and exit code 2."""
 
 from __future__ import annotations
 
@@ -177,6 +178,11 @@ def _restored(last: cfg.Config | None, args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["sweep"]:  # a command of its own, with its own options (app/sweep/command.py)
+        from ..sweep.command import main as sweep_main
+
+        return sweep_main(argv[1:])
     try:
         args = build_parser().parse_args(argv)
         if args.headless:
