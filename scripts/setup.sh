@@ -2,7 +2,8 @@
 # Prepares a fresh Debian/Ubuntu machine, with or without a GPU, and installs the app into .venv:
 #   - a Vulkan driver: Mesa's lavapipe (software) as the fallback when there is no GPU,
 #   - Xvfb, a virtual display for the window tests, and xdotool, which drives the window there,
-#   - the Python packages (slangpy, imgui-bundle, numpy, pyglm, tqdm; pytest and ruff for the tests).
+#   - the Python packages (slangpy, imgui-bundle, numpy, pyglm, tqdm; pytest and ruff for the tests;
+#     Ray Tune and Optuna for sweeps).
 # Safe to run again: it skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,7 +49,7 @@ install_python_packages() {
             sudo_if_needed apt-get install -y -qq python3-venv >/dev/null && "$python" -m venv .venv; }
     fi
     if [ -f .venv/.setup-stamp ] && [ "$(cat .venv/.setup-stamp)" = "$(stamp)" ] \
-        && .venv/bin/python -c 'import slang_visual_trainer, slangpy, imgui_bundle, numpy, glm, tqdm, pytest' 2>/dev/null; then
+        && .venv/bin/python -c 'import slang_visual_trainer, slangpy, imgui_bundle, numpy, glm, tqdm, pytest, ray, optuna' 2>/dev/null; then
         return 0
     fi
     echo "setup: installing the Python packages into .venv (once)"
@@ -56,7 +57,7 @@ install_python_packages() {
     # The filter drops setuptools' notice that an editable install links to this folder (what it
     # is for); every other warning still shows.
     PYTHONWARNINGS="ignore:Editable installation:UserWarning" \
-        .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
+        .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,sweep]"
     stamp > .venv/.setup-stamp
 }
 

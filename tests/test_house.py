@@ -18,7 +18,7 @@ from app.model.encodings import ENCODINGS
 APP = Path(__file__).resolve().parent.parent / "app"
 
 # Bottom to top: a module may import its own package and those before it, never one after it.
-# (datasets, errors and resources sit at the bottom; ui, entry and bench at the top.)
+# (datasets, errors and resources sit at the bottom; ui, entry, sweep and bench at the top.)
 LAYERS = [
     {"errors", "resources"},
     {"model", "datasets"},
@@ -32,7 +32,7 @@ LAYERS = [
     {"files"},
     {"check"},
     {"ui"},
-    {"entry"},
+    {"entry", "sweep"},  # the ways in: `sweep` goes from entry's command line to app/sweep, whose trials run headless
     {"bench", "__main__"},
 ]
 RANK = {part: k for k, layer in enumerate(LAYERS) for part in layer}

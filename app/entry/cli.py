@@ -1,6 +1,7 @@
-"""Command line: `visual-trainer` opens the window; `--headless` trains a fixed number of steps.
-Options are in app/entry/cli_args.py, their checks in app/entry/cli_checks.py; every bad input ends here as
-one line on stderr and exit code 2."""
+"""Command line: `visual-trainer` opens the window; `--headless` trains a fixed number of steps;
+`visual-trainer sweep ...` is a command of its own (app/sweep/command.py). Options are in
+app/entry/cli_args.py, their checks in app/entry/cli_checks.py; every bad input ends here as one
+line on stderr and exit code 2."""
 
 from __future__ import annotations
 
@@ -71,8 +72,7 @@ def _grad_check(args: argparse.Namespace) -> int:
 
 def _headless(args: argparse.Namespace) -> int:
     from ..gpu.gpu import create_gpu
-    from ..loop.session import Session
-    from . import headless, run_output
+    from . import headless
 
     check_headless(args)
     if args.variant:
@@ -83,27 +83,18 @@ def _headless(args: argparse.Namespace) -> int:
     start.config = _with_image(start.config, args)
     check_export_image(args, start.config)
     gpu = create_gpu(args.device, gpu=args.gpu)
-    with headless.compile_notice(args.quiet):
-        start.config = _with_target_file(start.config, args, gpu)
-        session = Session(gpu, start.config, heatmaps=True)
-        start.apply(session)
-    session.eval_every = args.eval_every
-    result = headless.train(session, iterations, args.quiet)
-    check = None
-    if args.grad_check and result.interrupted_at is None:
-        from ..check import grad_check
-
-        check = grad_check.run(session.trainer)
-        result.grad_check = check.to_dict()
-    written = run_output.write_run(
-        session,
-        result,
-        out,
-        {option: getattr(args, option[2:].replace("-", "_")) for option in OUTPUT_OPTIONS},
-        (args.width or WINDOW_DEFAULT[0], args.height or WINDOW_DEFAULT[1]),
-        args.export_scale,
+    options = headless.RunOptions(
+        eval_every=args.eval_every,
+        quiet=args.quiet,
+        grad_check=args.grad_check,
+        asked={option: getattr(args, option[2:].replace("-", "_")) for option in OUTPUT_OPTIONS},
+        screen=(args.width or WINDOW_DEFAULT[0], args.height or WINDOW_DEFAULT[1]),
+        image_scale=args.export_scale,
     )
-    return _report_headless(session, result, written, out, check)
+    run = headless.run(
+        gpu, start, iterations, out, options=options, prepare=lambda config: _with_target_file(config, args, gpu)
+    )
+    return _report_headless(run.session, run.result, run.written, out, run.check)
 
 
 def _out_folder(args: argparse.Namespace) -> Path:
@@ -215,6 +206,11 @@ def _restored(last: cfg.Config | None, args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["sweep"]:  # a command of its own, with its own options (app/sweep/command.py)
+        from ..sweep.command import main as sweep_main
+
+        return sweep_main(argv[1:])
     try:
         args = build_parser().parse_args(argv)
         if args.headless:

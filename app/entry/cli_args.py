@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="visual-trainer",
         description="Train a small MLP with Slang autodiff on the GPU and watch it "
-        "fit. Without --headless it opens the window.",
+        "fit. Without --headless it opens the window. `visual-trainer sweep --help`: hyper-parameter sweeps.",
     )
     _add_mode_options(p)
     _add_network_options(p)

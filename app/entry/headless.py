@@ -1,7 +1,9 @@
-"""Headless runs: the app without a window. Drives a Session for exactly N steps with a progress
-bar (Ctrl+C stops it after the current chunk); app/files/run_summary.py builds summary.json and
-loss.csv from it, and app/entry/run_output.py writes them with network.json, and for a dataset
-split.csv, a grid's tables, an image's learned.png and the rest."""
+"""Headless runs: the app without a window. `run` is the one way a headless run goes, for the
+command line and for each trial of a sweep (app/sweep/trial.py): it makes the Session, drives it
+for exactly N steps with a progress bar (Ctrl+C, or the caller's evaluation callback, stops it
+after the current chunk), and writes the files: app/files/run_summary.py builds summary.json and
+loss.csv, and app/entry/run_output.py writes them with network.json, and for a dataset split.csv,
+a grid's tables, an image's learned.png and the rest."""
 
 from __future__ import annotations
 
@@ -10,12 +12,23 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
+from ..config.config import Config
 from ..files.run_summary import HeadlessResult, image_text, metrics_text
+from ..files.start import Start
+from ..gpu.gpu import Gpu
 from ..loop.session import Session
+from .cli_checks import WINDOW_DEFAULT
+from .run_output import Written, write_run
+
+if TYPE_CHECKING:
+    from ..check.grad_check import GradCheck
 
 EXIT_DIVERGED = 3
 # A network's first run compiles its shaders (the driver's pipelines above all): 2 to 5 s for the
@@ -23,6 +36,11 @@ EXIT_DIVERGED = 3
 # are in the caches. A start still going after this long is one of those compiles.
 COMPILE_NOTICE_S = 1.0
 COMPILE_NOTICE = "compiling shaders for this network (the first run only: they are cached for the next)..."
+
+# Called after each evaluation with the session and the wall seconds trained so far; False stops
+# the run there, as Ctrl+C would (a sweep's trial reports to Ray Tune here, whose scheduler may
+# stop it).
+OnEvaluation = Callable[[Session, float], bool]
 
 
 @contextlib.contextmanager
@@ -65,8 +83,11 @@ class Interrupt:
             signal.signal(signal.SIGINT, self._previous)
 
 
-def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessResult:
-    """Trains until step `iterations` or a divergence, evaluating every session.eval_every steps."""
+def train(
+    session: Session, iterations: int, quiet: bool = False, on_evaluation: OnEvaluation | None = None
+) -> HeadlessResult:
+    """Trains until step `iterations` or a divergence, evaluating every session.eval_every steps;
+    after each evaluation `on_evaluation`, if given, may stop the run (as Ctrl+C does)."""
     bar = tqdm(
         total=iterations,
         initial=session.trainer.step,
@@ -77,17 +98,23 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
     )
     start, samples = time.perf_counter(), session.trainer.samples_seen
     evals = session.history.current.eval
+    stopped = False
     with Interrupt() as interrupt:
-        while session.trainer.step < iterations and session.divergence is None and not interrupt.requested:
+        while session.trainer.step < iterations and session.divergence is None and not (interrupt.requested or stopped):
             before = evals.count
             bar.update(len(session.advance(session.chunk_size(iterations))))
             if evals.count > before and not quiet:
                 bar.write(_progress_line(session), file=sys.stderr)
+            if evals.count > before and on_evaluation is not None:
+                stopped = not on_evaluation(session, time.perf_counter() - start)
     bar.close()
-    interrupted = session.trainer.step if interrupt.requested and session.trainer.step < iterations else None
+    asked_to_stop = interrupt.requested or stopped
+    interrupted = session.trainer.step if asked_to_stop and session.trainer.step < iterations else None
     wall = time.perf_counter() - start
     if evals.count == 0 or evals.last_x != session.trainer.step:
         session.evaluate()
+        if on_evaluation is not None:  # the last evaluation: what the run ends with
+            on_evaluation(session, wall)
     divergence = session.divergence
     return HeadlessResult(
         session.trainer.step,
@@ -99,6 +126,57 @@ def train(session: Session, iterations: int, quiet: bool = False) -> HeadlessRes
         session.trainer.samples_seen - samples,
         interrupted_at=interrupted,
     )
+
+
+@dataclass
+class RunOptions:
+    """What a headless run does besides training: the command line's options."""
+
+    eval_every: int = 100
+    quiet: bool = False
+    grad_check: bool = False  # after the run, unless it was interrupted
+    asked: dict[str, str | None] = field(default_factory=dict)  # files by option: run_output.write_run
+    screen: tuple[int, int] = WINDOW_DEFAULT  # --screenshot's size
+    image_scale: int = 1  # --export-image's
+
+
+@dataclass
+class HeadlessRun:
+    session: Session
+    result: HeadlessResult
+    written: Written
+    check: GradCheck | None  # --grad-check's, if asked for
+
+
+def run(
+    gpu: Gpu,
+    start: Start,
+    iterations: int,
+    out: Path,
+    on_evaluation: OnEvaluation | None = None,
+    options: RunOptions | None = None,
+    prepare: Callable[[Config], Config] | None = None,
+) -> HeadlessRun:
+    """A whole headless run: the Session made from `start` (its config first passed through
+    `prepare`, which may compile what it needs, under the same compile notice), trained to step
+    `iterations`, checked if asked, and its files written to `out`. A failed write does not
+    raise: it is in the result's `written`."""
+    options = options or RunOptions()
+    with compile_notice(options.quiet):
+        if prepare is not None:
+            start.config = prepare(start.config)
+        session = Session(gpu, start.config, heatmaps=True)
+        start.apply(session)
+    session.eval_every = options.eval_every
+    result = train(session, iterations, options.quiet, on_evaluation)
+    check = None
+    if options.grad_check and result.interrupted_at is None:
+        from ..check import grad_check
+
+        check = grad_check.run(session.trainer)
+        result.grad_check = check.to_dict()
+    written = write_run(session, result, out, options.asked, options.screen, options.image_scale)
+    return HeadlessRun(session, result, written, check)
 
 
 def _progress_line(session: Session) -> str:

@@ -1,0 +1,130 @@
+"""One trial of a sweep, in a Ray worker: a headless run of the base config with the trial's
+values, through app/entry/headless.py's `run` (the path `--headless` takes, so the trial's files
+are those a plain headless run of its summary.json's config writes), into DIR/trials/<trial>/.
+
+Each evaluation's metric goes to Ray Tune (`tune.report`), whose scheduler may stop the trial
+there; the last one is reported once the files are written, so the row of a trial that ran to its
+end (or diverged) never comes before its folder. A trial the pruner stops writes its folder as its
+worker stops, just after its row. Anything the run raises ends the trial as one line (TrialFailed)."""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ray import tune
+
+from ..errors import first_line
+from ..files.start import Start
+from ..gpu.device import describe
+from ..loop.session import Session
+from ..views.point_metrics import finite_or_none
+from .space import Space
+from .table import trial_name
+
+TRIAL_KEY = "sweep_trial"  # a trial's Optuna trial number, beside its values in Tune's config
+TRIALS_FOLDER = "trials"
+
+
+@dataclass(frozen=True)
+class TrialPlan:
+    """What every trial of a sweep shares (sent to each Ray worker)."""
+
+    space: Space
+    folder: str  # the sweep folder, absolute
+    eval_every: int
+    cwd: str  # where the sweep started: paths in the base config are relative to it
+
+
+class TrialFailed(Exception):
+    """A trial's error, as the one line trials.csv shows."""
+
+
+def metric_value(session: Session, metric: str) -> float | None:
+    """The metric as the run's summary.json reports it now; None where it is not finite."""
+    if metric == "eval_loss":
+        return finite_or_none(session.eval_loss)
+    if metric == "train_loss":
+        return finite_or_none(session.train_loss)
+    if metric == "psnr":
+        return finite_or_none(session.image.psnr) if session.image is not None else None
+    return finite_or_none((session.metrics or {}).get(metric))  # a dataset's test_loss, test_accuracy
+
+
+def adapter_of(session: Session) -> str:
+    """The adapter that ran a trial: its UUID (summary.json's "adapter", app/gpu/adapters.py),
+    which tells GPUs of one model apart, else the device's adapter name."""
+    adapter = session.gpu.adapter
+    return adapter.uuid if adapter is not None else describe(session.gpu.device)["adapter"]
+
+
+def result_of(session: Session, metric: str, value: float, wall_seconds: float) -> dict:
+    """What a trial reports to Tune: the metric, the step (the schedulers' time), and what its
+    row shows besides."""
+    return {metric: value, "step": session.trainer.step, "wall_s": wall_seconds, "gpu": adapter_of(session)}
+
+
+class Reporter:
+    """The run's evaluation callback: each evaluation's metric to Tune, until the last (the run's
+    end or a divergence), which run_trial reports after the files are written. Tune stops a trial
+    by ending the tune.report it waits in with SystemExit: kept here, the run stops, writes its
+    files as an interrupted run, and the exit is raised again after that."""
+
+    def __init__(self, metric: str, iterations: int):
+        self.metric = metric
+        self.iterations = iterations
+        self.stop: SystemExit | None = None
+
+    def __call__(self, session: Session, wall_seconds: float) -> bool:
+        if session.trainer.step >= self.iterations or session.divergence is not None:
+            return True
+        value = metric_value(session, self.metric)
+        if value is None:  # nothing a scheduler could compare
+            return True
+        try:
+            tune.report(result_of(session, self.metric, value, wall_seconds))
+        except SystemExit as stop:
+            self.stop = stop
+            return False
+        return True
+
+
+@functools.cache
+def worker_gpu():
+    """The worker's one device. Tune runs trial after trial in the same worker (reuse_actors), and
+    a device kept keeps its compiled kernels: a small trial's run took 1.2-1.8 s on a new device
+    and 0.9 s on a kept one (lavapipe). Made as a headless run makes it: Ray has set
+    CUDA_VISIBLE_DEVICES to the worker's GPU, which the device honours."""
+    from ..gpu.gpu import create_gpu
+
+    return create_gpu()
+
+
+def run_trial(config: dict, plan: TrialPlan) -> None:
+    """Tune's trial function: `config` holds the trial's number and its searched values."""
+    from ..entry import headless  # the app's GPU side: in the worker only
+
+    space = plan.space
+    out = Path(plan.folder) / TRIALS_FOLDER / trial_name(config[TRIAL_KEY])
+    reporter = Reporter(space.metric, space.iterations)
+    try:
+        trial_config = space.config_for(space.values_of(config))
+        if os.path.isdir(plan.cwd):  # Tune starts each trial in a folder of its own
+            os.chdir(plan.cwd)
+        options = headless.RunOptions(eval_every=plan.eval_every, quiet=True)
+        run = headless.run(worker_gpu(), Start(trial_config), space.iterations, out, reporter, options)
+    except Exception as error:
+        raise TrialFailed(first_line(error)) from None
+    failure = run.written.error_line()
+    if failure is not None:
+        raise TrialFailed(failure)
+    if reporter.stop is not None:
+        raise reporter.stop
+    result = run.result
+    value = metric_value(run.session, space.metric)
+    if value is None:
+        raise TrialFailed(f"no finite {space.metric} at step {result.steps}")
+    final = result_of(run.session, space.metric, value, result.wall_seconds)
+    tune.report(final if result.diverged_at is None else {**final, "diverged_at": result.diverged_at})

@@ -1,0 +1,219 @@
+"""`visual-trainer sweep` through Ray Tune and Optuna on this machine, run as a user runs it.
+
+One grid sweep (module fixture) is checked several ways: each trial's files are those a plain
+headless run of its summary.json writes (network.json byte for byte), trials.csv and best.json
+agree with the trials' summary.json files, a diverging trial is pruned with its step while the
+others complete, and a trial whose config fails is recorded failed with its error. A second
+sweep, the space of the issue (TOML, loguniform, TPE, the median rule), is stopped with Ctrl+C
+once its first trial is in trials.csv and then resumed. Each sweep starts Ray (3-7 s here)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+
+ITERATIONS = 60
+# 2 x 3 trials: sgd at lr 1000 diverges within a few steps; 1/x is refused by the run (a target
+# must be finite over the domain), which only a trial's Session checks.
+GRID = {
+    "base": {"hidden": [8], "iterations": ITERATIONS, "optimizer": "sgd"},
+    "search": {"lr": {"choice": [0.01, 1000]}, "targets": {"choice": [["x*y"], ["x+y*y"], ["1/x"]]}},
+    "sampler": "grid",
+    "pruner": "none",
+    "seed": 5,
+}
+TOML_SPACE = """# the issue's example, shortened
+metric = "eval_loss"
+trials = 6
+
+[base]
+hidden = [8]
+iterations = 60
+
+[search]
+lr = { loguniform = [1e-4, 0.1] }
+hidden = { choice = [[8], [8, 8]] }
+"""
+COLUMNS = ["trial", "state", "eval_loss", "steps", "wall_s", "gpu", "seed"]
+
+
+def _environment(cache: Path) -> dict:
+    environment = dict(os.environ, XDG_CACHE_HOME=str(cache))
+    environment.pop("RAY_ADDRESS", None)
+    return environment
+
+
+def _command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "app", *args]
+
+
+def _rows(folder: Path) -> list[dict]:
+    try:
+        with open(folder / "trials.csv", newline="") as handle:
+            return list(csv.DictReader(handle))
+    except FileNotFoundError:
+        return []
+
+
+def _summary(folder: Path, trial: str) -> dict:
+    return json.loads((folder / "trials" / trial / "summary.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory):
+    """The grid sweep, finished: its folder, its exit and output, and the module's cache."""
+    root = tmp_path_factory.mktemp("grid")
+    (root / "space.json").write_text(json.dumps(GRID))
+    command = _command("sweep", str(root / "space.json"), "--out", str(root / "sweep"), "--eval-every", "20")
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240, env=_environment(root))
+    return root / "sweep", result, root
+
+
+def test_the_grid_runs_every_combination_once_in_trial_order(grid):
+    folder, result, _ = grid
+    assert result.returncode == 0, result.stderr
+    rows = _rows(folder)
+    with open(folder / "trials.csv", newline="") as handle:
+        assert next(csv.reader(handle)) == [*COLUMNS, "lr", "targets", "error"]
+    assert [row["trial"] for row in rows] == [f"{n:04d}" for n in range(6)]
+    combinations = {(json.loads(row["lr"]), tuple(json.loads(row["targets"]))) for row in rows}
+    assert combinations == {(lr, (t,)) for lr in (0.01, 1000) for t in ("x*y", "x+y*y", "1/x")}
+    assert json.loads((folder / "space.json").read_text()) == GRID
+    best = json.loads((folder / "best.json").read_text())
+    assert result.stdout.strip().splitlines()[-1] == (
+        f"done: 6 trials (2 complete, 2 pruned, 2 failed); best: trial {best['trial']}, "
+        f"eval_loss {best['value']:.6g} -> {folder / 'best.json'}"
+    )
+
+
+def test_a_diverging_trial_is_pruned_with_its_step_a_failing_one_failed(grid):
+    folder, _, _ = grid
+    for row in _rows(folder):
+        target = json.loads(row["targets"])[0]
+        if target == "1/x":
+            assert row["state"] == "failed" and row["eval_loss"] == row["steps"] == ""
+            assert row["error"].startswith("target f1 = '1/x' is inf at x = 0"), row["error"]
+            assert not (folder / "trials" / row["trial"]).exists()
+        elif json.loads(row["lr"]) == 1000:
+            diverged = _summary(folder, row["trial"])["diverged_at_step"]
+            assert row["state"] == "pruned" and diverged is not None
+            assert row["error"] == f"diverged at step {diverged}"
+        else:
+            assert row["state"] == "complete" and row["error"] == "" and int(row["steps"]) == ITERATIONS
+
+
+def test_tables_agree_with_each_trials_summary(grid):
+    folder, _, _ = grid
+    ran = [row for row in _rows(folder) if row["state"] != "failed"]
+    for row in ran:
+        summary = _summary(folder, row["trial"])
+        assert float(row["eval_loss"]) == summary["eval_loss"]
+        assert int(row["steps"]) == summary["steps"]
+        assert float(row["wall_s"]) == summary["wall_seconds"]
+        assert row["gpu"] == summary["adapter"]["uuid"]  # which GPU ran it: its UUID, as --gpu reads one
+        assert int(row["seed"]) == summary["config"]["seed"] == 0  # the base's (the space's 5 seeds the sampler)
+        assert json.loads(row["lr"]) == summary["config"]["lr"]
+        assert json.loads(row["targets"]) == summary["config"]["targets"]
+    complete = {row["trial"]: _summary(folder, row["trial"]) for row in ran if row["state"] == "complete"}
+    winner = min(complete, key=lambda trial: complete[trial]["eval_loss"])
+    best = json.loads((folder / "best.json").read_text())
+    assert best == {
+        "trial": winner,
+        "metric": "eval_loss",
+        "mode": "min",
+        "value": complete[winner]["eval_loss"],
+        "iterations": ITERATIONS,
+        "seed": 0,
+        "config": complete[winner]["config"],
+    }
+
+
+def test_trial_networks_are_those_of_plain_headless_runs(grid):
+    """A complete trial and a diverged one, against `--headless --config summary.json`."""
+    folder, _, root = grid
+    rows = _rows(folder)
+    for state in ("complete", "pruned"):
+        trial = next(row["trial"] for row in rows if row["state"] == state)
+        out = root / f"plain-{trial}"
+        config = folder / "trials" / trial / "summary.json"
+        command = _command("--headless", "--quiet", "--config", str(config), "--iterations", str(ITERATIONS))
+        result = subprocess.run(
+            [*command, "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120, env=_environment(root)
+        )
+        assert result.returncode == (0 if state == "complete" else 3), result.stderr
+        assert (out / "network.json").read_bytes() == (folder / "trials" / trial / "network.json").read_bytes()
+
+
+def _wait_for(condition, what: str, process: subprocess.Popen, timeout: float) -> None:
+    """Polls `condition` until it holds, the process ends or `timeout` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert process.poll() is None, f"the sweep ended (exit {process.returncode}) before {what}"
+        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
+        time.sleep(0.05)
+
+
+def test_ctrl_c_keeps_the_finished_trials_and_resume_runs_the_rest(tmp_path):
+    (tmp_path / "space.toml").write_text(TOML_SPACE)
+    folder = tmp_path / "sweep"
+    environment = _environment(tmp_path)
+    sweep = subprocess.Popen(
+        _command("sweep", str(tmp_path / "space.toml"), "--out", str(folder), "--eval-every", "20"),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+    )
+    try:
+        _wait_for(lambda: (folder / "space.json").exists(), "space.json", sweep, timeout=180)
+        second = subprocess.run(  # the folder is the running sweep's until it ends
+            _command("sweep", "--resume", str(folder)), cwd=ROOT, capture_output=True, text=True, env=environment
+        )
+        assert second.returncode == 2 and "in use by another sweep" in second.stderr, second.stderr
+        _wait_for(lambda: len(_rows(folder)) >= 1, "first trial in trials.csv", sweep, timeout=180)
+        finished = _rows(folder)
+        sweep.send_signal(signal.SIGINT)
+        _, stderr = sweep.communicate(timeout=120)
+    finally:
+        sweep.kill()
+    assert sweep.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1].endswith(f"visual-trainer sweep --resume {folder} runs the rest")
+    stopped = _rows(folder)
+    assert all(row in stopped for row in finished)  # nothing finished before Ctrl+C is lost
+    assert all(row["error"] == "interrupted" for row in stopped if row["state"] == "failed")
+    assert len(stopped) < 6
+
+    command = _command("sweep", "--resume", str(folder), "--eval-every", "20")
+    resumed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240, env=environment)
+    assert resumed.returncode == 0, resumed.stderr
+    rows = _rows(folder)
+    assert [row["trial"] for row in rows] == [f"{n:04d}" for n in range(6)]
+    assert all(row in rows for row in stopped)
+    assert {row["state"] for row in rows} <= {"complete", "pruned", "failed"}
+    assert json.loads((folder / "space.json").read_text())["search"]["hidden"] == {"choice": [[8], [8, 8]]}
+    for row in rows[len(stopped) :]:  # those the resumed sweep ran, numbered after the others
+        assert row["state"] in ("complete", "pruned") and 1e-4 <= json.loads(row["lr"]) <= 0.1
+        assert _summary(folder, row["trial"])["config"]["hidden"] == json.loads(row["hidden"])
+
+
+def test_trials_take_a_gpu_or_a_share_of_one_where_ray_has_gpus(monkeypatch):
+    """The resources a trial asks of Ray, and so how many run at once (no GPU here: Ray's view
+    of a machine with two, then of this one)."""
+    from app.sweep import driver
+
+    monkeypatch.setattr(driver.ray, "cluster_resources", lambda: {"CPU": 16.0, "GPU": 2.0})
+    assert driver._trial_resources(1) == {"cpu": 1, "gpu": 1.0} and driver._concurrent_trials(1) == 2
+    assert driver._trial_resources(4) == {"cpu": 1, "gpu": 0.25} and driver._concurrent_trials(4) == 8
+    assert driver._concurrent_trials(32) == 16  # a CPU each, as well
+    monkeypatch.setattr(driver.ray, "cluster_resources", lambda: {"CPU": 2.0})
+    assert driver._trial_resources(4) == {"cpu": 1} and driver._concurrent_trials(4) == 2
