@@ -169,15 +169,35 @@ def test_the_window_shows_the_colours_of_the_offscreen_render(display, tmp_path)
     window = RunningWindow(display, tmp_path)
     try:
         window.xdotool("key", "space")  # paused: the heatmaps, plots and figures hold still
+        wid = int(window_id(window.process, window.env))
+        # ... once the evaluation under way when it paused has ended and been drawn: with empty
+        # caches (CI) the first frames compile for seconds, and a pass that completed between F12's
+        # render and the read below changed the heatmaps (96.1% of the pixels matched)
+        _settled(lambda: window_pixels(display, wid, 1000, 700), window.process)
         window.screenshot()
         offscreen = _bitmap(window.screenshot()).astype(np.int16)
-        shown = window_pixels(display, int(window_id(window.process, window.env)), 1000, 700).astype(np.int16)
+        shown = window_pixels(display, wid, 1000, 700).astype(np.int16)
     finally:
         window.stop()
     close = np.all(np.abs(shown - offscreen) <= 2, axis=-1)
-    assert close.mean() > 0.97, (
-        f"{close.mean():.1%} of the pixels match; at (20, 5) {shown[20, 5]} against {offscreen[20, 5]}"
-    )
+    rows, columns = np.nonzero(~close)
+    where = f"differing pixels in x {columns.min()}-{columns.max()}, y {rows.min()}-{rows.max()}" if len(rows) else ""
+    assert close.mean() > 0.97, f"{close.mean():.1%} of the pixels match; {where}"
+
+
+SETTLED_SHARE = 0.995  # two reads of a paused window agree but where its timings are drawn
+
+
+def _settled(read, process, seconds: float = 90.0) -> None:
+    """Until two reads of the window a moment apart agree on SETTLED_SHARE of their pixels."""
+    deadline, last = time.monotonic() + seconds, read().astype(np.int16)
+    while time.monotonic() < deadline:
+        time.sleep(0.3)  # a frame or more between the reads; the loop ends on agreement, not on time
+        now = read().astype(np.int16)
+        if np.all(np.abs(now - last) <= 2, axis=-1).mean() > SETTLED_SHARE:
+            return
+        last = now
+    raise AssertionError(f"the paused window kept changing for {seconds:.0f} s (exit code {process.poll()})")
 
 
 def test_rapid_resizing_keeps_the_window_alive(display, tmp_path):
