@@ -51,6 +51,19 @@ def test_a_trials_config_is_its_summarys(tmp_path):
         folder.trial_config("0004")
 
 
+@pytest.mark.parametrize("metric, mode", [("eval_loss", "min"), ("psnr", "max"), ("test_accuracy", "max")])
+def test_a_sweep_with_no_complete_trial_yet_has_no_best_and_opens(tmp_path, metric, mode):
+    """The sweep writes best.json with its first complete trial: a sweep still running whose
+    trials so far were pruned or failed has none, and still opens, its mode by its metric."""
+    folder_path = write_sweep(tmp_path / "sweep", screenshot_rows())
+    (folder_path / "best.json").unlink()
+    text = (folder_path / "trials.csv").read_text().replace("eval_loss", metric, 1)
+    (folder_path / "trials.csv").write_text(text)
+    folder = read_sweep(folder_path)
+    assert (folder.best, folder.best_trial, folder.mode, folder.metric) == (None, None, mode, metric)
+    assert len(folder.trials) == 8
+
+
 def test_a_folder_without_space_json_has_no_distributions(tmp_path):
     folder = read_sweep(write_sweep(tmp_path / "sweep", screenshot_rows(), space=None))
     assert [(f.name, f.distribution, f.choices) for f in folder.searched] == [("lr", "", None), ("hidden", "", None)]
@@ -110,7 +123,6 @@ JUNK = {
         lambda p: (p / "trials.csv").write_text(_header() + "0000,complete,1,2,3,a,0,0.1,\n" * 2),
         "trial 0000 twice",
     ),
-    "no best.json": (lambda p: (p / "best.json").unlink(), "no best.json"),
     "best.json not JSON": (lambda p: (p / "best.json").write_text("{trial: 3"), "best.json is not valid JSON"),
     "best.json a list": (lambda p: (p / "best.json").write_text("[]"), "best.json must be a JSON object"),
     "best.json of another metric": (lambda p: _edit_best(p, metric="psnr"), "metric must be trials.csv's"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 
 import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import numpy as np
@@ -205,6 +206,19 @@ def test_a_folder_that_is_not_a_sweep_says_why_and_changes_nothing(ui, dialogs, 
         assert "sweep not opened" in ui.app.notice[0] and words in ui.app.notice[0], ui.app.notice[0]
         assert ui.app.sweep.folder.path == sweep, "the sweep shown is kept"
     assert np.array_equal(ui.session.trainer.parameters(), before[0]) and ui.session.trainer.step == before[1]
+
+
+def test_a_sweep_without_a_complete_trial_yet_opens_with_no_best(ui, dialogs, sweep, tmp_path):
+    """A sweep still running whose trials so far were pruned or failed has no best.json yet."""
+    running = tmp_path / "running"
+    shutil.copytree(sweep, running)
+    (running / "best.json").unlink()
+    _open(ui, dialogs, running)
+    viewer = ui.app.sweep
+    assert viewer.visible and viewer.folder.path == running and viewer.folder.best is None
+    assert viewer.selected is None and "best none complete yet" in ui.app.notice[0]
+    ui.click(*_centre(ui, "sweep row 0001"))
+    assert viewer.selected == "0001"  # its trials still select, load and train again
 
 
 def test_a_failed_trial_has_no_network_to_load_and_the_network_stays(ui, dialogs, sweep):

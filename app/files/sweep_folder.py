@@ -66,7 +66,11 @@ class SweepFolder:
     mode: str  # "min" or "max": which way is better
     searched: tuple[SearchedField, ...]  # in trials.csv's column order
     trials: tuple[Trial, ...]  # in trial order
-    best: Best
+    best: Best | None  # None until a trial completes (the sweep writes best.json then)
+
+    @property
+    def best_trial(self) -> str | None:
+        return self.best.trial if self.best is not None else None
 
     def trial(self, trial_id: str) -> Trial:
         return next(t for t in self.trials if t.id == trial_id)
@@ -185,9 +189,12 @@ def _json_object(path: Path, what: str) -> dict:
     return data
 
 
-def _best(path: Path, metric: str, ids: set[str]) -> tuple[str, Best]:
-    if not path.is_file():
-        raise UserError(f"the sweep folder has no best.json beside trials.csv ({str(path)!r})")
+HIGHER_IS_BETTER = ("test_accuracy", "psnr")  # the sweep's metrics where more is better (app/sweep/space.py)
+
+
+def _best(path: Path, metric: str, ids: set[str]) -> tuple[str, Best | None]:
+    if not path.is_file():  # a sweep whose trials so far were all pruned or failed
+        return ("max" if metric in HIGHER_IS_BETTER else "min"), None
     data = _json_object(path, "best.json")
     if data.get("metric") != metric:
         raise UserError(f"best.json's metric must be trials.csv's, {metric!r} (got {str(data.get('metric'))[:30]!r})")

@@ -146,7 +146,7 @@ def text_spec(colour: imgui.ImVec4) -> implot.Spec:
 def describe(shown: Shown, trial: Trial) -> str:
     """A trial's tooltip: its id and state, its metric, each searched value and any error."""
     folder = shown.folder
-    lines = [f"trial {trial.id}: {trial.state}{', the best' if trial.id == folder.best.trial else ''}"]
+    lines = [f"trial {trial.id}: {trial.state}{', the best' if trial.id == folder.best_trial else ''}"]
     lines.append(f"{folder.metric} {value_text(trial.metric) or '(none)'}")
     lines += [f"{field.name} {value_text(trial.parameters[field.name])}" for field in folder.searched]
     if trial.error:

@@ -86,8 +86,8 @@ def _axis_labels(shown: Shown) -> None:
             else:
                 offset = imgui.ImVec2(0, -half_line if position == 1.0 else half_line)
             _label(label, float(k), position, offset, text)
-    best = _positions(shown, shown.folder.trial(shown.folder.best.trial))
-    if len(best) == len(_axes(shown)):  # right of its metric, moved inwards clear of an end's label
+    best = _positions(shown, shown.folder.trial(shown.folder.best_trial)) if shown.folder.best is not None else []
+    if best and len(best) == len(_axes(shown)):  # right of its metric, moved inwards clear of an end's label
         inwards = half_line if best[-1] > 1 - END_ZONE else -half_line if best[-1] < END_ZONE else 0.0
         offset = imgui.ImVec2(imgui.calc_text_size("best").x / 2 + em(0.4), inwards)
         _label("best", len(best) - 1.0, best[-1], offset, marks.BEST)

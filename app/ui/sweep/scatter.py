@@ -84,7 +84,7 @@ def _points(app, viewer: SweepViewer, plotted: list, xs: list[float], ys: list[f
     for k, trial in enumerate(plotted):
         if trial.id == viewer.selected:
             implot.plot_scatter("##selected", np.array([xs[k]]), np.array([ys[k]]), _marker(marks.SELECTED, 8.0, True))
-        if trial.id == shown.folder.best.trial:
+        if trial.id == shown.folder.best_trial:
             _best_label(xs[k], ys[k])
     pixels = [implot.plot_to_pixels(implot.Point(x, y)) for x, y in zip(xs, ys)]
     for trial, pixel in zip(plotted, pixels):

@@ -66,7 +66,7 @@ def _headers(app, names: list[str]) -> None:
 def _row(app, viewer: SweepViewer, trial: Trial) -> None:
     imgui.table_next_row()
     imgui.table_set_column_index(0)
-    best = trial.id == viewer.folder.best.trial
+    best = trial.id == viewer.folder.best_trial
     # not allow_overlap: that waits a frame of hover before a click counts (a click at once was lost)
     if imgui.selectable(f"{trial.id}##row", trial.id == viewer.selected, imgui.SelectableFlags_.span_all_columns)[0]:
         viewer.select(trial.id)

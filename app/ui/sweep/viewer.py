@@ -60,11 +60,12 @@ class SweepViewer:
         except UserError as error:
             return self._failed(f"sweep not opened: {first_line(error)}")
         self.shown, self.visible = shown, True
-        self.selected = shown.folder.best.trial
+        self.selected = shown.folder.best_trial
         self.scatter_parameter = 0
         self.sort("trial", False)
         trials = shown.folder.trials
-        self.app.say(f"sweep opened: {len(trials)} trials, best {shown.folder.best.trial}")
+        best = shown.folder.best_trial or "none complete yet"
+        self.app.say(f"sweep opened: {len(trials)} trials, best {best}")
         return None
 
     def sort(self, column: str, descending: bool) -> None:

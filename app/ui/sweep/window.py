@@ -22,9 +22,8 @@ def _header(viewer: SweepViewer) -> None:
     states = [t.state for t in folder.trials]
     counts = ", ".join(f"{states.count(s)} {s}" for s in ("complete", "pruned", "failed") if s in states)
     best = folder.best
-    imgui.text(
-        f"{len(states)} trials ({counts}); {folder.metric}, {folder.mode}imised; best: trial {best.trial}, {best.value:.4g}"
-    )
+    shown = f"trial {best.trial}, {best.value:.4g}" if best is not None else "none yet (no trial has completed)"
+    imgui.text(f"{len(states)} trials ({counts}); {folder.metric}, {folder.mode}imised; best: {shown}")
     imgui.same_line(0, em(1))
     imgui.text_colored(MUTED, str(folder.path))
 
