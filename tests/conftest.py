@@ -13,7 +13,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 
 _SHARED_MESA_CACHE = "VISUAL_TRAINER_TESTS_MESA_CACHE"  # set where this run made the folder
-_SHARED_KERNEL_CACHE = "VISUAL_TRAINER_TESTS_KERNEL_CACHE"  # likewise, SlangPy's
 
 
 def pytest_configure(config):
@@ -22,24 +21,14 @@ def pytest_configure(config):
     Mesa's cache lives under it, so each compiled every kernel anew in LLVM (a default headless
     run, 3.1 s cold, 1.7 s with a warm Mesa cache, lavapipe). Mesa's cache is made for several
     processes at once. Tests of a cold compile set MESA_SHADER_CACHE_DIR themselves. xdist's
-    workers inherit the variable, and leave it.
-
-    SlangPy's compiled modules and pipelines likewise, one folder for the run
-    (VISUAL_TRAINER_KERNEL_CACHE, app/gpu/device.py): each app process had compiled its Slang
-    anew, about 0.65 s of a default headless run's 1.7 s with Mesa's cache warm. Six runs side
-    by side, three networks, on one empty folder wrote their networks byte for byte as apart."""
+    workers inherit the variable, and leave it."""
     if "MESA_SHADER_CACHE_DIR" not in os.environ:
         os.environ["MESA_SHADER_CACHE_DIR"] = os.environ[_SHARED_MESA_CACHE] = tempfile.mkdtemp(prefix="vt-mesa-")
-    if "VISUAL_TRAINER_KERNEL_CACHE" not in os.environ:
-        os.environ["VISUAL_TRAINER_KERNEL_CACHE"] = os.environ[_SHARED_KERNEL_CACHE] = tempfile.mkdtemp(
-            prefix="vt-kernels-"
-        )
 
 
 def pytest_unconfigure(config):
-    for made in (_SHARED_MESA_CACHE, _SHARED_KERNEL_CACHE):
-        if made in os.environ and not hasattr(config, "workerinput"):  # the process that made it
-            shutil.rmtree(os.environ.pop(made), ignore_errors=True)
+    if _SHARED_MESA_CACHE in os.environ and not hasattr(config, "workerinput"):  # the process that made it
+        shutil.rmtree(os.environ.pop(_SHARED_MESA_CACHE), ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -42,11 +42,10 @@ def _child(mode: str) -> None:
 
 def _cache_env(cache_dir: str) -> dict[str, str]:
     """The environment of a run whose caches are all under `cache_dir` (cold where it is new):
-    Mesa's shader cache is under XDG_CACHE_HOME unless MESA_SHADER_CACHE_DIR moves it elsewhere,
-    and SlangPy's unless VISUAL_TRAINER_KERNEL_CACHE does (app/gpu/device.py)."""
-    env = dict(os.environ, XDG_CACHE_HOME=cache_dir, MESA_SHADER_CACHE_DIR=os.path.join(cache_dir, "mesa_shader_cache"))
-    env.pop("VISUAL_TRAINER_KERNEL_CACHE", None)  # app/gpu/device.py KERNEL_CACHE_VARIABLE
-    return env
+    Mesa's shader cache is under XDG_CACHE_HOME unless MESA_SHADER_CACHE_DIR moves it elsewhere."""
+    return dict(
+        os.environ, XDG_CACHE_HOME=cache_dir, MESA_SHADER_CACHE_DIR=os.path.join(cache_dir, "mesa_shader_cache")
+    )
 
 
 def _run_child(cache_dir: str, mode: str) -> dict[str, float]:

@@ -26,12 +26,6 @@ DEVICE_TYPES = {
 }
 
 
-# Where SlangPy keeps compiled modules and the driver's pipelines, where not in the cache folder:
-# the tests give every app process of a run one folder (tests/conftest.py), while each keeps its
-# own cache folder for settings and autosaves.
-KERNEL_CACHE_VARIABLE = "VISUAL_TRAINER_KERNEL_CACHE"
-
-
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "slang-visual-trainer"
@@ -83,8 +77,7 @@ def _new_device(kind: str, adapter: Adapter | None) -> spy.Device:
     # gradient check's module (app/check/grad_check.py) needs its tensor types.
     options.include_paths = [str(shader_dir()), spy.SHADER_PATH]
     # SlangPy's own caches: compiled Slang modules, and the driver's pipeline binaries.
-    kernels = Path(os.environ.get(KERNEL_CACHE_VARIABLE) or cache_dir())
-    caches = {"module_cache_path": kernels / "modules", "shader_cache_path": kernels / "shaders"}
+    caches = {"module_cache_path": cache_dir() / "modules", "shader_cache_path": cache_dir() / "shaders"}
     try:
         for path in caches.values():
             path.mkdir(parents=True, exist_ok=True)
