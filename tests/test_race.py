@@ -12,6 +12,7 @@ import pytest
 
 from app.config.config import Config
 from app.config.variants import parse_variant, unique_names
+from app.entry.cli import main
 from app.errors import UserError
 from app.loop.race import Mark, Metric, Race, Racer
 from tests.helpers import run_headless
@@ -65,19 +66,25 @@ def test_a_bad_variant_is_one_line_naming_it(text, says):
         (["lr=0.01", "dataset=spiral"], "dataset is the data's"),
     ],
 )
-def test_bad_variants_exit_2_with_one_line_and_write_nothing(tmp_path, variants, says):
+def test_bad_variants_exit_2_with_one_line_and_write_nothing(tmp_path, capsys, variants, says):
+    """The command line's own main, in this process: each is refused before any device is made."""
     out = tmp_path / "race"
-    result = run_headless(tmp_path, "--iterations", "10", "--out", str(out), *(f"--variant={v}" for v in variants))
-    assert result.returncode == 2, result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], result.stderr
+    code = main(
+        ["--headless", "--quiet", "--iterations", "10", "--out", str(out), *(f"--variant={v}" for v in variants)]
+    )
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], err
     assert not out.exists()
 
 
-def test_a_variant_is_refused_beside_an_option_of_single_runs(tmp_path):
-    result = run_headless(tmp_path, "--variant", "lr=0.1", "--variant", "", "--export-slang", str(tmp_path / "n.slang"))
-    assert result.returncode == 2
-    assert result.stderr.strip() == "error: --export-slang is for single runs: it cannot be combined with --variant"
+def test_a_variant_is_refused_beside_an_option_of_single_runs(tmp_path, capsys):
+    code = main(["--headless", "--variant", "lr=0.1", "--variant", "", "--export-slang", str(tmp_path / "n.slang")])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: --export-slang is for single runs: it cannot be combined with --variant"
+    )
 
 
 @pytest.fixture(scope="module")
