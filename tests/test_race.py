@@ -167,3 +167,7 @@ def test_the_leader_at_equal_steps_and_at_equal_time():
     assert race.leader("time").name == "fast"  # at 2.0 s: 0.05 against 0.1
     race.metric = Metric("psnr", higher_is_better=True)
     assert race.leader("steps").name == "fast"
+    race.racers = race.racers[:1] + race.racers[2:]  # one beside a diverged one still leads
+    assert race.leader("steps").name == "slow"
+    race.racers = race.racers[:1]  # a race of one leads nothing
+    assert race.leader("steps") is None and race.leader("time") is None

@@ -182,9 +182,9 @@ class Race:
     def leader(self, by: str = "steps") -> Racer | None:
         """The best racer by the metric at the same step (the fewest steps any racer has that is
         not stopped by a divergence), or at the same training time ("time"); None before any
-        racer has been evaluated."""
+        racer has been evaluated, and in a race of one (it leads nothing)."""
         live = [r for r in self.racers if r.diverged_at is None and r.marks]
-        if not live:
+        if len(self.racers) < 2 or not live:
             return None
         if by == "steps":
             step = min(r.marks[-1].step for r in live)

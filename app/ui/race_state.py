@@ -90,8 +90,9 @@ class RaceState:
         training on from there (File > Open checkpoint's way in, with no file between). The race ends."""
         racer = self.race.find(name)
         saved = checkpoint.capture(racer.session)
-        self.app.files.put_in(saved, f"kept racer {name}: step {saved.step:,}", f"racer {name}'s network")
-        self.app.race = None
+        refused = self.app.files.put_in(saved, f"kept racer {name}: step {saved.step:,}", f"racer {name}'s network")
+        if refused is None:  # else the race goes on, the racer in it: nothing is lost
+            self.app.race = None
 
     def frame(self, running: bool) -> None:
         self.frames.frame(running and len(self.racers) >= 2)
