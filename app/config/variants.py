@@ -77,14 +77,19 @@ def parse_variant(text: str) -> Variant:
     return Variant(text, changes, tuple(written))
 
 
+def unique_name(variant: Variant, taken) -> str:
+    """The variant's name, numbered where `taken` has it already ("lr-0.01", "lr-0.01-2")."""
+    name, count = variant.name, 2
+    while name in taken:
+        name, count = f"{variant.name}-{count}", count + 1
+    return name
+
+
 def unique_names(variants: list[Variant]) -> list[str]:
-    """The variants' names, a repeated one numbered ("lr-0.01", "lr-0.01-2")."""
+    """The variants' names, each repeated one numbered."""
     names: list[str] = []
     for variant in variants:
-        name, count = variant.name, 2
-        while name in names:
-            name, count = f"{variant.name}-{count}", count + 1
-        names.append(name)
+        names.append(unique_name(variant, names))
     return names
 
 

@@ -112,8 +112,9 @@ class Racer:
         self.session.evaluate()
         self.mark()
 
-    def mark(self, metric: Metric | None = None) -> None:
-        metric = metric or metric_for(self.session.config)
+    def mark(self) -> None:
+        """Where the racer stands now, by the race's metric (its config's: the data is every racer's)."""
+        metric = metric_for(self.session.config)
         if not self.marks or self.marks[-1].step != self.step:
             accuracy = (self.session.metrics or {}).get("test_accuracy")
             self.marks.append(Mark(self.step, self.train_seconds, metric.value(self.session), accuracy))
@@ -164,20 +165,6 @@ class Race:
     @property
     def active(self) -> list[Racer]:
         return [r for r in self.racers if r.active]
-
-    def steps_for(self, steps: int) -> dict[str, int]:
-        """How the next `steps` of each racer's training are shared: the same steps for all
-        (equal steps), or as many as fit in the time the racers' mean takes for `steps`, by each
-        racer's own measured cost (equal time; at least one each, so that a new racer is measured)."""
-        active = self.active
-        if self.mode == "steps" or not active:
-            return {r.name: steps for r in active}
-        costs = {r.name: r.ms_per_step for r in active}
-        known = [c for c in costs.values() if c == c]
-        if not known:
-            return {r.name: steps for r in active}
-        share = steps * sum(known) / len(known)
-        return {name: max(1, round(share / cost)) if cost == cost else 1 for name, cost in costs.items()}
 
     def leader(self, by: str = "steps") -> Racer | None:
         """The best racer by the metric at the same step (the fewest steps any racer has that is

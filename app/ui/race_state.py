@@ -7,7 +7,7 @@ Every change is checked first; a bad variant is a message in the panel and chang
 
 from __future__ import annotations
 
-from ..config.variants import parse_variant
+from ..config.variants import parse_variant, unique_name
 from ..errors import UserError, first_line
 from ..files import checkpoint
 from ..loop.budget import FRAME_SECONDS
@@ -43,11 +43,7 @@ class RaceState:
             return self._refuse(f"a race has at most {MAX_RACERS} racers")
         try:
             variant = parse_variant(text)
-            name = variant.name
-            taken = {r.name for r in self.racers}
-            count = 2
-            while name in taken:
-                name, count = f"{variant.name}-{count}", count + 1
+            name = unique_name(variant, {r.name for r in self.racers})
             racer = self.race.add(name, variant)
         except UserError as error:
             return self._refuse(first_line(error))
