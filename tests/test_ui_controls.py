@@ -207,9 +207,14 @@ def test_dragged_panel_sizes_come_back_at_the_next_launch(ui, make_session, tmp_
 def test_saved_panel_ratios_that_do_not_fit_are_ignored(ui, value):
     from app.ui import settings
 
+    # Paused, so that both windows show the same figures: a samples/s row that wraps to a second
+    # line while the machine is loaded would move the default split between them.
+    ui.app.running = False
+    ui.frame(3)
     default = dict(ui.app.windows)
     later = OffscreenApp(ui.session, 1280, 800)
     try:
+        later.app.running = False
         settings.restore_view(later.app, {"view": {"panel_ratios": value}})
         later.frame(3)
         assert later.app.dock.ratios is None
