@@ -5,6 +5,8 @@
 #            prints trials per hour, a trial's training time and the GPU time not training a trial;
 #   fractional: 6 trials of 4-16-4 (batch 4,096), --trials-per-gpu K for each K of KS on GPU 0, each
 #            trial's samples/s against a headless run alone.
+#   ITERATIONS=N skips the probe and gives each trial N steps; FIRST_GPU=F makes the GPUs of a
+#   sweep F..F+n-1, so that sweeps on disjoint GPUs can run side by side (same steps, same GPUs).
 # usage: TRIALS=12 SECONDS_PER_TRIAL=8 GPUS="1 2 4" KS="1 3" bash scripts/measure-sweeps.sh [scaling|fractional]
 set -u
 cd "$(dirname "$0")/.."
@@ -15,18 +17,20 @@ rate_of() { $PY -c "import json,sys; d=json.load(open(sys.argv[1]+'/summary.json
 
 scaling() {
   local big="--hidden 64,64,64 --batch-size 65536 --quiet"
-  $PY -m app --headless $big --iterations 2000 --out "$WORK/probe" > /dev/null 2>&1  # compiles
-  $PY -m app --headless $big --iterations 4000 --out "$WORK/probe" > /dev/null 2>&1
-  local steps wall iter
-  steps=$(rate_of "$WORK/probe" steps); wall=$(rate_of "$WORK/probe" wall_seconds)
-  iter=$($PY -c "print(int($SECONDS_PER_TRIAL * $steps / $wall) // 100 * 100)")
+  local steps wall iter=${ITERATIONS:-} first=${FIRST_GPU:-0}
+  if [ -z "$iter" ]; then
+    $PY -m app --headless $big --iterations 2000 --out "$WORK/probe" > /dev/null 2>&1  # compiles
+    $PY -m app --headless $big --iterations 4000 --out "$WORK/probe" > /dev/null 2>&1
+    steps=$(rate_of "$WORK/probe" steps); wall=$(rate_of "$WORK/probe" wall_seconds)
+    iter=$($PY -c "print(int($SECONDS_PER_TRIAL * $steps / $wall) // 100 * 100)")
+  fi
   echo "a trial: $iter steps of 2-64-64-64-4 at batch 65536 (about $SECONDS_PER_TRIAL s alone)"
   printf '{"base": {"hidden": [64, 64, 64], "batch_size": 65536, "iterations": %s}, "search": {"lr": {"loguniform": [0.001, 0.01]}}, "metric": "eval_loss", "trials": %s, "sampler": "random", "pruner": "none", "seed": 1}\n' \
     "$iter" "$TRIALS" > "$WORK/space.json"
   for gpus in ${GPUS:-1 2 4}; do
     local start end
     start=$(date +%s.%N)
-    CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((gpus - 1))) $PY -m app sweep "$WORK/space.json" --out "$WORK/sweep-$gpus" --quiet
+    CUDA_VISIBLE_DEVICES=$(seq -s, "$first" $((first + gpus - 1))) $PY -m app sweep "$WORK/space.json" --out "$WORK/sweep-$gpus" --quiet
     end=$(date +%s.%N)
     $PY - "$WORK/sweep-$gpus" "$gpus" "$start" "$end" <<'PY'
 import csv, sys
