@@ -4,27 +4,30 @@
 #            random sampler, no pruner, on each GPU count of GPUS (CUDA_VISIBLE_DEVICES 0..n-1);
 #            prints trials per hour, a trial's training time and the GPU time not training a trial;
 #   fractional: 6 trials of 4-16-4 (batch 4,096), --trials-per-gpu K for each K of KS on GPU 0, each
-#            trial's samples/s against a headless run alone.
+#            trial's samples/s against a headless run alone; DEVICE=cuda runs them on CUDA (start
+#            NVIDIA's MPS daemon first, nvidia-cuda-mps-control -d, for trials side by side).
 #   ITERATIONS=N skips the probe and gives each trial N steps; FIRST_GPU=F makes the GPUs of a
 #   sweep F..F+n-1, so that sweeps on disjoint GPUs can run side by side (same steps, same GPUs).
 # usage: TRIALS=12 SECONDS_PER_TRIAL=8 GPUS="1 2 4" KS="1 3" bash scripts/measure-sweeps.sh [scaling|fractional]
 set -u
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}; WORK=${WORK:-$(mktemp -d)}
-TRIALS=${TRIALS:-12}; SECONDS_PER_TRIAL=${SECONDS_PER_TRIAL:-8}
+TRIALS=${TRIALS:-12}; SECONDS_PER_TRIAL=${SECONDS_PER_TRIAL:-8}; DEVICE=${DEVICE:-auto}
 
 rate_of() { $PY -c "import json,sys; d=json.load(open(sys.argv[1]+'/summary.json')); print(d[sys.argv[2]])" "$1" "$2"; }
 
 scaling() {
   local big="--hidden 64,64,64 --batch-size 65536 --quiet"
   local steps wall iter=${ITERATIONS:-} first=${FIRST_GPU:-0}
+  mkdir -p "$WORK"
   if [ -z "$iter" ]; then
     $PY -m app --headless $big --iterations 2000 --out "$WORK/probe" > /dev/null 2>&1  # compiles
     $PY -m app --headless $big --iterations 4000 --out "$WORK/probe" > /dev/null 2>&1
     steps=$(rate_of "$WORK/probe" steps); wall=$(rate_of "$WORK/probe" wall_seconds)
     iter=$($PY -c "print(int($SECONDS_PER_TRIAL * $steps / $wall) // 100 * 100)")
   fi
-  echo "a trial: $iter steps of 2-64-64-64-4 at batch 65536 (about $SECONDS_PER_TRIAL s alone)"
+  local about="about $SECONDS_PER_TRIAL s alone"; [ -n "${ITERATIONS:-}" ] && about="ITERATIONS"
+  echo "a trial: $iter steps of 2-64-64-64-4 at batch 65536 ($about)"
   printf '{"base": {"hidden": [64, 64, 64], "batch_size": 65536, "iterations": %s}, "search": {"lr": {"loguniform": [0.001, 0.01]}}, "metric": "eval_loss", "trials": %s, "sampler": "random", "pruner": "none", "seed": 1}\n' \
     "$iter" "$TRIALS" > "$WORK/space.json"
   for gpus in ${GPUS:-1 2 4}; do
@@ -45,7 +48,7 @@ PY
 }
 
 fractional() {
-  local small="--hidden 16 --batch-size 4096 --quiet"
+  local small="--hidden 16 --batch-size 4096 --device $DEVICE --quiet"
   $PY -m app --headless $small --iterations 3000 --out "$WORK/alone" > /dev/null 2>&1  # compiles
   $PY -m app --headless $small --iterations 20000 --out "$WORK/alone" > /dev/null 2>&1
   local iter
@@ -54,7 +57,7 @@ fractional() {
   printf '{"base": {"hidden": [16], "batch_size": 4096, "iterations": %s}, "search": {"lr": {"loguniform": [0.001, 0.01]}}, "metric": "eval_loss", "trials": 6, "sampler": "random", "pruner": "none", "seed": 2}\n' \
     "$iter" > "$WORK/small.json"
   for k in ${KS:-1 3}; do
-    CUDA_VISIBLE_DEVICES=0 $PY -m app sweep "$WORK/small.json" --out "$WORK/frac-$k" --trials-per-gpu "$k" --quiet
+    CUDA_VISIBLE_DEVICES=0 $PY -m app sweep "$WORK/small.json" --out "$WORK/frac-$k" --trials-per-gpu "$k" --device "$DEVICE" --quiet
     $PY - "$WORK/frac-$k" "$WORK/alone" "$k" <<'PY'
 import csv, json, sys
 alone = json.load(open(sys.argv[2] + "/summary.json"))["samples_per_second"]

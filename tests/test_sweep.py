@@ -217,3 +217,29 @@ def test_trials_take_a_gpu_or_a_share_of_one_where_ray_has_gpus(monkeypatch):
     assert driver._concurrent_trials(32) == 16  # a CPU each, as well
     monkeypatch.setattr(driver.ray, "cluster_resources", lambda: {"CPU": 2.0})
     assert driver._trial_resources(4) == {"cpu": 1} and driver._concurrent_trials(4) == 2
+
+
+@pytest.mark.parametrize(("device", "reused"), [("auto", True), ("vulkan", True), ("cuda", False)])
+def test_a_trial_opens_its_device_on_the_sweeps_api(monkeypatch, tmp_path, device, reused):
+    """--device reaches each trial's device, and CUDA trials each get a new worker (on 4 H100s a
+    reused CUDA worker died in its second trial). The device is refused here, so the trial fails
+    with that one line and nothing runs."""
+    from app.sweep import driver, trial
+    from app.sweep.space import space_from
+
+    asked = []
+
+    def refused(kind="auto"):
+        asked.append(kind)
+        raise RuntimeError(f"no {kind} device here")
+
+    monkeypatch.setattr(trial, "worker_gpu", refused)
+    space = space_from(GRID, "space.json")
+    plan = trial.TrialPlan(space, str(tmp_path), 20, str(tmp_path), device)
+    with pytest.raises(trial.TrialFailed, match=f"^no {device} device here$"):
+        trial.run_trial({trial.TRIAL_KEY: 0, "lr": "0.01", "targets": '["x*y"]'}, plan)
+    assert asked == [device]
+    monkeypatch.setattr(driver.ray, "cluster_resources", lambda: {"CPU": 2.0})
+    monkeypatch.setattr(driver.tune, "Tuner", lambda trainable, tune_config, run_config: tune_config)
+    tune_config = driver._tuner(tmp_path, space, driver.SweepOptions(device=device), None, None, 1, str(tmp_path))
+    assert tune_config.reuse_actors is reused

@@ -94,6 +94,7 @@ def test_without_ray_and_optuna_the_sweep_says_how_to_install_them(tmp_path, cap
     ("options", "words"),
     [
         (["--trials-per-gpu", "0"], ["--trials-per-gpu"]),
+        (["--device", "opengl"], ["--device", "opengl", "cuda"]),
         (["--address", "ray://head:10001"], ["ray://", "--address auto"]),
         (["--address", "127.0.0.1:1"], ["127.0.0.1:1", "no Ray cluster answers"]),
     ],

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..errors import UserError
+from ..gpu.device import DEVICE_TYPES
 from .space import Space, read_space
 from .table import BEST_FILE, TRIALS_FILE, best_of, trial_name
 
@@ -49,6 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--trials-per-gpu", type=int, default=1, metavar="K", help="trials sharing each GPU at once (default 1)"
+    )
+    p.add_argument(
+        "--device",
+        default="auto",
+        choices=tuple(DEVICE_TYPES),
+        help="each trial's GPU API (default auto). Several trials a GPU run side by side with cuda under "
+        "NVIDIA's MPS daemon; on Vulkan they take turns",
     )
     p.add_argument(
         "--eval-every",
@@ -194,7 +202,7 @@ def _sweep(args: argparse.Namespace, folder: Path, space: Space, new: bool) -> i
                 if len(records) >= space.trials:
                     return _report(folder, space, driver.SweepOutcome(records, best_of(records, space), False))
                 driver.start_ray(args.address)
-            options = driver.SweepOptions(args.trials_per_gpu, args.eval_every, args.quiet)
+            options = driver.SweepOptions(args.trials_per_gpu, args.eval_every, args.quiet, args.device)
             outcome = driver.run_sweep(folder, space, options)
     except KeyboardInterrupt:  # before Tune's own handling of Ctrl+C, or a second one
         started = (folder / SPACE_FILE).exists()

@@ -40,6 +40,7 @@ class SweepOptions:
     trials_per_gpu: int = 1
     eval_every: int = 100
     quiet: bool = False
+    device: str = "auto"  # each trial's GPU API (--device)
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ def run_sweep(folder: Path, space: Space, options: SweepOptions) -> SweepOutcome
 
 
 def _tuner(folder, space, options, search, recorder, remaining: int, tune_folder: str) -> tune.Tuner:
-    plan = TrialPlan(space, str(folder.resolve()), options.eval_every, os.getcwd())
+    plan = TrialPlan(space, str(folder.resolve()), options.eval_every, os.getcwd(), options.device)
     return tune.Tuner(
         tune.with_resources(trainable(plan), _trial_resources(options.trials_per_gpu)),
         tune_config=tune.TuneConfig(
@@ -148,7 +149,9 @@ def _tuner(folder, space, options, search, recorder, remaining: int, tune_folder
             # Optuna is asked for a trial only when one can start (a trial asked ahead would be
             # sampled without the results of those running, and left "interrupted" by Ctrl+C).
             max_concurrent_trials=_concurrent_trials(options.trials_per_gpu),
-            reuse_actors=True,  # the next trial in the same worker, its device and kernels kept
+            # The next trial in the same worker, its device and kernels kept; but not on CUDA,
+            # where a worker's second trial died (SlangPy's CUDA device, 4 x H100, 2026-11-27).
+            reuse_actors=options.device != "cuda",
             metric=space.metric,
             mode=space.mode,
         ),

@@ -36,6 +36,7 @@ class TrialPlan:
     folder: str  # the sweep folder, absolute
     eval_every: int
     cwd: str  # where the sweep started: paths in the base config are relative to it
+    device: str = "auto"  # the GPU API, as --device takes it
 
 
 class TrialFailed(Exception):
@@ -104,14 +105,14 @@ class Reporter:
 
 
 @functools.cache
-def worker_gpu():
+def worker_gpu(kind: str = "auto"):
     """The worker's one device. Tune runs trial after trial in the same worker (reuse_actors), and
     a device kept keeps its compiled kernels: a small trial's run took 1.2-1.8 s on a new device
     and 0.9 s on a kept one (lavapipe). Made as a headless run makes it: Ray has set
     CUDA_VISIBLE_DEVICES to the worker's GPU, which the device honours."""
     from ..gpu.gpu import create_gpu
 
-    return create_gpu()
+    return create_gpu(kind)
 
 
 def run_trial(config: dict, plan: TrialPlan) -> None:
@@ -126,7 +127,7 @@ def run_trial(config: dict, plan: TrialPlan) -> None:
         if os.path.isdir(plan.cwd):  # Tune starts each trial in a folder of its own
             os.chdir(plan.cwd)
         options = headless.RunOptions(eval_every=plan.eval_every, quiet=True)
-        run = headless.run(worker_gpu(), Start(trial_config), space.iterations, out, reporter, options)
+        run = headless.run(worker_gpu(plan.device), Start(trial_config), space.iterations, out, reporter, options)
     except Exception as error:
         raise TrialFailed(first_line(error)) from None
     failure = run.written.error_line()
