@@ -89,12 +89,12 @@ def _inside(inner, outer, what: str) -> None:
 
 
 def _with_earlier_runs(make_session, steps: int, **fields) -> OffscreenApp:
-    """Three runs of `steps` before the current one's: two earlier runs in the legend (the most
-    kept), and more steps than the plot draws points, so the subtitle names the band too."""
+    """Two short earlier runs, each with evaluations, in the legend (the most kept), and a current
+    run of `steps`: more steps than the plot draws points, so the subtitle names the band too."""
     ui = OffscreenApp(make_session(**fields), 1280, 800)
     ui.app.running = False
     for seed in (1, 2):
-        ui.session.advance(steps)
+        ui.session.advance(200)
         ui.app.reset(seed)
     ui.session.advance(steps)
     ui.frame(3)
