@@ -58,15 +58,21 @@ def test_a_diverged_racer_stops_and_the_others_train_on(ui):
     assert race.race.leader("steps") is race.racers[0]
 
 
-def test_keep_this_one_makes_the_racer_the_main_network(ui):
+def _paused_with_a_racer(ui, variant: str, steps: int):
+    """The race with a second racer of `variant`, both past `steps`, then the window paused."""
     race = ui.app.race
-    assert race.add("lr=0.02 optimizer=sgd")
-    assert ui.frames_until(lambda: min(r.step for r in race.racers) >= 10, 120)
+    assert race.add(variant)
+    assert ui.frames_until(lambda: min(r.step for r in race.racers) >= steps, 120)
     ui.app.running = False
     ui.frame(2, force=True)
-    kept = race.racers[1].session.trainer
+    return race.racers[1]
+
+
+def test_keep_this_one_makes_the_racer_the_main_network(ui):
+    racer = _paused_with_a_racer(ui, "lr=0.02 optimizer=sgd", 10)
+    kept = racer.session.trainer
     params, state, step = kept.parameters(), kept.optimizer_state_values(), kept.step
-    ui.click(*_centre(ui, f"race keep {race.racers[1].name}"))
+    ui.click(*_centre(ui, f"race keep {racer.name}"))
     main = ui.session.trainer
     assert ui.app.race is None
     assert main.parameters().tobytes() == params.tobytes()
@@ -78,12 +84,7 @@ def test_keep_this_one_makes_the_racer_the_main_network(ui):
 
 
 def test_keep_this_one_of_another_architecture_builds_it_then_puts_it_in(ui):
-    race = ui.app.race
-    assert race.add("hidden=12")
-    assert ui.frames_until(lambda: min(r.step for r in race.racers) >= 5, 120)
-    ui.app.running = False
-    ui.frame(2, force=True)
-    racer = race.racers[1]
+    racer = _paused_with_a_racer(ui, "hidden=12", 5)
     params = racer.session.trainer.parameters()
     ui.click(*_centre(ui, f"race keep {racer.name}"))
     assert ui.frames_until(lambda: ui.session.rebuild is None and ui.session.config.hidden == [12], 120)
