@@ -80,6 +80,11 @@ def _header() -> str:
     return "trial,state,eval_loss,steps,wall_s,gpu,seed,lr,error\n"
 
 
+def _rows(row: str, times: int = 1):
+    """A trials.csv of the right header and `row` (`times` over)."""
+    return lambda folder: (folder / "trials.csv").write_text(_header() + row * times)
+
+
 JUNK = {
     "no trials.csv": (lambda p: (p / "trials.csv").unlink(), "no trials.csv"),
     "empty trials.csv": (lambda p: (p / "trials.csv").write_text(""), "trials.csv is empty"),
@@ -95,34 +100,13 @@ JUNK = {
         lambda p: (p / "trials.csv").write_text(_header().replace("wall_s", "wall") + "0000,complete,1,2,3,a,0,0.1,\n"),
         "found 'wall' for 'wall_s'",
     ),
-    "a short row": (
-        lambda p: (p / "trials.csv").write_text(_header() + "0000,complete,1\n"),
-        "line 2 has 3 values for 9 columns",
-    ),
-    "an unknown state": (
-        lambda p: (p / "trials.csv").write_text(_header() + "0000,running,1,2,3,a,0,0.1,\n"),
-        "state must be one of",
-    ),
-    "a trial id that is a path": (
-        lambda p: (p / "trials.csv").write_text(_header() + "../x,complete,1,2,3,a,0,0.1,\n"),
-        "zero-padded number",
-    ),
-    "a parameter not JSON": (
-        lambda p: (p / "trials.csv").write_text(_header() + "0000,complete,1,2,3,a,0,fast,\n"),
-        "lr is not JSON text",
-    ),
-    "a metric not a number": (
-        lambda p: (p / "trials.csv").write_text(_header() + "0000,complete,low,2,3,a,0,0.1,\n"),
-        "eval_loss must be a number",
-    ),
-    "a seed not whole": (
-        lambda p: (p / "trials.csv").write_text(_header() + "0000,complete,1,2,3,a,0.5,0.1,\n"),
-        "seed must be a whole number",
-    ),
-    "a trial twice": (
-        lambda p: (p / "trials.csv").write_text(_header() + "0000,complete,1,2,3,a,0,0.1,\n" * 2),
-        "trial 0000 twice",
-    ),
+    "a short row": (_rows("0000,complete,1\n"), "line 2 has 3 values for 9 columns"),
+    "an unknown state": (_rows("0000,running,1,2,3,a,0,0.1,\n"), "state must be one of"),
+    "a trial id that is a path": (_rows("../x,complete,1,2,3,a,0,0.1,\n"), "zero-padded number"),
+    "a parameter not JSON": (_rows("0000,complete,1,2,3,a,0,fast,\n"), "lr is not JSON text"),
+    "a metric not a number": (_rows("0000,complete,low,2,3,a,0,0.1,\n"), "eval_loss must be a number"),
+    "a seed not whole": (_rows("0000,complete,1,2,3,a,0.5,0.1,\n"), "seed must be a whole number"),
+    "a trial twice": (_rows("0000,complete,1,2,3,a,0,0.1,\n", times=2), "trial 0000 twice"),
     "best.json not JSON": (lambda p: (p / "best.json").write_text("{trial: 3"), "best.json is not valid JSON"),
     "best.json a list": (lambda p: (p / "best.json").write_text("[]"), "best.json must be a JSON object"),
     "best.json of another metric": (lambda p: _edit_best(p, metric="psnr"), "metric must be trials.csv's"),
