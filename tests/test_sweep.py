@@ -243,3 +243,20 @@ def test_a_trial_opens_its_device_on_the_sweeps_api(monkeypatch, tmp_path, devic
     monkeypatch.setattr(driver.tune, "Tuner", lambda trainable, tune_config, run_config: tune_config)
     tune_config = driver._tuner(tmp_path, space, driver.SweepOptions(device=device), None, None, 1, str(tmp_path))
     assert tune_config.reuse_actors is reused
+
+
+def test_a_sweep_sharing_gpus_without_mps_says_its_trials_take_turns(tmp_path):
+    """--trials-per-gpu K above 1 runs trials side by side only on CUDA under MPS (README): the
+    sweep says so where they would take turns, and nothing where they do not share a GPU."""
+    from app.sweep.sharing import mps_running, sharing_note
+
+    pipe = {"CUDA_MPS_PIPE_DIRECTORY": str(tmp_path)}
+    assert not mps_running(pipe)
+    (tmp_path / "control").touch()  # the daemon's pipe
+    assert mps_running(pipe)
+    assert sharing_note(1, 4, "auto", False) is None and sharing_note(3, 0, "auto", False) is None
+    assert sharing_note(3, 4, "cuda", True) is None
+    vulkan = sharing_note(3, 4, "vulkan", True)
+    assert "--device vulkan" in vulkan and "take turns" in vulkan and "--device cuda" in vulkan
+    cuda = sharing_note(3, 4, "cuda", False)
+    assert "no MPS daemon" in cuda and "nvidia-cuda-mps-control -d" in cuda

@@ -24,6 +24,7 @@ from tqdm import tqdm
 from ..errors import UserError, first_line
 from . import journal
 from .search import SweepSearch, scheduler_for, trainable
+from .sharing import mps_running, sharing_note
 from .space import Space
 from .table import TrialRecord, best_of, trial_name, write_tables
 from .trial import TrialPlan
@@ -123,6 +124,9 @@ def run_sweep(folder: Path, space: Space, options: SweepOptions) -> SweepOutcome
     storage = journal.storage_in(folder)
     study = journal.open_study(storage, space)
     done = len(journal.records(study, space))
+    note = sharing_note(options.trials_per_gpu, ray.cluster_resources().get("GPU", 0), options.device, mps_running())
+    if note is not None and not options.quiet:
+        print(note, file=sys.stderr)
     bar = tqdm(total=space.trials, initial=done, unit="trial", file=sys.stderr, disable=options.quiet or None)
     tune_folder = tempfile.mkdtemp(prefix="visual-trainer-tune-")  # Tune's own records: the journal is ours
     try:
