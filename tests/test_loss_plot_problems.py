@@ -16,7 +16,7 @@ import pytest
 from imgui_bundle import imgui, implot
 from old_checkpoints import full_series_bytes
 from test_ui_data import SPIRAL
-from test_ui_files import FakePfd
+from test_ui_files import install_fake_dialogs
 from test_ui_offscreen import _centre
 from test_value_columns import write_csv
 
@@ -25,7 +25,6 @@ from app.files import checkpoint
 from app.files import checkpoint_format as ckpt
 from app.loop.session import Session
 from app.train.trainer import Trainer
-from app.ui import files
 from app.ui.offscreen import OffscreenApp
 from app.ui.panels import loss_colours, psnr_plot
 from app.ui.panels.loss_series import comparable
@@ -121,10 +120,7 @@ def test_spiral_to_a_csv_of_values_and_back(ui, monkeypatch, tmp_path, gpu):
     # File > Load CSV: two value columns
     path = tmp_path / "values.csv"
     write_csv(path)
-    fake = FakePfd()
-    fake.answers = [str(path)]
-    monkeypatch.setattr(files, "pfd", fake)
-    monkeypatch.setattr(files, "dialogs_available", lambda: True)
+    install_fake_dialogs(monkeypatch).answers = [str(path)]
     ui.click(*_centre(ui, "load csv"))
     assert ui.frames_until(lambda: ui.session.config.dataset.get("csv") == str(path), 120)
     _rebuilt(ui)

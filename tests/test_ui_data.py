@@ -9,14 +9,13 @@ from __future__ import annotations
 import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import numpy as np
 import pytest
-from test_ui_files import FakePfd
+from test_ui_files import install_fake_dialogs
 from test_ui_offscreen import _centre
 
 from app import datasets
 from app.config.config import Config, validate
 from app.kernels.view_constants import BACKGROUND_LIGHTEN, CLASS_COLOURS
 from app.loop.session import Session
-from app.ui import files
 from app.ui.offscreen import OffscreenApp
 from app.views.data_view import point_radius
 
@@ -85,9 +84,7 @@ def test_data_controls_change_the_points_as_training_goes_on(ui):
 
 
 def test_load_csv_through_the_file_menu(ui, monkeypatch, tmp_path):
-    fake = FakePfd()
-    monkeypatch.setattr(files, "pfd", fake)
-    monkeypatch.setattr(files, "dialogs_available", lambda: True)
+    fake = install_fake_dialogs(monkeypatch)
     bad, good = tmp_path / "bad.csv", tmp_path / "three.csv"
     bad.write_text("x,y,label\n1,2,a\n3,oops,b\n")
     rng = np.random.default_rng(1)

@@ -47,13 +47,22 @@ class FakePfd:
         self.opened.append(title)
         return FakeDialog([self.answers.pop(0)] if self.answers[0] else [])
 
+    def select_folder(self, title, default_path=""):
+        self.opened.append(title)
+        return FakeDialog(self.answers.pop(0))
 
-@pytest.fixture
-def dialogs(monkeypatch):
+
+def install_fake_dialogs(monkeypatch) -> FakePfd:
+    """The window's file dialogs answered by a FakePfd (returned), as if a dialog program ran."""
     fake = FakePfd()
     monkeypatch.setattr(files, "pfd", fake)
     monkeypatch.setattr(files, "dialogs_available", lambda: True)
     return fake
+
+
+@pytest.fixture
+def dialogs(monkeypatch):
+    return install_fake_dialogs(monkeypatch)
 
 
 @pytest.fixture

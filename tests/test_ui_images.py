@@ -10,19 +10,15 @@ import numpy as np
 import pytest
 import slangpy as spy
 from test_images import BAD, sharp_edges
-from test_ui_files import FakePfd, _choose
+from test_ui_files import _choose, install_fake_dialogs
 from test_ui_offscreen import _centre
 
-from app.ui import files
 from app.ui.offscreen import OffscreenApp
 
 
 @pytest.fixture
 def dialogs(monkeypatch):
-    fake = FakePfd()
-    monkeypatch.setattr(files, "pfd", fake)
-    monkeypatch.setattr(files, "dialogs_available", lambda: True)
-    return fake
+    return install_fake_dialogs(monkeypatch)
 
 
 @pytest.fixture(scope="module")

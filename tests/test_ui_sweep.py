@@ -15,12 +15,11 @@ import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, ne
 import numpy as np
 import pytest
 from sweep_folders import run_trial, screenshot_rows, trial_row, write_sweep
-from test_ui_files import FakeDialog
+from test_ui_files import install_fake_dialogs
 from test_ui_offscreen import _centre
 
 from app.config.config import from_dict
 from app.loop.session import Session
-from app.ui import files
 from app.ui.offscreen import OffscreenApp
 from app.ui.sweep import marks
 
@@ -56,22 +55,9 @@ def sweep(tmp_path_factory):
     return write_sweep(folder, rows, space=space)
 
 
-class FakeFolderDialogs:
-    """portable_file_dialogs' select_folder: answers with the folders given, in turn."""
-
-    def __init__(self):
-        self.answers: list[str] = []
-
-    def select_folder(self, title, default_path=""):
-        return FakeDialog(self.answers.pop(0))
-
-
 @pytest.fixture
 def dialogs(monkeypatch):
-    fake = FakeFolderDialogs()
-    monkeypatch.setattr(files, "pfd", fake)
-    monkeypatch.setattr(files, "dialogs_available", lambda: True)
-    return fake
+    return install_fake_dialogs(monkeypatch)
 
 
 @pytest.fixture
