@@ -112,8 +112,7 @@ def _race(args: argparse.Namespace) -> int:
     iterations = iterations_for(args, start)
     out = _out_folder(args)
     start.config = _with_image(start.config, args)
-    for variant in variants:  # every variant checked before the device starts
-        variant.apply(start.config)
+    race_run.check_variants(start.config, variants)
     gpu = create_gpu(args.device, gpu=args.gpu)
     with headless.compile_notice(args.quiet):
         start.config = _with_target_file(start.config, args, gpu)

@@ -45,10 +45,15 @@ def check_race_options(args) -> None:
             raise UserError(f"{option} is for single runs: it cannot be combined with --variant")
 
 
-def build_race(gpu: Gpu, base: Config, variants: list[Variant]) -> Race:
-    """The racers, their configs checked before any network is built (a bad variant changes nothing)."""
+def check_variants(base: Config, variants: list[Variant]) -> None:
+    """Every variant's config checked, so that a bad one is refused before the device starts and
+    any network is built (a UserError naming it)."""
     for variant in variants:
         variant.apply(base)
+
+
+def build_race(gpu: Gpu, base: Config, variants: list[Variant]) -> Race:
+    """The racers, of variants check_variants passed."""
     race = Race(gpu, base, heatmaps=True)
     for name, variant in zip(unique_names(variants), variants):
         race.add(name, variant)
@@ -81,7 +86,7 @@ def run_race(race: Race, iterations: int, eval_every: int, quiet: bool) -> tuple
         _evaluate_all(race, step)
         table.take(race, step, time.perf_counter() - start)
     for racer in race.racers:  # a diverged racer's last finite network, as a headless run ends
-        if not racer.marks or racer.marks[-1].step != racer.step:
+        if not racer.marked_now:
             racer.evaluate()
     interrupted = step if interrupt.requested and step < iterations else None
     return table, time.perf_counter() - start, interrupted
@@ -98,7 +103,7 @@ def _chunk(race: Race, step: int, iterations: int, eval_every: int) -> int:
 def _evaluate_all(race: Race, step: int) -> None:
     """Every racer evaluated at `step` that was not (Session.advance evaluates at eval_every)."""
     for racer in race.racers:
-        if racer.diverged_at is None and (not racer.marks or racer.marks[-1].step != racer.step):
+        if racer.diverged_at is None and not racer.marked_now:
             racer.evaluate()
 
 

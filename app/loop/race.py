@@ -90,6 +90,11 @@ class Racer:
         return not self.paused and self.session.divergence is None
 
     @property
+    def marked_now(self) -> bool:
+        """Whether its last evaluation is at the step it stands at."""
+        return bool(self.marks) and self.marks[-1].step == self.step
+
+    @property
     def ms_per_step(self) -> float:
         steps = self.samples / self.session.trainer.batch_size
         return 1000 * self.train_seconds / steps if steps else float("nan")
@@ -115,7 +120,7 @@ class Racer:
     def mark(self) -> None:
         """Where the racer stands now, by the race's metric (its config's: the data is every racer's)."""
         metric = metric_for(self.session.config)
-        if not self.marks or self.marks[-1].step != self.step:
+        if not self.marked_now:
             accuracy = (self.session.metrics or {}).get("test_accuracy")
             self.marks.append(Mark(self.step, self.train_seconds, metric.value(self.session), accuracy))
 

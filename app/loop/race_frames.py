@@ -49,7 +49,7 @@ class RaceFrames:
         (all in the same frame, so that at equal steps they stand at the same step)."""
         evaluated = False
         for racer in self.race.racers:
-            if racer.marks and racer.marks[-1].step == racer.step:
+            if racer.marked_now:
                 continue
             racer.evaluate()
             images = racer.session.heatmaps
