@@ -27,6 +27,8 @@ FIXED_COLUMNS = ("trial", "state", None, "steps", "wall_s", "gpu", "seed")  # No
 LAST_COLUMN = "error"
 STATES = ("complete", "pruned", "failed")
 MODES = ("min", "max")
+# A sweep's metrics and which way is better (a space file's metric is one of them: app/sweep/space.py).
+METRIC_MODES = {"eval_loss": "min", "train_loss": "min", "test_loss": "min", "test_accuracy": "max", "psnr": "max"}
 TRIAL_ID = re.compile(r"[0-9]{4,}")  # Optuna's trial number, zero-padded: also a folder's name
 
 
@@ -189,12 +191,9 @@ def _json_object(path: Path, what: str) -> dict:
     return data
 
 
-HIGHER_IS_BETTER = ("test_accuracy", "psnr")  # the sweep's metrics where more is better (app/sweep/space.py)
-
-
 def _best(path: Path, metric: str, ids: set[str]) -> tuple[str, Best | None]:
     if not path.is_file():  # a sweep whose trials so far were all pruned or failed
-        return ("max" if metric in HIGHER_IS_BETTER else "min"), None
+        return METRIC_MODES.get(metric, "min"), None
     data = _json_object(path, "best.json")
     if data.get("metric") != metric:
         raise UserError(f"best.json's metric must be trials.csv's, {metric!r} (got {str(data.get('metric'))[:30]!r})")

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..errors import UserError
+from ..files.sweep_folder import STATES
 from ..gpu.device import DEVICE_TYPES
 from .space import Space, read_space
 from .table import BEST_FILE, TRIALS_FILE, best_of, trial_name
@@ -157,7 +158,7 @@ def _only_sweep(folder: Path) -> Iterator[None]:
 def _report(folder: Path, space: Space, outcome) -> int:
     """The sweep's last line: what ran and the best trial, or how to resume an interrupted sweep."""
     states = [record.state for record in outcome.records]
-    counts = ", ".join(f"{states.count(state)} {state}" for state in ("complete", "pruned", "failed"))
+    counts = ", ".join(f"{states.count(state)} {state}" for state in STATES)
     if outcome.interrupted:
         print(
             f"interrupted: {len(states)} of {space.trials} trials finished ({counts}), in {folder / TRIALS_FILE}; "

@@ -19,12 +19,11 @@ from typing import Any
 from ..config import config as cfg
 from ..datasets.source import problem_of
 from ..errors import UserError, read_user_text
+from ..files.sweep_folder import METRIC_MODES  # each metric a trial can report, and which way is better
 
 MAX_SPACE_BYTES = 1 << 20  # a space is a few hundred bytes; don't read a huge or endless file
 DEFAULT_ITERATIONS = 1000  # as a headless run without --iterations
 DEFAULT_TRIALS = 10
-# Each metric a trial can report, and whether lower or higher is better.
-METRIC_MODES = {"eval_loss": "min", "train_loss": "min", "test_loss": "min", "test_accuracy": "max", "psnr": "max"}
 SAMPLERS = ("tpe", "random", "grid")
 PRUNERS = ("median", "asha", "none")
 RANGE_KINDS = ("loguniform", "uniform", "int")

@@ -17,7 +17,6 @@ from .space import Space
 
 TRIALS_FILE = "trials.csv"
 BEST_FILE = "best.json"
-STATES = ("complete", "pruned", "failed")
 
 
 def trial_name(number: int) -> str:
@@ -30,7 +29,7 @@ class TrialRecord:
     """A finished trial, as the tables show it."""
 
     number: int
-    state: str  # one of STATES
+    state: str  # complete, pruned or failed (app/files/sweep_folder.py's STATES, which reads it back)
     value: float | None  # the metric's last value
     steps: int | None  # steps trained
     wall_s: float | None  # wall seconds of its training
