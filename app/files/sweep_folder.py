@@ -123,6 +123,12 @@ def _csv_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     return rows[0][1], rows[1:]
 
 
+def trials_header(metric: str, fields) -> list[str]:
+    """trials.csv's header for a sweep of `metric` over the searched `fields`, as the sweep writes
+    it and this reads it."""
+    return [metric if name is None else name for name in FIXED_COLUMNS] + [*fields, LAST_COLUMN]
+
+
 def _columns(header: list[str]) -> tuple[str, tuple[str, ...]]:
     """The metric's name and the searched fields', from trials.csv's header."""
     expected = ", ".join(name or "<metric>" for name in FIXED_COLUMNS) + f", <searched fields>, {LAST_COLUMN}"

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files.atomic import write_atomic
+from ..files.sweep_folder import trials_header
 from .space import Space
 
 TRIALS_FILE = "trials.csv"
@@ -42,7 +43,7 @@ class TrialRecord:
 def trials_csv(records: list[TrialRecord], space: Space) -> bytes:
     text = io.StringIO(newline="")
     writer = csv.writer(text)
-    writer.writerow(["trial", "state", space.metric, "steps", "wall_s", "gpu", "seed", *space.fields, "error"])
+    writer.writerow(trials_header(space.metric, space.fields))
     for record in sorted(records, key=lambda r: r.number):
         row = [trial_name(record.number), record.state, _number(record.value), _number(record.steps)]
         row += [_number(record.wall_s), record.gpu, _number(record.seed)]

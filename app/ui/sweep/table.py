@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from ...files.sweep_folder import Trial
+from ...files.sweep_folder import Trial, trials_header
 from ..style import em, fit_text
 from . import marks
 from .axes import value_text
@@ -26,18 +26,7 @@ MAX_ERROR_EM = 30  # a long error is cut short in its cell; the whole of it is i
 
 def columns(viewer: SweepViewer) -> list[str]:
     """trials.csv's columns, in its order."""
-    folder = viewer.folder
-    return [
-        "trial",
-        "state",
-        folder.metric,
-        "steps",
-        "wall_s",
-        "gpu",
-        "seed",
-        *(f.name for f in folder.searched),
-        "error",
-    ]
+    return trials_header(viewer.folder.metric, (f.name for f in viewer.folder.searched))
 
 
 def _cells(viewer: SweepViewer, trial: Trial) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
+from ...files.sweep_folder import STATES
 from ..style import MUTED, em, too_small
 from . import marks, parallel, scatter, table
 from .axes import value_text
@@ -20,7 +21,7 @@ TABLE_SHARE = 0.38  # of the window's content below the header, for the table
 def _header(viewer: SweepViewer) -> None:
     folder = viewer.folder
     states = [t.state for t in folder.trials]
-    counts = ", ".join(f"{states.count(s)} {s}" for s in ("complete", "pruned", "failed") if s in states)
+    counts = ", ".join(f"{states.count(s)} {s}" for s in STATES if s in states)
     best = folder.best
     shown = f"trial {best.trial}, {best.value:.4g}" if best is not None else "none yet (no trial has completed)"
     imgui.text(f"{len(states)} trials ({counts}); {folder.metric}, {folder.mode}imised; best: {shown}")
