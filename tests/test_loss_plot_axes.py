@@ -58,7 +58,7 @@ def test_after_going_back_the_axis_fits_the_recovered_curve_and_runs_are_named(m
         assert ui.frames_until(lambda: ui.session.trainer.step >= 100), "100 steps"
         ui.app.apply_hot("learning rate", lr=1000.0)
         assert ui.frames_until(lambda: ui.session.divergence is not None), "a learning rate of 1000 diverges"
-        ui.frame()
+        ui.frames_until_still("back to stable")
         assert loss_plot.axis_limits(ui.session.history.current, ui.session.history.earlier)[3] > 1e20
         ui.click(*_centre(ui, "back to stable"))
         back = ui.session.trainer.step

@@ -24,7 +24,7 @@ def test_one_click_resumes_after_a_divergence_at_lr_1000(make_session):
         ui.frames_until(lambda: ui.session.divergence is not None)
         divergence = ui.session.divergence
         assert divergence is not None and divergence.lr == 1000.0
-        ui.frame()  # the panel draws its advice
+        ui.frames_until_still("resume")  # the panel draws its advice, and its button stays put
         advice = ui.app.rate_advice()
         assert advice.checked and advice.lr < 100 and advice.steps >= MIN_PROBE_STEPS, advice
         assert advice.tried[0][0] == 100 and advice.tried[0][1].startswith("diverged"), "a tenth diverges"

@@ -37,7 +37,8 @@ def _diverge(ui) -> None:
     _type(ui, "5")  # plain SGD diverges on these targets above lr ~0.5, at 5 within a few steps
     assert ui.session.config.lr == 5
     if ui.frames_until(lambda: ui.session.divergence is not None):
-        ui.frame()  # draws the panel's message and buttons
+        ui.frames_until_still("resume", "back to stable")  # then aims at where the buttons stay
+
 
 
 def test_divergence_pauses_and_puts_back_the_last_finite_network(ui, tmp_path, monkeypatch):

@@ -74,6 +74,18 @@ class OffscreenApp:
             self.frame(force=force)
         return done()
 
+    def frames_until_still(self, *names: str, most: int = 10) -> None:
+        """Frames until the named items' rectangles are where they were a frame before. A panel
+        that first grows its window past its height gets a scrollbar the frame after, which
+        narrows it: wrapped text may take one more line and move the items below it."""
+        before = None
+        for _ in range(most):
+            self.frame()
+            now = [self.app.rects.get(name) for name in names]
+            if now == before:
+                return
+            before = now
+
     def save(self, path: str) -> None:
         save_png(self.target, path)
 
