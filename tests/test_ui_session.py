@@ -40,7 +40,6 @@ def _diverge(ui) -> None:
         ui.frames_until_still("resume", "back to stable")  # then aims at where the buttons stay
 
 
-
 def test_divergence_pauses_and_puts_back_the_last_finite_network(ui, tmp_path, monkeypatch):
     _diverge(ui)
     divergence = ui.session.divergence
