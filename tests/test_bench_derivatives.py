@@ -37,36 +37,41 @@ def _args(no_compile=False):
     return argparse.Namespace(no_compile=no_compile, compile_mode="auto")
 
 
-def test_the_app_rows_train_the_task_in_float(app_calls, monkeypatch):
+def test_the_app_rows_train_the_task_in_float_and_half(app_calls, monkeypatch):
     monkeypatch.setattr(torch_derivatives, "unavailable_reason", lambda: "PyTorch has no CUDA device")
     derivative_rows.rows_for(None, 1024, _args(), 0.3, 50)
     network = dict(encoding="raw", hidden=[64, 64, 64], activation="softplus", targets=["sin(3*x)*cos(2*y)"])
+    sobolev, eikonal = {**network, "grad_weight": 1.0}, {**network, "sdf": "circle", "eikonal": 0.1}
     assert app_calls == [
-        dict(name="sobolev", batch=1024, precision="float", fields={**network, "grad_weight": 1.0}),
-        dict(name="eikonal", batch=1024, precision="float", fields={**network, "sdf": "circle", "eikonal": 0.1}),
+        dict(name=name, batch=1024, precision=precision, fields=fields)
+        for name, fields in (("sobolev", sobolev), ("eikonal", eikonal))
+        for precision in ("float", "half")
     ]
 
 
 def test_without_pytorch_each_app_row_says_why(app_calls, monkeypatch, capsys):
     monkeypatch.setattr(torch_derivatives, "unavailable_reason", lambda: "PyTorch has no CUDA device")
     rows = derivative_rows.rows_for(None, 1024, _args(), 0.3, 50)
-    assert [row["trainer"] for row in rows] == ["app", "app"]
+    assert [row["trainer"] for row in rows] == ["app"] * 4
     assert all(row["note"] == "no PyTorch rows: PyTorch has no CUDA device" for row in rows)
     assert all("vs_best_torch" not in row for row in rows)
     for row in rows:
         speed._print(row)
     printed = capsys.readouterr().out.splitlines()
-    assert len(printed) == 2 and all("[no PyTorch rows: PyTorch has no CUDA device]" in line for line in printed)
+    assert len(printed) == 4 and all("[no PyTorch rows: PyTorch has no CUDA device]" in line for line in printed)
 
 
 class _CompiledStep:
+    """fp32 at 1 ms a step, fp16 autocast at 0.5 ms."""
+
     variant, note, build_seconds = "compiled", "", 12.0
 
-    def __init__(self, loss, batch, mode):
-        assert mode == "default", "auto autotunes fp16 only; these rows are fp32"
+    def __init__(self, loss, batch, mode, half):
+        assert mode == "default", "auto autotunes the speed rows' fp16 products only"
+        self.half = half
 
     def time(self, steps):
-        return steps * 1e-3
+        return steps * (0.5e-3 if self.half else 1e-3)
 
 
 class _EagerStep(_CompiledStep):
@@ -74,7 +79,7 @@ class _EagerStep(_CompiledStep):
 
 
 class _NoStep:
-    def __init__(self, loss, batch, mode):
+    def __init__(self, loss, batch, mode, half):
         raise RuntimeError("CUDA error: operation not permitted when stream is capturing\nmore lines")
 
 
@@ -87,16 +92,18 @@ def _with_torch(monkeypatch, best_step):
 def test_the_ratio_is_to_the_faster_pytorch_row(app_calls, monkeypatch, capsys):
     _with_torch(monkeypatch, _CompiledStep)
     rows = derivative_rows.rows_for(None, 1 << 16, _args(), 0.3, 50)
-    trainers = ["app", "torch-eager-fp32", "torch-compiled-graph-fp32"]
+    trainers = ["app", "app", "torch-eager-fp32", "torch-compiled-graph-fp32", "torch-compiled-graph-fp16-autocast"]
     assert [row["trainer"] for row in rows] == trainers * 2
-    eager, best = rows[1]["samples_per_second"], rows[2]["samples_per_second"]
-    assert eager == pytest.approx((1 << 16) / 4e-3) and best == pytest.approx((1 << 16) / 1e-3)
-    assert rows[0]["vs_best_torch"] == pytest.approx(APP_SAMPLES / best)
-    assert rows[2]["compile_mode"] == "default" and rows[2]["variant"] == "compiled + CUDA graph"
+    assert [row["precision"] for row in rows[:5]] == ["float", "half", "fp32", "fp32", "fp16-autocast"]
+    eager, fp32, best = (rows[k]["samples_per_second"] for k in (2, 3, 4))
+    assert eager == pytest.approx((1 << 16) / 4e-3) and fp32 == pytest.approx((1 << 16) / 1e-3)
+    assert best == pytest.approx((1 << 16) / 0.5e-3), "the fastest PyTorch row, whatever its precision"
+    assert rows[0]["vs_best_torch"] == rows[1]["vs_best_torch"] == pytest.approx(APP_SAMPLES / best)
+    assert rows[4]["compile_mode"] == "default" and rows[4]["variant"] == "compiled + CUDA graph"
     assert all(row["group"] == "derivatives" and row["batch"] == 1 << 16 for row in rows)
-    assert [row["weight"] for row in rows] == [1.0] * 3 + [0.1] * 3
+    assert [row["weight"] for row in rows] == [1.0] * 5 + [0.1] * 5
     speed._print(rows[0])
-    speed._print(rows[2])
+    speed._print(rows[4])
     app_line, best_line = capsys.readouterr().out.splitlines()
     assert "sobolev" in app_line and f"x{APP_SAMPLES / best:.2f} best PyTorch" in app_line
     assert "(default: compile+capture 12 s)" in best_line
@@ -104,7 +111,7 @@ def test_the_ratio_is_to_the_faster_pytorch_row(app_calls, monkeypatch, capsys):
 
 def test_a_failed_compile_is_the_eager_graph_with_its_reason(app_calls, monkeypatch, capsys):
     _with_torch(monkeypatch, _EagerStep)
-    best = derivative_rows.rows_for(None, 1024, _args(), 0.3, 50)[2]
+    best = derivative_rows.rows_for(None, 1024, _args(), 0.3, 50)[3]
     assert best["trainer"] == "torch-eager-graph-fp32" and "compile_mode" not in best
     speed._print(best)
     assert "(capture 12 s)  [torch.compile failed: RuntimeError: double backward]" in capsys.readouterr().out
@@ -113,18 +120,16 @@ def test_a_failed_compile_is_the_eager_graph_with_its_reason(app_calls, monkeypa
 def test_no_best_step_leaves_eager_and_says_why(app_calls, monkeypatch):
     _with_torch(monkeypatch, _NoStep)
     rows = derivative_rows.rows_for(None, 1024, _args(), 0.3, 50)
-    assert [row["trainer"] for row in rows] == ["app", "torch-eager-fp32"] * 2
-    assert (
-        rows[0]["note"]
-        == "no best PyTorch row: RuntimeError: CUDA error: operation not permitted when stream is capturing"
-    )
-    assert rows[0]["vs_best_torch"] == pytest.approx(APP_SAMPLES / rows[1]["samples_per_second"])
+    assert [row["trainer"] for row in rows] == ["app", "app", "torch-eager-fp32"] * 2
+    failure = "RuntimeError: CUDA error: operation not permitted when stream is capturing"
+    assert rows[0]["note"] == f"no best PyTorch fp32 row: {failure}; no best PyTorch fp16-autocast row: {failure}"
+    assert rows[0]["vs_best_torch"] == pytest.approx(APP_SAMPLES / rows[2]["samples_per_second"])
 
 
 def test_no_compile_skips_the_best_step(app_calls, monkeypatch):
     _with_torch(monkeypatch, _NoStep)
     rows = derivative_rows.rows_for(None, 1024, _args(no_compile=True), 0.3, 50)
-    assert [row["trainer"] for row in rows] == ["app", "torch-eager-fp32"] * 2 and "note" not in rows[0]
+    assert [row["trainer"] for row in rows] == ["app", "app", "torch-eager-fp32"] * 2 and "note" not in rows[0]
 
 
 def test_the_command_line_takes_the_group(capsys):

@@ -1,9 +1,10 @@
 """The speed benchmark's derivatives rows (`python -m app.bench --only derivatives`): training on
 a loss of the network's input gradient, each loss of app/bench/derivatives_task.py at one batch.
-For each: the app's trainer in float (timed as the other app rows, app/bench/runners.py), PyTorch
-eager in fp32, the best PyTorch step (torch_derivatives.BestStep: compiled and captured in a CUDA
-graph, else eager and captured, which its row says), and the app's samples/s over the faster
-PyTorch row's. Where PyTorch or CUDA is missing, or the best step cannot be built, the rows say
+For each: the app's trainer in float and in half (timed as the other app rows,
+app/bench/runners.py; half takes the fused tensor-core trainer where the device has it), PyTorch
+eager in fp32, the best PyTorch step in fp32 and under fp16 autocast (torch_derivatives.BestStep:
+compiled and captured in a CUDA graph, else eager and captured, which its row says), and each app
+row's samples/s over the fastest PyTorch row's, whatever its precision. Where PyTorch or CUDA is missing, or the best step cannot be built, the rows say
 why instead of stopping the benchmark."""
 
 from __future__ import annotations
@@ -31,31 +32,35 @@ def _compile_mode(choice: str) -> str:
 
 def _loss_rows(gpu, loss: str, batch: int, args, budget: float, cap: int, torch_missing: str | None) -> list[dict]:
     labels = dict(group=GROUP, network=loss, batch=batch, weight=WEIGHTS[loss])
-    app = {**app_row(gpu, loss, batch, "float", app_fields(loss), budget, cap), **labels}
+    apps = [{**app_row(gpu, loss, batch, p, app_fields(loss), budget, cap), **labels} for p in ("float", "half")]
     if torch_missing:
-        return [{**app, "note": f"no PyTorch rows: {torch_missing}"}]
+        return [{**app, "note": f"no PyTorch rows: {torch_missing}"} for app in apps]
     eager = measure(lambda n: torch_derivatives.time_eager(loss, batch, n), batch, budget, cap)
-    rows = [app, dict(trainer="torch-eager-fp32", precision="fp32", **labels, **eager)]
+    rows = [*apps, dict(trainer="torch-eager-fp32", precision="fp32", **labels, **eager)]
     if not args.no_compile:
-        best = _best_row(loss, batch, _compile_mode(args.compile_mode), budget, cap * 10)
-        if "samples_per_second" in best:
-            rows.append({**best, **labels})
-        else:
-            app["note"] = best["note"]
-    fastest = max(row["samples_per_second"] for row in rows[1:])
-    app["vs_best_torch"] = app["samples_per_second"] / fastest
+        for half in (False, True):
+            best = _best_row(loss, batch, _compile_mode(args.compile_mode), budget, cap * 10, half)
+            if "samples_per_second" in best:
+                rows.append({**best, **labels})
+            else:
+                for app in apps:
+                    app["note"] = (app.get("note", "") + "; " if app.get("note") else "") + best["note"]
+    fastest = max(row["samples_per_second"] for row in rows[len(apps) :])
+    for app in apps:
+        app["vs_best_torch"] = app["samples_per_second"] / fastest
     return rows
 
 
-def _best_row(loss: str, batch: int, mode: str, budget: float, cap: int) -> dict:
-    """The best PyTorch step's row, or {"note": why there is none}."""
+def _best_row(loss: str, batch: int, mode: str, budget: float, cap: int, half: bool) -> dict:
+    """The best PyTorch step's row (fp32, or fp16 autocast with `half`), or {"note": why there is none}."""
+    precision = "fp16-autocast" if half else "fp32"
     try:
-        step = torch_derivatives.BestStep(loss, batch, mode)
+        step = torch_derivatives.BestStep(loss, batch, mode, half)
     except Exception as error:  # the eager capture failed too: the other rows stand
-        return {"note": f"no best PyTorch row: {torch_derivatives.describe_failure(error)}"}
+        return {"note": f"no best PyTorch {precision} row: {torch_derivatives.describe_failure(error)}"}
     row = dict(
-        trainer=f"torch-{step.variant}-graph-fp32",
-        precision="fp32",
+        trainer=f"torch-{step.variant}-graph-{precision}",
+        precision=precision,
         variant=f"{step.variant} + CUDA graph",
         build_seconds=step.build_seconds,
         **measure(step.time, batch, budget, cap),

@@ -151,9 +151,12 @@ def compile_whole(value_of, mode: str):
     return traced
 
 
-def _captured_step(loss: str, batch: int, mode: str | None):
+def _captured_step(loss: str, batch: int, mode: str | None, half: bool = False):
     """One step of a fresh model captured in a CUDA graph, its loss compiled in `mode` (eager
-    where None): (the graph, the seconds its compile and capture took)."""
+    where None), under fp16 autocast with `half` (the products on tensor cores, as the app's half
+    rows): (the graph, the seconds its compile and capture took)."""
+    import contextlib
+
     import torch
 
     device = torch.device("cuda")
@@ -168,7 +171,8 @@ def _captured_step(loss: str, batch: int, mode: str | None):
     def step() -> None:
         with torch.no_grad():
             points.uniform_(-1.0, 1.0)  # in the graph: fresh samples every replay
-        value = value_of(points)
+        with torch.autocast("cuda", dtype=torch.float16) if half else contextlib.nullcontext():
+            value = value_of(points)
         optimizer.zero_grad(set_to_none=False)
         value.backward(inputs=parameters)
         optimizer.step()
@@ -181,13 +185,13 @@ class BestStep:
     compiled and captured, else (the compiler's failure in `note`) eager and captured.
     `variant` says which: "compiled" or "eager"."""
 
-    def __init__(self, loss: str, batch: int, mode: str = "default"):
+    def __init__(self, loss: str, batch: int, mode: str = "default", half: bool = False):
         self.variant, self.note = "compiled", ""
         try:
-            self.graph, self.build_seconds = _captured_step(loss, batch, mode)
+            self.graph, self.build_seconds = _captured_step(loss, batch, mode, half)
         except Exception as error:
             self.variant, self.note = "eager", f"torch.compile failed: {describe_failure(error)}"
-            self.graph, self.build_seconds = _captured_step(loss, batch, None)
+            self.graph, self.build_seconds = _captured_step(loss, batch, None, half)
 
     def time(self, steps: int) -> float:
         return replay_seconds(self.graph, steps)

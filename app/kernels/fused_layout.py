@@ -20,6 +20,12 @@ import numpy as np
 #   weight-gradient tiles a subgroup of four's (2-128-128-4).
 FUSED_BUSY_SHAPE = (8, 64)  # first, where every column-split layer keeps every subgroup busy
 FUSED_SHAPES = ((4, 64), (8, 32))  # then the first of these that fits
+# With derivative terms (shaders/fused_jets.slang) each sample is 3 rows: its value and its
+# tangents along x and y, a row block each, so a tile holds groups of 16 samples, 48 rows a group.
+# Two groups (96 rows) keep a column split of 2 busy but overrun 48 KB for 64-wide layers.
+JET_CHANNELS = 3
+JET_BUSY_SHAPE = (8, 32)
+JET_SHAPES = ((4, 16),)
 FUSED_SHARED_BUDGET = 48 << 10  # bytes: what Vulkan gives a workgroup on NVIDIA
 # fp32 16x16 accumulator tiles a subgroup holds over its tile loop (8 registers a lane each):
 # past this the weight gradients would spill out of registers.
@@ -95,7 +101,7 @@ class WeightCopy:
 @dataclass(frozen=True)
 class FusedLayout:
     warps: int  # subgroups of 32 a workgroup
-    samples: int  # a tile's samples: 16 rows for each of the first samples / 16 subgroups
+    samples: int  # a tile's samples: 16 for each of the first samples / 16 subgroups
     widths: tuple[int, ...]  # each slot's row, in halves
     strides: tuple[int, ...]  # ...and its row stride in uint4 (a 16-byte skew against bank conflicts)
     bases: tuple[int, ...]  # first uint4 of each slot
@@ -109,6 +115,7 @@ class FusedLayout:
     blocks: tuple[GradientBlocks, ...]
     copies: tuple[WeightCopy, ...]
     weight_halves: int  # the half weights buffer: the parameters, then the copies
+    channels: int = 1  # rows a sample: 1, or JET_CHANNELS with derivative terms (value, tangents)
 
     def weight_image(self, weights):
         """The half weights buffer for `weights` (the parameters, numpy): them, then the copies."""
@@ -126,8 +133,19 @@ class FusedLayout:
         return 32 * self.warps
 
     @property
+    def rows(self) -> int:
+        """A tile's rows in shared memory: a row a sample, or a sample's value and tangents."""
+        return self.samples * self.channels
+
+    @property
     def row_blocks(self) -> int:
-        """Subgroups that own 16 of the tile's rows (the first samples / 16)."""
+        """The tile's blocks of 16 rows."""
+        return self.rows // 16
+
+    @property
+    def groups(self) -> int:
+        """Subgroups that own 16 of the tile's samples for the first and output layers (the first
+        samples / 16): their rows, or with derivative terms their three blocks of rows."""
         return self.samples // 16
 
     @property
@@ -148,7 +166,7 @@ class FusedLayout:
         taking a part of the tile's row blocks: where the layer has fewer tiles than there are
         subgroups and both divide evenly, so that no subgroup idles; else 1."""
         split = self.warps // tiles if tiles < self.warps and self.warps % tiles == 0 else 1
-        return split if self.row_blocks % split == 0 else 1
+        return split if self.groups % split == 0 else 1
 
     @property
     def keeps_subgroups_busy(self) -> bool:
@@ -195,24 +213,26 @@ def _blocks(to: int, ti: int, warps: int) -> GradientBlocks:
 
 
 @functools.lru_cache(maxsize=64)
-def fused_layout(sizes: tuple[int, ...]) -> FusedLayout | None:
-    """The layout for layer sizes (input, hidden..., output): FUSED_BUSY_SHAPE where it fits and
-    keeps every subgroup busy, else the first of FUSED_SHAPES it fits; None where the hidden
-    widths are not multiples of 16, the output is wider than 16, or every shape overruns shared
-    memory or registers."""
+def fused_layout(sizes: tuple[int, ...], jets: bool = False) -> FusedLayout | None:
+    """The layout for layer sizes (input, hidden..., output): the busy shape where it fits and
+    keeps every subgroup busy, else the first of the other shapes it fits (FUSED_ or, with
+    `jets`, a loss with derivative terms, JET_); None where the hidden widths are not multiples
+    of 16, the output is wider than 16, or every shape overruns shared memory or registers."""
     if len(sizes) < 3 or sizes[-1] > 16 or any(w % 16 for w in sizes[1:-1]):
         return None
-    busy = _layout(sizes, *FUSED_BUSY_SHAPE)
+    busy_shape, shapes = (JET_BUSY_SHAPE, JET_SHAPES) if jets else (FUSED_BUSY_SHAPE, FUSED_SHAPES)
+    channels = JET_CHANNELS if jets else 1
+    busy = _layout(sizes, *busy_shape, channels)
     if busy is not None and busy.keeps_subgroups_busy:
         return busy
-    for warps, samples in FUSED_SHAPES:
-        layout = _layout(sizes, warps, samples)
+    for warps, samples in shapes:
+        layout = _layout(sizes, warps, samples, channels)
         if layout is not None:
             return layout
     return None
 
 
-def _layout(sizes: tuple[int, ...], warps: int, samples: int) -> FusedLayout | None:
+def _layout(sizes: tuple[int, ...], warps: int, samples: int, channels: int = 1) -> FusedLayout | None:
     layers = len(sizes) - 1
     padded = [_pad(s) for s in sizes]
     widths = [padded[0]]
@@ -224,7 +244,7 @@ def _layout(sizes: tuple[int, ...], warps: int, samples: int) -> FusedLayout | N
     bases, word = [], 0
     for stride in strides:
         bases.append(word)
-        word += stride * samples
+        word += stride * samples * channels
     first_stride = padded[0] // UINT4_HALVES + (1 if padded[0] > 16 else 0)
     last_stride = padded[-2] // UINT4_HALVES + 1
     first_w = word
@@ -257,6 +277,7 @@ def _layout(sizes: tuple[int, ...], warps: int, samples: int) -> FusedLayout | N
         blocks,
         tuple(copies),
         end,
+        channels,
     )
     # The end of the kernel stages each subgroup's fp32 tile (64 uint4) and each thread's loss there.
     if layout.shared_bytes > FUSED_SHARED_BUDGET or words < 64 * warps:

@@ -12,7 +12,6 @@ from .launch_shape import ADJUST_PARAMS, ADJUST_PARTS
 from .paths import path_of
 from .plan import NetworkPlan
 from .shadergen.chain import LayerStep, indent, layer_lines
-from .shadergen.derivatives import derivative_functions
 from .shadergen.fused import weight_copies_function
 from .shadergen.grid import encoding_constants, encoding_includes, table_optimizer_settings
 from .shadergen.truth import truth_header, truth_slang
@@ -204,7 +203,7 @@ float outputLoss(MLVec<OUTPUT_DIM> y, no_diff float truth[OUTPUT_DIM])
 
 {weight_copies_function(path_of(plan).weight_copies(plan))}
 #include "adjust.slang"
-{derivative_functions(plan)}
+{path_of(plan).derivative_part(plan)}
 {path_of(plan).kernel(plan)}
 
 #include "visualize.slang"

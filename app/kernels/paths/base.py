@@ -15,6 +15,7 @@ import numpy as np
 
 from ..launch_shape import LaunchShape
 from ..plan import LayerPlan, NetworkPlan
+from ..shadergen.derivatives import derivative_functions
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,9 @@ class GradientPath(ABC):
     sliced = False  # each sample (or tile) adds into the slot: a thread's loop may be cut
     side_by_side = False  # its groups run side by side on a GPU: the budget sizes pieces by trying
     quick_compile = False  # its kernels build in a second or two on a CPU driver (app/ui/opening.py)
-    # It trains on derivative losses (app/model/derivative_loss.py): its learnGradient is the
-    # per-thread one, whose per-sample backward pass can be the nested one (the tiled kernels' cannot).
+    # It trains on derivative losses (app/model/derivative_loss.py): the per-thread paths, whose
+    # per-sample backward pass can be the nested one, and the fused trainer with its jets (the other
+    # tiled kernels' cannot).
     derivatives = False
 
     @abstractmethod
@@ -93,6 +95,11 @@ class GradientPath(ABC):
         """Samples one (slice, group) unit of learnGradient covers (what the frame budget measures)."""
         samples = self.loop_count(plan, launch, batch_size)
         return plan.group_size * (1 if self.sliced else samples)
+
+    def derivative_part(self, plan: NetworkPlan) -> str:
+        """What the generated module takes for a loss's derivative terms: the per-thread paths'
+        derivativeSample (shadergen/derivatives.py), or only the define where there are none."""
+        return derivative_functions(plan)
 
     def views(self, plan: NetworkPlan) -> str | None:
         """The network's views functions where the path has its own (lane tiles), else None."""

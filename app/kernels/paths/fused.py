@@ -23,6 +23,9 @@ FUSED_MAX_THREADS = 264 * 128
 
 class FusedTrainer(WorkgroupTiles):
     name = "fused"
+    # A loss with derivative terms takes its own layer functions: each sample's value and tangents
+    # as three rows of the tile (shaders/fused_jets.slang)
+    derivatives = True
     description = "the fused tensor-core trainer: tiles of {tile_samples} samples, 16 a subgroup, {group_size} threads"
 
     def fits(self, request: PathRequest) -> dict | None:
@@ -30,7 +33,7 @@ class FusedTrainer(WorkgroupTiles):
         allowed = r.tensor_cores and r.fused and r.matmul == "auto"  # any truth, any loss
         if not allowed or r.grid or r.precision != "half" or not r.one_to_one:
             return None
-        layout = fused_layout(r.sizes)
+        layout = fused_layout(r.sizes, jets=r.derivatives)
         if layout is None:
             return None
         return dict(group_size=layout.threads, mma=tuple(True for _ in r.layers), tile_samples=layout.samples)
@@ -40,7 +43,16 @@ class FusedTrainer(WorkgroupTiles):
 
     def kernel(self, plan: NetworkPlan) -> str:
         includes = '#include "fused.slang"\n#include "fused_layers.slang"\n#include "fused_gradients.slang"'
+        if plan.derivatives:
+            includes += '\n#include "fused_jets.slang"'
         return f"\n{fused_constants(plan)}{emulation_define(plan)}\n{includes}\n\n{fused_kernel(plan)}"
+
+    def derivative_part(self, plan: NetworkPlan) -> str:
+        """The terms and jets of derivatives.slang without derivativeSample: the layers carry
+        each sample's tangents themselves (fused_jets.slang)."""
+        if not plan.derivatives:
+            return "#define DERIVATIVE_LOSS 0"
+        return '#define DERIVATIVE_LOSS 1\n#include "derivatives.slang"'
 
     def weight_copies(self, plan: NetworkPlan) -> tuple:
         return layout_of(plan).copies

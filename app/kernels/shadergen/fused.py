@@ -13,7 +13,7 @@ from .chain import LayerStep, indent, layer_lines
 
 
 def layout_of(plan: NetworkPlan) -> FusedLayout:
-    layout = fused_layout(plan.sizes)
+    layout = fused_layout(plan.sizes, jets=plan.derivatives)
     if layout is None:
         raise ValueError(f"{plan.title} does not fit the fused tensor-core trainer")
     return layout
@@ -25,7 +25,10 @@ def fused_constants(plan: NetworkPlan) -> str:
 static const uint FUSED_WARPS = {layout.warps};
 static const uint FUSED_THREADS = {layout.threads};
 static const uint FUSED_SAMPLES = {layout.samples};
-static const uint FUSED_ROW_BLOCKS = {layout.row_blocks};  // subgroups that own 16 rows of a tile
+static const uint FUSED_ROWS = {layout.rows};  // a tile's rows: {layout.channels} a sample
+static const uint FUSED_CHANNELS = {layout.channels};  // 3: a sample's value and tangents (fused_jets.slang)
+static const uint FUSED_ROW_BLOCKS = {layout.row_blocks};  // blocks of 16 rows
+static const uint FUSED_GROUPS = {layout.groups};  // subgroups that own 16 samples of a tile
 static const uint FUSED_MEM = {layout.words};
 static const uint FUSED_SLOT0 = {layout.bases[0]};
 static const uint FUSED_SLOT0_STRIDE = {layout.strides[0]};
@@ -88,26 +91,33 @@ def _tile_sizes(s: LayerStep) -> str:
     return f"{_tiles(s.layer.fan_in)}, {_tiles(s.layer.fan_out)}"
 
 
+def _jet(plan: NetworkPlan) -> str:
+    """The infix of the layer functions: "Jet" where the loss has derivative terms, whose samples
+    carry their tangents through the layers (shaders/fused_jets.slang)."""
+    return "Jet" if plan.derivatives else ""
+
+
 def _forward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
     """Layer k reads slot k and writes slot k + 1: the first and output layers each subgroup for
     its own rows (their weights staged in shared memory), hidden layers split by columns with a
     workgroup barrier after each; the output layer ends in the loss and its dZ in slot k + 2."""
+    jet = _jet(plan)
 
     def layer(s: LayerStep) -> list[str]:
         between = f"{_slot(layout, s.k)}, {_slot(layout, s.k + 1)}"
         if s.last:
             return [
-                f"fusedOutputAndLoss<{_tiles(s.layer.fan_in)}, OutputActivation>(warp, lane, a, tile, p, valid, "
+                f"fused{jet}OutputAndLoss<{_tiles(s.layer.fan_in)}, OutputActivation>(warp, lane, a, tile, p, valid, "
                 f"{between}, {_slot(layout, s.k + 2)}, loss);"
             ]
         if s.k == 0:
             calls = [
-                f"fusedForwardRows<{_tile_sizes(s)}, HiddenActivation>(warp, w + {s.layer.bias_offset}, {between});"
+                f"fused{jet}ForwardRows<{_tile_sizes(s)}, HiddenActivation>(warp, w + {s.layer.bias_offset}, {between});"
             ]
         else:
             calls = [] if layout.holds_weights else _hold(layout, s, True)
             calls.append(
-                f"fusedForwardColumns<{_tile_sizes(s)}, {_columns(layout, _tiles(s.layer.fan_out))}, "
+                f"fused{jet}ForwardColumns<{_tile_sizes(s)}, {_columns(layout, _tiles(s.layer.fan_out))}, "
                 f"HiddenActivation>(warp, fw{s.k}, w + {s.layer.bias_offset}, {between});"
             )
         return [*calls, "GroupMemoryBarrierWithGroupSync();  // the next layer reads every column"]
@@ -124,6 +134,7 @@ def _backward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
     """From the output layer down: dZ of layer k is in slot k + 2, its input in slot k; dZ of
     layer k - 1 goes to slot k + 1 (the output layer's subgroup by subgroup, hidden layers' by
     columns)."""
+    jet = _jet(plan)
 
     def layer(s: LayerStep) -> list[str]:
         k = s.k
@@ -134,11 +145,11 @@ def _backward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
         ]
         below = f"{_slot(layout, k + 2)}, {_slot(layout, k)}, {_slot(layout, k + 1)}"
         if s.last:
-            calls.append(f"fusedBackwardRows<{_tiles(s.layer.fan_in)}, HiddenActivation>(warp, {below});")
+            calls.append(f"fused{jet}BackwardRows<{_tiles(s.layer.fan_in)}, HiddenActivation>(warp, {below});")
         elif k > 0:
             calls += [] if layout.holds_weights else _hold(layout, s, False)
             calls.append(
-                f"fusedBackwardColumns<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}, "
+                f"fused{jet}BackwardColumns<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}, "
                 f"{_columns(layout, _tiles(s.layer.fan_in))}, HiddenActivation>(warp, bw{k}, {below});"
             )
         return calls
@@ -204,7 +215,7 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
     {{
         float2 p;
         bool valid;
-        fusedLoadSamples(warp, lane, tile, a, p, valid);
+        fused{_jet(plan)}LoadSamples(warp, lane, tile, a, p, valid);
 
         // Forward
 {indent(_forward(plan, layout), 2)}
