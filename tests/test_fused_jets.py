@@ -20,8 +20,11 @@ from app.train.trainer import Trainer
 
 TARGETS = ["sin(3*x)*cos(2*y)", "x*y + 0.5*x"]
 CASES = {
-    # the bench's network and loss: three hidden layers split by columns, one output
-    "eikonal-softplus": dict(activation="softplus", encoding="raw", hidden=[64, 64, 64], sdf="circle", eikonal=0.1),
+    # the bench's network and loss: three hidden layers split by columns, one output, and the
+    # normal alignment at a quarter of the samples, drawn on the circle
+    "eikonal-softplus": dict(
+        activation="softplus", encoding="raw", hidden=[64, 64, 64], sdf="circle", eikonal=0.1, normal_weight=0.5
+    ),
     # Fourier features' tangents, a 48-wide layer, two outputs
     "sobolev-fourier": dict(
         activation="tanh", encoding="fourier", frequencies=2, hidden=[64, 48], targets=TARGETS, grad_weight=1.0

@@ -60,12 +60,28 @@ def _smooth_image(tmp_path) -> dict:
     return info
 
 
-@pytest.mark.parametrize("truth", ["circle, eikonal", "circle, Sobolev", "image, Sobolev"])
+def _ellipse_csv(tmp_path) -> str:
+    """200 points of an ellipse with their outward normals, as a points file (x,y,nx,ny)."""
+    t = np.linspace(0, 2 * np.pi, 200, endpoint=False)
+    rows = np.stack([0.6 * np.cos(t), 0.35 * np.sin(t), 0.35 * np.cos(t), 0.6 * np.sin(t)], axis=1)
+    path = tmp_path / "ellipse.csv"
+    path.write_text("x,y,nx,ny\n" + "\n".join(",".join(f"{v:.6f}" for v in row) for row in rows))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "truth", ["circle, eikonal", "circle, Sobolev", "image, Sobolev", "csv, normal alignment", "box, all four"]
+)
 def test_the_nested_check_passes_on_each_truth(make_trainer, tmp_path, truth):
     """The shape's distance grid and the image, read bilinearly by the kernels, against their numpy
-    twins' bilinear reads (app/check/truth_twin.py)."""
+    twins' bilinear reads (app/check/truth_twin.py); the normal alignment at the boundary samples
+    the kernels draw (app/check/boundary_twin.py draws the same)."""
     if truth.startswith("image"):
         fields = dict(image=_smooth_image(tmp_path), domain=image_truth.aspect_domain(24, 16), grad_weight=0.5)
+    elif truth.startswith("csv"):
+        fields = dict(sdf=_ellipse_csv(tmp_path), normal_weight=1.0, eikonal=0.1)
+    elif truth.startswith("box"):
+        fields = dict(sdf="box", grad_weight=0.3, eikonal=0.2, normal_weight=0.5)
     else:
         fields = dict(sdf="circle", **({"eikonal": 0.1} if "eikonal" in truth else {"grad_weight": 1.0}))
     trainer = make_trainer(activation="softplus", hidden=[8], batch_size=512, seed=2, **fields)
@@ -102,19 +118,22 @@ def test_each_activations_derivative_is_its_slope(name):
     np.testing.assert_allclose(nested_loss.DERIVATIVES[name](z), slope, rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.parametrize("fault", ["kernels' gradient zero", "grad_weight x 1.1", "eikonal x 1.1"])
+@pytest.mark.parametrize(
+    "fault", ["kernels' gradient zero", "grad_weight x 1.1", "eikonal x 1.1", "normal_weight x 1.1"]
+)
 def test_a_wrong_nested_gradient_fails_the_check(make_trainer, monkeypatch, fault):
-    """The kernels' gradient zeroed, or the numpy twin given a Sobolev or eikonal weight 10% off
-    the kernels': either term 10% wrong moves the gradient far past the tolerance."""
-    trainer = make_trainer(activation="tanh", hidden=[8], targets=TARGETS, batch_size=512, seed=6, **TERMS)
+    """The kernels' gradient zeroed, or the numpy twin given a Sobolev, eikonal or normal alignment
+    weight 10% off the kernels': any term 10% wrong moves the gradient far past the tolerance."""
+    truth = dict(sdf="circle", normal_weight=0.7, eikonal=0.2) if "normal" in fault else dict(targets=TARGETS, **TERMS)
+    trainer = make_trainer(activation="tanh", hidden=[8], batch_size=512, seed=6, **truth)
     trainer.train(5)
     if fault.startswith("kernels"):
         monkeypatch.setattr(grad_check, "training_gradient", lambda trainer, step: np.zeros(trainer.plan.param_count))
     else:
         honest, term = nested_loss.nested_batch, fault.split()[0]
 
-        def off(plan, config, points):
-            batch = honest(plan, config, points)
+        def off(plan, config, points, normals=None):
+            batch = honest(plan, config, points, normals)
             setattr(batch, term, 1.1 * getattr(batch, term))
             return batch
 

@@ -109,3 +109,30 @@ def test_silhouette_zero_level_follows_its_outline(tmp_path):
     true = _outline_crossings(inside, pixel)
     nearest_learned = np.min(np.hypot(*(true[:, None, :] - learned[None, :, :]).transpose(2, 0, 1)), axis=1) / pixel
     assert nearest_learned.max() <= 1.5, nearest_learned.max()
+
+
+def test_normal_alignment_turns_the_gradient_to_a_sparse_outlines_normals(tmp_path):
+    """24 points of an ellipse (semi-axes 0.6 and 0.35) with their outward normals, a sparse
+    outline whose distance grid is scalloped between the points. After the same 2,000 steps, the
+    angle between the learned gradient and the true ellipse's normal at 360 points of it is at
+    most half with --normal-weight 1 what it is without. Measured on lavapipe (tanh 16, seed 0):
+    mean 1.67 degrees without, 0.71 with; 95th percentile 5.9 against 1.4."""
+    t = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    rows = np.stack([0.6 * np.cos(t), 0.35 * np.sin(t), 0.35 * np.cos(t), 0.6 * np.sin(t)], axis=1)
+    (tmp_path / "ellipse.csv").write_text("x,y,nx,ny\n" + "\n".join(",".join(f"{v:.6f}" for v in r) for r in rows))
+    angle = np.linspace(0, 2 * np.pi, 360, endpoint=False)
+    x, y = 0.6 * np.cos(angle), 0.35 * np.sin(angle)
+    normal = np.stack([0.35 * np.cos(angle), 0.6 * np.sin(angle)], axis=1)
+    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    off = {}
+    for weight in ("0", "1"):
+        config, params = _train(
+            tmp_path, f"w{weight}", "--sdf", str(tmp_path / "ellipse.csv"), "--normal-weight", weight,
+            "--hidden", "16", "--activation", "tanh", "--batch-size", "256", "--iterations", "2000",
+        )  # fmt: skip
+        _, gradient, _ = forward_with_input_gradients(config, params, x, y)
+        g = gradient[:, 0, :]
+        cos = np.sum(g * normal, axis=1) / np.linalg.norm(g, axis=1)
+        off[weight] = np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
+    assert off["1"].mean() <= 0.5 * off["0"].mean(), (off["0"].mean(), off["1"].mean())
+    assert np.percentile(off["1"], 95) <= 0.5 * np.percentile(off["0"], 95)

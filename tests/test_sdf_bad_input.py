@@ -14,6 +14,9 @@ def _files(folder):
     (folder / "empty.csv").write_text("")
     (folder / "no-normals.csv").write_text("x,y\n0.5,0\n0,0.5\n-0.5,0\n0,-0.5\n")
     (folder / "outside.csv").write_text("x,y,nx,ny\n5,5,1,0\n6,5,0,1\n5,6,-1,0\n")
+    u, v = np.meshgrid(np.arange(32), np.arange(32))
+    disc = np.where(np.hypot(u - 15.5, v - 15.5) < 10, 0, 255).astype(np.uint8)
+    spy.Bitmap(disc).write(str(folder / "disc.png"))
 
 
 CASES = {
@@ -26,6 +29,11 @@ CASES = {
     "unknown built-in": (["--sdf", "hexagon"], ["no built-in shape 'hexagon'", "circle"]),
     "shape and dataset": (["--sdf", "circle", "--dataset", "spiral"], ["one ground truth at a time", "--sdf"]),
     "Sobolev on a dataset": (["--grad-weight", "1", "--dataset", "spiral"], ["--grad-weight", "no gradient"]),
+    "normals without a shape": (["--normal-weight", "1"], ["--normal-weight", "needs an --sdf shape"]),
+    "normals of a silhouette": (
+        ["--sdf", "{dir}/disc.png", "--normal-weight", "1"],
+        ["--normal-weight", "shape with normals", "'disc.png' has none"],
+    ),
 }
 
 

@@ -111,3 +111,26 @@ def test_points_refuse_a_gradient_weight_by_the_field_and_keep_the_network(point
     assert 0 <= shown[1] - field[3] < 20, "the message is drawn right under the field"
     step = ui.session.trainer.step
     assert ui.frames_until(lambda: ui.session.trainer.step > step), "the points' network trains on"
+
+
+def test_the_normal_weight_needs_a_shape_and_on_one_rebuilds_with_boundary_samples(ui, gpu):
+    """On the default formulas the field shows why and nothing changes; on the circle, 0.5 rebuilds
+    (the step now draws boundary samples), and a change between weights above 0 is live."""
+    trainer = ui.session.trainer
+    _type_weight(ui, "normal weight", "0.5")
+    assert "--normal-weight needs an --sdf shape" in ui.app.field_errors["normal weight"]
+    assert ui.session.config.normal_weight == 0.0 and ui.session.rebuild is None and ui.session.trainer is trainer
+
+    circle = OffscreenApp(Session(gpu, validate(Config(sdf="circle", hidden=[8])), grid=64, heatmaps=True), 1280, 800)
+    try:
+        circle.frame(3)
+        _type_weight(circle, "normal weight", "0.5")
+        _rebuilt(circle)
+        plan = circle.session.trainer.plan
+        assert circle.session.config.normal_weight == 0.5 and plan.derivatives and plan.normals
+        rebuilt = circle.session.trainer
+        _type_weight(circle, "normal weight", "2")
+        assert circle.session.rebuild is None and circle.session.trainer is rebuilt, "live between weights above 0"
+        assert circle.session.config.normal_weight == 2.0 and circle.app.field_errors == {}
+    finally:
+        circle.close()

@@ -54,6 +54,7 @@ import numpy as np
 from ..kernels.plan import NetworkPlan
 from ..model.derivative_loss import derivatives_on
 from ..train.trainer import Trainer
+from .boundary_twin import with_boundary
 from .finite_difference import kink_free_central_difference
 from .grad_reference import CHECK_BATCH, ReferencePath
 from .nested_loss import central_difference, chosen_parameters, nested_batch, nested_loss
@@ -252,6 +253,8 @@ def _nested_terms(config) -> str:
         terms.append(f"{config.grad_weight:g} x Sobolev")
     if config.eikonal > 0:
         terms.append(f"{config.eikonal:g} x eikonal")
+    if config.normal_weight > 0:
+        terms.append(f"{config.normal_weight:g} x normal alignment")
     return " + ".join(terms)
 
 
@@ -259,7 +262,7 @@ def _nested_check(trainer: Trainer, path: ReferencePath, params: np.ndarray, poi
     """The training kernels' gradient of the nested loss against central differences of its
     float64 numpy twin (app/check/nested_loss.py) at `params`, the weights the kernels use."""
     plan, config = trainer.plan, trainer.config
-    batch = nested_batch(plan, config, points)
+    batch = nested_batch(plan, config, *with_boundary(plan, config, points, step))
     params = params.astype(np.float64)
     loss, sides = nested_loss(plan, params, batch)
     gradient = training_gradient(trainer, step)

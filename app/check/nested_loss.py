@@ -11,7 +11,8 @@ the input gradient with Slang's fwd_diff and differentiates it again with bwd_di
 - the truth and its gradient from the truth's numpy twin (app/check/truth_twin.py);
 - per sample, the value loss + grad_weight * sum_o |grad f_o - grad t_o|^2
   + eikonal * sum_o (|grad f_o| - 1)^2, |grad f_o| with the kernel's floor of 1e-12 under the
-  square (the loss as trained: without it a vanishing gradient's step is NaN), then the mean.
+  square (the loss as trained: without it a vanishing gradient's step is NaN), + normal_weight *
+  sum_o |grad f_o - n|^2 at the boundary samples (boundary_twin.py), then the mean.
 
 Central differences take each parameter's step as the value check does (grad_check.py): 1e-6 *
 max(1, |w|), cut by 8 until no ReLU-family pre-activation changes side."""
@@ -68,10 +69,13 @@ class NestedBatch:
     truth_tangents: np.ndarray  # (2, N, outputs): the truth's derivatives along x, then y
     grad_weight: float
     eikonal: float
+    normals: np.ndarray  # (N, 2): a boundary sample's outward normal, else 0 (boundary_twin.py)
+    normal_weight: float
 
 
-def nested_batch(plan: NetworkPlan, config, points: np.ndarray) -> NestedBatch:
-    """The check's batch of `points` for the twin: a UserError where the truth has no numpy twin."""
+def nested_batch(plan: NetworkPlan, config, points: np.ndarray, normals: np.ndarray | None = None) -> NestedBatch:
+    """The check's batch of `points` (and at boundary samples their normals) for the twin: a
+    UserError where the truth has no numpy twin."""
     truth = numpy_truth(plan, config.domain, config.image)
     if truth is None:
         raise UserError(
@@ -80,9 +84,10 @@ def nested_batch(plan: NetworkPlan, config, points: np.ndarray) -> NestedBatch:
         )
     x, y = points[:, 0].astype(np.float64), points[:, 1].astype(np.float64)
     inputs = plan.encoding.numpy(x, y, plan.encoding_setting)
+    normals = np.zeros((len(points), 2)) if normals is None else normals.astype(np.float64)
     return NestedBatch(
         inputs, encoding_tangents(plan, x, y), truth(x, y), truth_tangents(truth, x, y),
-        config.grad_weight, config.eikonal,
+        config.grad_weight, config.eikonal, normals, config.normal_weight,
     )  # fmt: skip
 
 
@@ -101,7 +106,10 @@ def nested_loss(plan: NetworkPlan, params: np.ndarray, batch: NestedBatch) -> tu
     sobolev = ((tangents - batch.truth_tangents) ** 2).sum(axis=(0, 2))
     norm = np.sqrt(np.maximum((tangents**2).sum(axis=0), NORM_FLOOR))
     eikonal = ((norm - 1.0) ** 2).sum(axis=1)
-    return float(np.mean(value + batch.grad_weight * sobolev + batch.eikonal * eikonal)), sides
+    boundary = np.any(batch.normals != 0, axis=1)  # the samples drawn on the boundary
+    alignment = ((tangents - batch.normals.T[:, :, None]) ** 2).sum(axis=(0, 2)) * boundary
+    terms = batch.grad_weight * sobolev + batch.eikonal * eikonal + batch.normal_weight * alignment
+    return float(np.mean(value + terms)), sides
 
 
 def central_difference(

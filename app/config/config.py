@@ -18,7 +18,7 @@ from ..errors import UserError
 from ..model import activations, derivative_loss, encodings, half_range, hashgrid, optimizers
 from ..resources import asset
 from ..truth.image_truth import CHANNEL_NAMES, check_image
-from ..truth.sdf_truth import check_sdf
+from ..truth.sdf_truth import check_normal_weight, check_sdf
 from ..truth.targets import TUTORIAL_TARGETS
 from .checks import (
     MAX_FREQUENCIES,
@@ -179,6 +179,11 @@ class Config:
         Flag("--eikonal", "weight of the eikonal term (|grad f| - 1)^2, for distance fields, 0-100 "
              "(default {default})", "W"),
     )
+    normal_weight: float = spec_field(
+        0.0, HOT, "normal weight", Between(0.0, 100.0),
+        Flag("--normal-weight", "weight of the normal alignment |grad f - n|^2 at the boundary points of an --sdf "
+             "shape with normals (a built-in, an SVG, a CSV), 0-100 (default {default})", "W"),
+    )
     # An image as the ground truth instead (app/truth/image_truth.py): {"file", "width", "height",
     # "channels", "sha256"}, its pixels read from the file. --image names the file; app/entry/cli.py
     # reads it into this field (and the domain that keeps its aspect ratio).
@@ -289,6 +294,7 @@ def validate(config: Config) -> Config:
     encodings.check_size(config)
     half_range.check_half_range(config)
     derivative_loss.check_derivative_loss(config)
+    check_normal_weight(config)
     return config
 
 

@@ -27,7 +27,10 @@ def _shape_name(spec: str) -> str:
 def sdf_header(plan: NetworkPlan, config: Config) -> str:
     """The header's lines for a distance field's output (plan.sdf set)."""
     x0, x1, y0, y1 = config.domain
-    terms = f"eikonal weight {config.eikonal:g}, gradient weight {config.grad_weight:g}"
+    terms = (
+        f"eikonal weight {config.eikonal:g}, gradient weight {config.grad_weight:g}, "
+        f"normal weight {config.normal_weight:g}"
+    )
     return f"""//   outputs[0] ~ the signed distance to the shape (negative inside)
 //
 // A signed distance field: trained on the shape {_shape_name(plan.sdf.spec)} (--sdf), its distance

@@ -84,6 +84,7 @@ class NetworkPlan:
     image: ImageTruth | None = None  # an image as the ground truth (instead of targets or a Slang file)
     sdf: SdfTruth | None = None  # a shape's signed distance field as the truth (app/truth/sdf_truth.py)
     derivatives: bool = False  # the loss has terms on the input gradient (shaders/derivatives.slang)
+    normals: bool = False  # ...and one on a shape's boundary points (drawSample draws some there)
 
     @property
     def loss(self) -> Loss:
@@ -175,6 +176,7 @@ class NetworkPlan:
             self.image and (self.image.width, self.image.height, self.image.channels),
             self.sdf and (self.sdf.width, self.sdf.height),
             self.derivatives,
+            self.normals,
         )
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 

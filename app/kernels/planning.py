@@ -18,7 +18,13 @@ from .plan import LayerPlan, NetworkPlan, SlangTruth
 
 @functools.lru_cache(maxsize=64)
 def _plan(
-    s: Structure, tensor_cores: bool, fused: bool, cpu: bool = False, derivatives: bool = False, emulated: bool = False
+    s: Structure,
+    tensor_cores: bool,
+    fused: bool,
+    cpu: bool = False,
+    derivatives: bool = False,
+    emulated: bool = False,
+    normals: bool = False,
 ) -> NetworkPlan:
     enc = ENCODINGS[s.encoding]
     setting = enc.setting(s)
@@ -58,6 +64,7 @@ def _plan(
         image=image,
         sdf=sdf,
         derivatives=derivatives,
+        normals=normals and sdf is not None,
     )
     request = PathRequest(
         sizes=sizes,
@@ -92,7 +99,9 @@ def plan_for(
     the fully fused trainer may run there (its weight copies assume NVIDIA's fragment layout:
     app/gpu/gpu.py checks it); by default wherever there are cooperative matrices. A derivative
     loss (app/model/derivative_loss.py) is the one hot setting that picks the kernel: whether it is
-    on, not its weights, which stay kernel arguments. `emulated`: the tensor cores are emulated
-    with plain loops (app/gpu/gpu.py: emulated_tensor_cores)."""
+    on, not its weights, which stay kernel arguments; and whether a shape's boundary points are
+    sampled for the normal alignment term. `emulated`: the tensor cores are emulated with plain
+    loops (app/gpu/gpu.py: emulated_tensor_cores)."""
     fused = tensor_cores if fused is None else fused
-    return _plan(config.structure(), tensor_cores, fused, cpu, derivatives_on(config), emulated)
+    normals = config.normal_weight > 0
+    return _plan(config.structure(), tensor_cores, fused, cpu, derivatives_on(config), emulated, normals)

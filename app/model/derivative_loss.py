@@ -4,7 +4,10 @@ take them.
 - Sobolev (Czarnecki et al. 2017): grad_weight * sum over outputs of |grad f - grad f*|^2, the
   truth's gradient from Slang's forward-mode autodiff of the target (formulas, a Slang file) or
   of the bilinear image;
-- eikonal (Gropp et al. 2020): eikonal * sum over outputs of (|grad f| - 1)^2, for distance fields.
+- eikonal (Gropp et al. 2020): eikonal * sum over outputs of (|grad f| - 1)^2, for distance fields;
+- normal alignment (IGR, Gropp et al. 2020): normal_weight * sum over outputs of |grad f - n|^2 at
+  points of a shape's boundary with outward normal n, which every NORMAL_EVERY-th sample of a step
+  is (shaders/sampling.slang: drawBoundary); the others sample the domain.
 
 The kernel (shaders/derivatives.slang) takes the network's input gradient with fwd_diff inside
 the loss and the loss's gradient with bwd_diff through it; it runs on the per-thread gradient
@@ -19,17 +22,22 @@ from __future__ import annotations
 
 from ..errors import UserError
 
+# With the normal alignment term, every NORMAL_EVERY-th sample of a step is a boundary point: a
+# quarter of the batch fits the boundary's normals, the rest the value and the other terms over
+# the domain.
+NORMAL_EVERY = 4
+
 
 def derivatives_on(config) -> bool:
     """Whether `config` trains on derivatives: the compiled step differs where it does."""
-    return config.grad_weight > 0 or config.eikonal > 0
+    return config.grad_weight > 0 or config.eikonal > 0 or config.normal_weight > 0
 
 
 def check_derivative_loss(config) -> None:
     """A one-line UserError where a derivative term is asked of a run that cannot take it."""
     if not derivatives_on(config):
         return
-    term = "--grad-weight" if config.grad_weight > 0 else "--eikonal"
+    term = "--grad-weight" if config.grad_weight > 0 else "--eikonal" if config.eikonal > 0 else "--normal-weight"
     if config.dataset:
         raise UserError(
             f"{term} needs a truth with derivatives (targets, a Slang file or an image): "

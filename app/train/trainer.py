@@ -189,7 +189,7 @@ class Trainer(TrainingState):
         settings["kind"], settings["learning_rate"], settings["hyper"] = optimizer.id, c.lr, optimizer.hyper_values(c)
         settings["step_number"] = self.optimizer_steps + 1 + ahead  # 1-based: Adam's bias correction
         r["regularization"], r["reg_rate"] = REGULARIZATION_IDS[c.regularization], c.reg_rate
-        r["grad_weight"], r["eikonal_weight"] = c.grad_weight, c.eikonal
+        r["grad_weight"], r["eikonal_weight"], r["normal_weight"] = c.grad_weight, c.eikonal, c.normal_weight
         if self.data is not None:
             self.data.fill(r, self.data_position, self.batch_size)
         return r

@@ -61,6 +61,20 @@ def check_sdf(label: str, value: Any) -> str | None:
     return spec
 
 
+def check_normal_weight(config) -> None:
+    """A one-line UserError where --normal-weight is asked of a run whose truth has no normals:
+    every shape has them but a silhouette (its outline is pixel edges)."""
+    if config.normal_weight <= 0:
+        return
+    if config.sdf is None:
+        raise UserError("--normal-weight needs an --sdf shape: it aligns the gradient with the boundary's normals")
+    if Path(config.sdf).suffix.lower() in SILHOUETTE_SUFFIXES:
+        raise UserError(
+            f"--normal-weight needs a shape with normals (a built-in, an SVG or a CSV of x,y,nx,ny): "
+            f"the silhouette {Path(config.sdf).name!r} has none"
+        )
+
+
 def sdf_truth(spec: str) -> SdfTruth:
     """The plan's record of a spec: a silhouette's size from its header, else the grid's."""
     if Path(spec).suffix.lower() in SILHOUETTE_SUFFIXES:
@@ -90,14 +104,30 @@ def load_field(spec: str, domain: tuple[float, float, float, float]) -> ShapeFie
     return field
 
 
-def sdf_pixels(spec: str, domain) -> np.ndarray:
-    """The grid as the kernels read it: float32, row-major from the top row."""
-    return np.ascontiguousarray(load_field(spec, tuple(float(v) for v in domain)).distance.ravel(), np.float32)
+def boundary_points(field: ShapeField) -> tuple[np.ndarray, np.ndarray]:
+    """The boundary samples inside the domain and their outward normals, float32 (n, 2) each, for
+    the normal alignment term (none for a silhouette): outside it the grid's truth is clamped."""
+    if field.normals is None:
+        return np.zeros((0, 2), np.float32), np.zeros((0, 2), np.float32)
+    x0, x1, y0, y1 = field.domain
+    p = field.points
+    inside = (p[:, 0] >= x0) & (p[:, 0] <= x1) & (p[:, 1] >= y0) & (p[:, 1] <= y1)
+    return field.points[inside], field.normals[inside]
+
+
+def boundary_words(field: ShapeField) -> np.ndarray:
+    """What follows the grid in the kernels' truth buffer (shadergen/truth.py's boundary
+    drawSample): the boundary points' count as a uint, 3 words of padding (16-byte rows), then
+    x, y, nx, ny for each point. A shape with no normals has none (count 0)."""
+    points, normals = boundary_points(field)
+    header = np.array([len(points), 0, 0, 0], np.uint32).view(np.float32)
+    return np.concatenate([header, np.hstack([points, normals]).astype(np.float32).ravel()])
 
 
 def upload_sdf(gpu, spec: str, domain):
-    """A GPU buffer of the grid."""
-    pixels = sdf_pixels(spec, domain)
-    buffer = gpu.buffer(pixels.nbytes)
-    gpu.write(buffer, pixels)
+    """A GPU buffer of the grid, then the boundary points with their normals (boundary_words)."""
+    field = load_field(spec, tuple(float(v) for v in domain))
+    words = np.concatenate([field.distance.ravel().astype(np.float32), boundary_words(field)])
+    buffer = gpu.buffer(words.nbytes)
+    gpu.write(buffer, words)
     return buffer

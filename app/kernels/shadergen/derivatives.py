@@ -107,7 +107,7 @@ def derivative_functions(plan: NetworkPlan) -> str:
 // into the thread's accumulators or the group's slot. `dLoss` is 1 for a real sample, 0 for
 // padding; `scratch` is this thread's first scratch float, its next `stride` floats on (wide
 // networks only).
-void derivativeSample(NFloat* weights, float* slot, TrainingSample sample, float2 lossWeights, float dLoss,
+void derivativeSample(NFloat* weights, float* slot, TrainingSample sample, float3 lossWeights, float dLoss,
                       float* scratch, uint stride)
 {{
 {indent(body, 1)}

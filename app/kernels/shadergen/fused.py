@@ -97,6 +97,14 @@ def _jet(plan: NetworkPlan) -> str:
     return "Jet" if plan.derivatives else ""
 
 
+def _samples(plan: NetworkPlan) -> list[str]:
+    """The tile's samples into slot 0; each lane keeps its point and validity (and with derivative
+    terms a boundary sample's normal) for the loss."""
+    if not plan.derivatives:
+        return ["float2 p;", "bool valid;", "fusedLoadSamples(warp, lane, tile, a, p, valid);"]
+    return ["float2 p, normal;", "bool valid;", "fusedJetLoadSamples(warp, lane, tile, a, p, valid, normal);"]
+
+
 def _forward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
     """Layer k reads slot k and writes slot k + 1: the first and output layers each subgroup for
     its own rows (their weights staged in shared memory), hidden layers split by columns with a
@@ -108,6 +116,7 @@ def _forward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
         if s.last:
             return [
                 f"fused{jet}OutputAndLoss<{_tiles(s.layer.fan_in)}, OutputActivation>(warp, lane, a, tile, p, valid, "
+                f"{'normal, ' if jet else ''}"
                 f"{between}, {_slot(layout, s.k + 2)}, loss);"
             ]
         if s.k == 0:
@@ -213,9 +222,7 @@ void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID,
 {indent([*declare, "float loss = 0.0;"], 1)}
     for (uint tile = group; tile < tiles; tile += groups)  // the same count for the whole group
     {{
-        float2 p;
-        bool valid;
-        fused{_jet(plan)}LoadSamples(warp, lane, tile, a, p, valid);
+{indent(_samples(plan), 2)}
 
         // Forward
 {indent(_forward(plan, layout), 2)}

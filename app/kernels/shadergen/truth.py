@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...model.derivative_loss import NORMAL_EVERY
 from ...truth.slang_file import TARGET_NAMESPACE, slang_target_block
 from ...truth.targets import target_to_slang
 from .chain import indent
@@ -59,6 +60,28 @@ TrainingSample drawSample(StepArgs a, uint sampleIndex)
     TrainingSample sample;
     sample.p = samplePoint(a.seed, a.step, sampleIndex, float4(a.x0, a.x1, a.y0, a.y1));
     sample.truth = groundTruth(sample.p);
+    sample.normal = float2(0.0);
+    return sample;
+}"""
+
+_BOUNDARY_SAMPLE = """// Every NORMAL_EVERY-th sample of a step is one of the shape's boundary points, with its outward
+// normal, for the normal alignment term (app/model/derivative_loss.py); the others sample the
+// domain. The points follow the distance grid in truthData: their count (a uint), 3 words of
+// padding, then x, y, nx, ny each (app/truth/sdf_truth.py: boundary_words).
+TrainingSample drawSample(StepArgs a, uint sampleIndex)
+{
+    TrainingSample sample;
+    sample.p = samplePoint(a.seed, a.step, sampleIndex, float4(a.x0, a.x1, a.y0, a.y1));
+    sample.normal = float2(0.0);
+    static const uint BOUNDARY = IMAGE_WIDTH * IMAGE_HEIGHT;
+    uint count = asuint(truthData[BOUNDARY]);
+    if (sampleIndex % NORMAL_EVERY == 0 && count > 0)  // (a shape with no points in the domain: none)
+    {
+        float* point = truthData + BOUNDARY + 4 + 4 * boundaryIndex(a.seed, a.step, sampleIndex, count);
+        sample.p = float2(point[0], point[1]);
+        sample.normal = float2(point[2], point[3]);
+    }
+    sample.truth = groundTruth(sample.p);
     return sample;
 }"""
 
@@ -88,6 +111,7 @@ TrainingSample drawSample(StepArgs a, uint sampleIndex)
     float* row = a.points + index * POINT_STRIDE;
     TrainingSample sample;
     sample.p = float2(row[0], row[1]);
+    sample.normal = float2(0.0);
     [ForceUnroll]
     for (int o = 0; o < OUTPUT_DIM; o++)
         sample.truth[o] = row[2 + o];
@@ -101,7 +125,7 @@ def _points(plan: NetworkPlan) -> TruthSlang:
     return TruthSlang(_truth_function(["0.0"] * plan.output_dim), _POINTS_SAMPLE)
 
 
-def _grid_truth(width: int, height: int) -> TruthSlang:
+def _grid_truth(width: int, height: int, sample: str = _FORMULA_SAMPLE) -> TruthSlang:
     # The values are read through the kernel context (shaders/kernel_context.slang), which each
     # kernel sets from its arguments; the bilinear interpolation is shaders/image_truth.slang's.
     ground_truth = f"""static const int IMAGE_WIDTH = {width};
@@ -113,7 +137,7 @@ float[OUTPUT_DIM] groundTruth(float2 p)
 {{
     return imageTruth(p);
 }}"""
-    return TruthSlang(ground_truth, _FORMULA_SAMPLE)
+    return TruthSlang(ground_truth, sample)
 
 
 def _image(plan: NetworkPlan) -> TruthSlang:
@@ -122,7 +146,10 @@ def _image(plan: NetworkPlan) -> TruthSlang:
 
 def _sdf(plan: NetworkPlan) -> TruthSlang:
     # The distance grid is read as a one-channel image is (app/truth/sdf_truth.py).
-    return _grid_truth(plan.sdf.width, plan.sdf.height)
+    if not plan.normals:
+        return _grid_truth(plan.sdf.width, plan.sdf.height)
+    boundary = f"static const uint NORMAL_EVERY = {NORMAL_EVERY};\n{_BOUNDARY_SAMPLE}"
+    return _grid_truth(plan.sdf.width, plan.sdf.height, boundary)
 
 
 def _sdf_header(plan: NetworkPlan) -> str:

@@ -200,26 +200,35 @@ LOSS_WEIGHTS = (
         "adds weight * (|grad f| - 1)² to each sample's loss: a signed distance's gradient\n"
         "has length 1 everywhere, so this keeps a distance field's levels evenly spaced",
     ),
+    (
+        "normal weight",
+        "normal_weight",
+        "draws a quarter of each batch on the shape's boundary and adds weight * |grad f - n|²\n"
+        "there, n the boundary's outward normal (a built-in, an SVG, a CSV of x,y,nx,ny)",
+    ),
 )
+LOSS_WEIGHTS_LABEL = "grad/eik/normal"  # drawn after the last field, about as wide as "regularization"
 
 
 def _loss_weights(app) -> None:
-    """The derivative terms' weights, 0-100, Enter applies, side by side on one row labelled "grad,
-    eikonal" (the Training panel shows every row at 1280 x 800, the gradient check's result
+    """The derivative terms' weights, 0-100, Enter applies, side by side on one row labelled
+    LOSS_WEIGHTS_LABEL (the Training panel shows every row at 1280 x 800, the gradient check's result
     included; each field's tooltip names its term): a change between
     weights above 0 is live; from 0 or to 0 it picks another compiled step, and the network is
     rebuilt from its weights and step while it trains on. Shown as the network being built will
     have them."""
     building = app.session.building
     flags = imgui.InputTextFlags_.enter_returns_true
-    width = (imgui.calc_item_width() - imgui.get_style().item_spacing.x) / 2
+    count = len(LOSS_WEIGHTS)
+    width = (imgui.calc_item_width() - (count - 1) * imgui.get_style().item_spacing.x) / count
     for index, (label, name, effect) in enumerate(LOSS_WEIGHTS):
         if index:
             imgui.same_line()
         imgui.set_next_item_width(width)
-        shown = "grad, eikonal" if index else f"##{label}"  # as wide as "regularization": not clipped
+        last = index == count - 1
+        shown = LOSS_WEIGHTS_LABEL if last else f"##{label}"
         changed, weight = imgui.input_double(shown, getattr(building, name), 0.0, 0.0, "%.6g", flags)
-        app.remember(label, shown if index else "")  # the field's frame, without the label drawn after it
+        app.remember(label, shown if last else "")  # the field's frame, without the label drawn after it
         if imgui.is_item_hovered():
             imgui.set_tooltip(f"{label}: {effect}\n0 turns the term off; turning it on or off rebuilds (Enter applies)")
         if changed:
