@@ -69,19 +69,15 @@ def _ellipse_csv(tmp_path) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize(
-    "truth", ["circle, eikonal", "circle, Sobolev", "image, Sobolev", "csv, normal alignment", "box, all four"]
-)
+@pytest.mark.parametrize("truth", ["circle, eikonal", "circle, Sobolev", "image, Sobolev", "csv, normal alignment"])
 def test_the_nested_check_passes_on_each_truth(make_trainer, tmp_path, truth):
     """The shape's distance grid and the image, read bilinearly by the kernels, against their numpy
     twins' bilinear reads (app/check/truth_twin.py); the normal alignment at the boundary samples
-    the kernels draw (app/check/boundary_twin.py draws the same)."""
+    the kernels draw (app/check/sample_twin.py draws the same)."""
     if truth.startswith("image"):
         fields = dict(image=_smooth_image(tmp_path), domain=image_truth.aspect_domain(24, 16), grad_weight=0.5)
     elif truth.startswith("csv"):
         fields = dict(sdf=_ellipse_csv(tmp_path), normal_weight=1.0, eikonal=0.1)
-    elif truth.startswith("box"):
-        fields = dict(sdf="box", grad_weight=0.3, eikonal=0.2, normal_weight=0.5)
     else:
         fields = dict(sdf="circle", **({"eikonal": 0.1} if "eikonal" in truth else {"grad_weight": 1.0}))
     trainer = make_trainer(activation="softplus", hidden=[8], batch_size=512, seed=2, **fields)

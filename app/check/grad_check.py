@@ -54,10 +54,10 @@ import numpy as np
 from ..kernels.plan import NetworkPlan
 from ..model.derivative_loss import derivatives_on
 from ..train.trainer import Trainer
-from .boundary_twin import with_boundary
 from .finite_difference import kink_free_central_difference
 from .grad_reference import CHECK_BATCH, ReferencePath
 from .nested_loss import central_difference, chosen_parameters, nested_batch, nested_loss
+from .sample_twin import sample_points, with_boundary
 
 PROBE_LR = float(2**24)
 TOLERANCE = {"float": 1e-2, "half": 5e-2}
@@ -222,14 +222,14 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
     masters = params = trainer.parameters()
     if plan.precision == "half":
         params = params.astype(np.float16).astype(np.float32)
+    if derivatives_on(config):  # numpy alone: its twin of the nested loss, at the kernels' samples
+        return _nested_check(trainer, params, sample_points(config.seed, step, CHECK_BATCH, config.domain), step)
     path = ReferencePath(trainer.gpu, plan, check_batch(trainer))
     path.image = config.image
     if trainer.data is None:
         points, truths = path.batch(config.seed, step, config.domain)
     else:
         points, truths = path.dataset_batch(trainer)
-    if derivatives_on(config):
-        return _nested_check(trainer, path, params, points, step)
     loss, reference = path.gradient(params, points, truths)
     gradient = training_gradient(trainer, step)
     fd_error, fd_count = _finite_differences(path, params, reference, points, truths)
@@ -258,7 +258,7 @@ def _nested_terms(config) -> str:
     return " + ".join(terms)
 
 
-def _nested_check(trainer: Trainer, path: ReferencePath, params: np.ndarray, points: np.ndarray, step: int):
+def _nested_check(trainer: Trainer, params: np.ndarray, points: np.ndarray, step: int):
     """The training kernels' gradient of the nested loss against central differences of its
     float64 numpy twin (app/check/nested_loss.py) at `params`, the weights the kernels use."""
     plan, config = trainer.plan, trainer.config
@@ -275,5 +275,5 @@ def _nested_check(trainer: Trainer, path: ReferencePath, params: np.ndarray, poi
     return GradCheck(
         error=error, parameters=plan.param_count, fd_error=error, fd_parameters=len(chosen),
         tolerance=TOLERANCE[plan.precision], loss=loss, step=step, precision=plan.precision,
-        reference_device=path.device_note, nested=_nested_terms(config),
+        reference_device="", nested=_nested_terms(config),
     )  # fmt: skip

@@ -12,7 +12,7 @@ the input gradient with Slang's fwd_diff and differentiates it again with bwd_di
 - per sample, the value loss + grad_weight * sum_o |grad f_o - grad t_o|^2
   + eikonal * sum_o (|grad f_o| - 1)^2, |grad f_o| with the kernel's floor of 1e-12 under the
   square (the loss as trained: without it a vanishing gradient's step is NaN), + normal_weight *
-  sum_o |grad f_o - n|^2 at the boundary samples (boundary_twin.py), then the mean.
+  sum_o |grad f_o - n|^2 at the boundary samples (sample_twin.py), then the mean.
 
 Central differences take each parameter's step as the value check does (grad_check.py): 1e-6 *
 max(1, |w|), cut by 8 until no ReLU-family pre-activation changes side."""
@@ -69,7 +69,7 @@ class NestedBatch:
     truth_tangents: np.ndarray  # (2, N, outputs): the truth's derivatives along x, then y
     grad_weight: float
     eikonal: float
-    normals: np.ndarray  # (N, 2): a boundary sample's outward normal, else 0 (boundary_twin.py)
+    normals: np.ndarray  # (N, 2): a boundary sample's outward normal, else 0 (sample_twin.py)
     normal_weight: float
 
 
