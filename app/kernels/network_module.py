@@ -64,6 +64,7 @@ static const uint ADJUST_PARAMS = {ADJUST_PARAMS};
 static const uint ADJUST_PARTS = {ADJUST_PARTS};
 static const uint NEURON_COUNT = {plan.neuron_count};
 static const uint POINT_STRIDE = {2 + plan.output_dim};  // a dataset's row: x, y, the truth
+static const bool NORMAL_TERMS = {_flag(plan.normals)};  // the normal alignment term (derivatives.slang)
 {encoding_constants(plan)}"""
 
 
