@@ -1,11 +1,12 @@
 """The speed benchmark's derivatives rows (`python -m app.bench --only derivatives`): training on
 a loss of the network's input gradient, each loss of app/bench/derivatives_task.py at one batch.
 For each: the app's trainer in float and in half (timed as the other app rows,
-app/bench/runners.py; half takes the fused tensor-core trainer where the device has it), PyTorch
-eager in fp32, the best PyTorch step in fp32 and under fp16 autocast (torch_derivatives.BestStep:
-compiled and captured in a CUDA graph, else eager and captured, which its row says), and each app
-row's samples/s over the fastest PyTorch row's, whatever its precision. Where PyTorch or CUDA is missing, or the best step cannot be built, the rows say
-why instead of stopping the benchmark."""
+app/bench/runners.py; half takes the fused tensor-core trainer where Gpu.fused_jets allows it),
+PyTorch eager in fp32, the best PyTorch step in fp32 and under fp16 autocast
+(torch_derivatives.BestStep: compiled and captured in a CUDA graph, else eager and captured, which
+its row says), and each app row's samples/s over the fastest PyTorch row's, whatever its
+precision. Where PyTorch or CUDA is missing, or the best step cannot be built, the rows say why
+instead of stopping the benchmark."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def _loss_rows(gpu, loss: str, batch: int, args, budget: float, cap: int, torch_
                 rows.append({**best, **labels})
             else:
                 for app in apps:
-                    app["note"] = (app.get("note", "") + "; " if app.get("note") else "") + best["note"]
+                    app["note"] = "; ".join(filter(None, [app.get("note"), best["note"]]))
     fastest = max(row["samples_per_second"] for row in rows[len(apps) :])
     for app in apps:
         app["vs_best_torch"] = app["samples_per_second"] / fastest

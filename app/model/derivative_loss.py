@@ -7,7 +7,7 @@ take them.
 - eikonal (Gropp et al. 2020): eikonal * sum over outputs of (|grad f| - 1)^2, for distance fields;
 - normal alignment (IGR, Gropp et al. 2020): normal_weight * sum over outputs of |grad f - n|^2 at
   points of a shape's boundary with outward normal n, which every NORMAL_EVERY-th sample of a step
-  is (shaders/sampling.slang: drawBoundary); the others sample the domain.
+  is (app/kernels/shadergen/truth.py's boundary drawSample); the others sample the domain.
 
 The kernel (shaders/derivatives.slang) takes the network's input gradient with fwd_diff inside
 the loss and the loss's gradient with bwd_diff through it; it runs on the per-thread gradient

@@ -110,8 +110,8 @@ def boundary_points(field: ShapeField) -> tuple[np.ndarray, np.ndarray]:
     if field.normals is None:
         return np.zeros((0, 2), np.float32), np.zeros((0, 2), np.float32)
     x0, x1, y0, y1 = field.domain
-    p = field.points
-    inside = (p[:, 0] >= x0) & (p[:, 0] <= x1) & (p[:, 1] >= y0) & (p[:, 1] <= y1)
+    x, y = field.points[:, 0], field.points[:, 1]
+    inside = (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
     return field.points[inside], field.normals[inside]
 
 

@@ -51,7 +51,7 @@ class FusedTrainer(WorkgroupTiles):
         """The terms and jets of derivatives.slang without derivativeSample: the layers carry
         each sample's tangents themselves (fused_jets.slang)."""
         if not plan.derivatives:
-            return "#define DERIVATIVE_LOSS 0"
+            return super().derivative_part(plan)
         return '#define DERIVATIVE_LOSS 1\n#include "derivatives.slang"'
 
     def weight_copies(self, plan: NetworkPlan) -> tuple:
