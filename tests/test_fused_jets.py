@@ -1,8 +1,7 @@
 """The fused tensor-core trainer on a loss with derivative terms (shaders/fused_jets.slang): each
 sample's value and tangents as three rows of a tile. Its gradient of the whole nested loss against
 central differences of the float64 numpy twin (the gradient check, app/check/grad_check.py), on
-CI through emulated products and on a GPU on its tensor cores (with VISUAL_TRAINER_FUSED_JETS=1
-until a GPU run has measured them: app/gpu/gpu.py fused_jets), and bit for bit again.
+CI through emulated products and on a GPU on its tensor cores, and bit for bit again.
 
 Measured when written (lavapipe, emulated; tolerance 5e-2 in half): softplus eikonal 1.6e-4 on
 2-64-64-64-1, tanh Sobolev on Fourier features 2.6e-3, a sigmoid output 1.3e-3. With softplus's
@@ -68,6 +67,4 @@ def test_emulated_fused_jets_match_the_nested_float64_twin(gpu, monkeypatch, nam
 def test_fused_jets_on_tensor_cores(gpu, name):
     if not (gpu.tensor_cores and gpu.fused_fragments):
         pytest.skip("no cooperative matrices on this device (the emulated test above runs the same kernels)")
-    if not gpu.fused_jets:
-        pytest.skip("VISUAL_TRAINER_FUSED_JETS=1 runs them on tensor cores (app/gpu/gpu.py: fused_jets)")
     _check(gpu, dict(CASES[name], batch_size=4096))

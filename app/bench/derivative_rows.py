@@ -1,7 +1,7 @@
 """The speed benchmark's derivatives rows (`python -m app.bench --only derivatives`): training on
 a loss of the network's input gradient, each loss of app/bench/derivatives_task.py at one batch.
 For each: the app's trainer in float and in half (timed as the other app rows,
-app/bench/runners.py; half takes the fused tensor-core trainer where Gpu.fused_jets allows it),
+app/bench/runners.py; half takes the fused tensor-core trainer where the device has it),
 PyTorch eager in fp32, the best PyTorch step in fp32 and under fp16 autocast
 (torch_derivatives.BestStep: compiled and captured in a CUDA graph, else eager and captured, which
 its row says), and each app row's samples/s over the fastest PyTorch row's, whatever its

@@ -16,7 +16,6 @@ from ..config.config import Config
 from ..kernels.fused_layout import fragment_slot
 from ..kernels.plan import NetworkPlan
 from ..kernels.planning import plan_for
-from ..model.derivative_loss import derivatives_on
 from ..resources import shader_dir
 from .adapters import Adapter
 from .device import open_device
@@ -126,19 +125,9 @@ class Gpu:
             return forced == "1"
         return self.software
 
-    @property
-    def fused_jets(self) -> bool:
-        """Whether the fused trainer takes losses with derivative terms here (shaders/fused_jets.slang):
-        where its products are emulated, which CI checks against the float64 nested twin
-        (tests/test_fused_jets.py), and on tensor cores with VISUAL_TRAINER_FUSED_JETS=1. It has not
-        run on a GPU yet (the session that wrote it had no device time left), so a GPU keeps such
-        losses on the group tiles until that run measures it."""
-        return self.emulated_tensor_cores or os.environ.get("VISUAL_TRAINER_FUSED_JETS") == "1"
-
     def plan(self, config: Config) -> NetworkPlan:
         """`config`'s plan on this device."""
-        fused = self.fused_fragments and (self.fused_jets or not derivatives_on(config))
-        return plan_for(config, self.tensor_cores, fused, self.lane_tiles, self.emulated_tensor_cores)
+        return plan_for(config, self.tensor_cores, self.fused_fragments, self.lane_tiles, self.emulated_tensor_cores)
 
     @property
     def software(self) -> bool:

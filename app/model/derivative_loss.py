@@ -12,8 +12,8 @@ take them.
 The kernel (shaders/derivatives.slang) takes the network's input gradient with fwd_diff inside
 the loss and the loss's gradient with bwd_diff through it; it runs on the per-thread gradient
 paths (thread accumulators and group tiles), and on the fused tensor-core trainer, whose layers
-carry each sample's tangents as rows of its tiles (shaders/fused_jets.slang; app/gpu/gpu.py
-fused_jets says where it takes them). Every encoding
+carry each sample's tangents as rows of its tiles (shaders/fused_jets.slang), wherever it takes
+values. Every encoding
 takes the terms: a grid through a plain differentiable twin of its encoding, its tables' gradient
 summed in fixed point like the value loss's (shaders/hashgrid_derivatives.slang). A dataset cannot:
 its points have no gradient between them."""
