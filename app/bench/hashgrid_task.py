@@ -2,10 +2,13 @@
 (app/bench/torch_hashgrid.py): the procedural photo of app/bench/photo.py at PHOTO_SIZE x
 PHOTO_SIZE as an image target, a hash grid of 16 levels of 2 features with 2^19-entry tables
 (base resolution 16, per-level scale 1.5: tiny-cuda-nn's image-fitting settings, the finest level
-about 7,000 cells across), and a 64-64 ReLU MLP."""
+about 7,000 cells across), and a 64-64 ReLU MLP. The `hashgrid-tcnn` rows take tiny-cuda-nn's own
+mlp_learning_an_image config instead: the same grid with 2^15-entry tables (TCNN_LOG2_SIZE), at
+its batch of 2^18."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import tempfile
 from pathlib import Path
@@ -28,6 +31,12 @@ GRID_FIELDS = dict(
     grid_level_scale=1.5,
 )
 GRID = GridSpec(levels=16, features=2, log2_size=19, base_resolution=16, per_level_scale=1.5, hashed=True)
+TCNN_LOG2_SIZE = 15  # tiny-cuda-nn's samples/mlp_learning_an_image config: 2^15-entry tables
+
+
+def grid(log2_size: int = GRID.log2_size) -> GridSpec:
+    """The task's grid with 2^log2_size-entry tables."""
+    return dataclasses.replace(GRID, log2_size=log2_size)
 
 
 @functools.lru_cache(maxsize=2)
@@ -50,8 +59,9 @@ def photo_pixels(size: int = PHOTO_SIZE) -> np.ndarray:
     return _loaded(size)[1]
 
 
-def app_fields(size: int = PHOTO_SIZE) -> dict:
+def app_fields(size: int = PHOTO_SIZE, log2_size: int = GRID.log2_size) -> dict:
     """The app's Config fields for the task (the photo as its image target)."""
     info = _loaded(size)[0]
     domain = image_truth.aspect_domain(info["width"], info["height"])
-    return dict(GRID_FIELDS, hidden=list(HIDDEN), activation="relu", image=info, domain=domain)
+    fields = dict(GRID_FIELDS, grid_log2_size=log2_size)
+    return dict(fields, hidden=list(HIDDEN), activation="relu", image=info, domain=domain)

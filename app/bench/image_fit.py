@@ -20,7 +20,7 @@ from . import hashgrid_task, options
 
 
 def _config(args) -> Config:
-    fields = hashgrid_task.app_fields(args.size)
+    fields = hashgrid_task.app_fields(args.size, args.log2_size)
     if args.image:
         info, _ = image_truth.load(args.image)
         fields |= {"image": info, "domain": image_truth.aspect_domain(info["width"], info["height"])}
@@ -28,24 +28,28 @@ def _config(args) -> Config:
 
 
 def run(args) -> dict:
-    gpu = create_gpu(args.device)
-    config = _config(args)
+    return fit(create_gpu(args.device), _config(args), args.seconds, args.target, args.every)
+
+
+def fit(gpu, config: Config, seconds: float, target: float, every: float, quiet: bool = False) -> dict:
+    """Trains `config` on `gpu` for `seconds` of training clock, its PSNR every `every` seconds."""
     session = Session(gpu, config)
     session.eval_every = 1 << 30
     image = session.image
     points, clock, reached = [], 0.0, None
     next_eval = 0.0
-    while clock < args.seconds:
+    while clock < seconds:
         start = time.perf_counter()
         session.advance(session.chunk_size(1 << 62))
         clock += time.perf_counter() - start  # advance() waits for its last command buffer
-        if clock >= next_eval or clock >= args.seconds:
+        if clock >= next_eval or clock >= seconds:
             psnr = image.evaluate()
             points.append({"seconds": clock, "steps": session.trainer.step, "psnr": psnr})
-            print(f"{clock:7.2f} s  step {session.trainer.step:>7}  PSNR {psnr:6.2f} dB", flush=True)
-            if reached is None and psnr >= args.target:
+            if not quiet:
+                print(f"{clock:7.2f} s  step {session.trainer.step:>7}  PSNR {psnr:6.2f} dB", flush=True)
+            if reached is None and psnr >= target:
                 reached = clock
-            next_eval = clock + args.every
+            next_eval = clock + every
     plan = session.trainer.plan
     return {
         "device": describe(gpu.device),
@@ -57,7 +61,7 @@ def run(args) -> dict:
         "precision": config.precision,
         "samples_per_second": session.trainer.samples_seen / clock if clock else None,
         "seconds_to_target": reached,
-        "target_db": args.target,
+        "target_db": target,
         "points": points,
     }
 
@@ -73,6 +77,12 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--size", type=int, default=hashgrid_task.PHOTO_SIZE, help="the procedural photo's side")
     parser.add_argument("--image", help="fit this PNG or JPEG instead of the procedural photo")
+    parser.add_argument(
+        "--log2-size",
+        type=int,
+        default=hashgrid_task.GRID.log2_size,
+        help="log2 of a level's table entries (default 19)",
+    )
     args = parser.parse_args(argv)
     result = run(args)
     reached = result["seconds_to_target"]

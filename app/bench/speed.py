@@ -3,8 +3,13 @@
 
 Training speed of the app beside the tutorial's atomic design and PyTorch, in one run on one
 device. On Vulkan on an NVIDIA GPU the app's rows also run through SlangPy's CUDA backend on the
-same GPU (the `app-cuda` rows: the CUDA column), with the same gradient paths. The `hashgrid` rows fit a photo-like image with a hash-grid encoding and a 64-64 MLP
-(app/bench/hashgrid_task.py), beside the same model in plain PyTorch (torch_hashgrid.py). Where torch imports with CUDA, the PyTorch rows are eager and the strongest: the loss
+same GPU (the `app-cuda` rows: the CUDA column), with the same gradient paths. The `hashgrid` rows
+fit a photo-like image with a hash-grid encoding of 2^19-entry tables and a 64-64 MLP
+(app/bench/hashgrid_task.py), beside the same model in plain PyTorch (torch_hashgrid.py); the
+`hashgrid-tcnn` rows are tiny-cuda-nn's own image-fitting config (2^15-entry tables, batch 2^18).
+On a GPU each of the two also gets an image-fit row: the PSNR of the learned image against the
+training clock and the time to 30 dB (app/bench/image_fit.py). Where torch imports with CUDA, the
+PyTorch rows are eager and the strongest: the loss
 compiled with torch.compile and the whole step captured in one CUDA graph, each in fp32 and with
 fp16 autocast. Every app row is reported as a ratio to the best PyTorch row of the same network
 and batch. The `derivatives` rows train a softplus MLP on losses of its input gradient (Sobolev
@@ -22,9 +27,10 @@ from __future__ import annotations
 import os
 import sys
 
+from ..config.config import Config, validate
 from ..gpu.device import describe
 from ..gpu.gpu import create_gpu
-from . import derivative_rows, hashgrid_task, options, tools, torch_hashgrid, torch_reference
+from . import derivative_rows, hashgrid_task, image_fit, options, tools, torch_hashgrid, torch_reference
 from .runners import AtomicReference, app_row, measure
 from .startup import cold_and_warm
 
@@ -33,12 +39,18 @@ NETWORKS = {  # name: (config fields, PyTorch layer sizes)
     "2-64-64-64-4": (dict(encoding="raw", hidden=[64, 64, 64]), [2, 64, 64, 64, 4]),
     "2-128-128-4": (dict(encoding="raw", hidden=[128, 128]), [2, 128, 128, 4]),
     "hashgrid": (hashgrid_task.app_fields, [32, 64, 64, 3]),  # fields made when the row runs (the photo)
+    "hashgrid-tcnn": (lambda: hashgrid_task.app_fields(log2_size=hashgrid_task.TCNN_LOG2_SIZE), [32, 64, 64, 3]),
+}
+TORCH_REFERENCES = {  # the PyTorch twin of each network whose model is not torch_reference's MLP
+    "hashgrid": torch_hashgrid.Reference(hashgrid_task.grid()),
+    "hashgrid-tcnn": torch_hashgrid.Reference(hashgrid_task.grid(hashgrid_task.TCNN_LOG2_SIZE)),
 }
 FULL = {
     "4-16-4": [1 << 12, 1 << 16, 1 << 20, 1 << 24],
     "2-64-64-64-4": [1 << 16, 1 << 20],
     "2-128-128-4": [1 << 20],
     "hashgrid": [1 << 18],
+    "hashgrid-tcnn": [1 << 18],
     derivative_rows.GROUP: [1 << 16, 1 << 20],
 }
 QUICK = {
@@ -48,8 +60,12 @@ QUICK = {
     derivative_rows.GROUP: [1 << 10],
 }
 # Only with --only hashgrid: its 2^19-entry tables take a CPU driver about a second a step.
-QUICK_ONLY = {"hashgrid": [1 << 12]}
+QUICK_ONLY = {"hashgrid": [1 << 12], "hashgrid-tcnn": [1 << 12]}
 SOFTWARE_MAX_BATCH = 1 << 20  # a CPU driver takes over a minute a step beyond
+# The image-fit rows: half precision at tiny-cuda-nn's batch, the PSNR every quarter second of
+# training for 3 s (the 1 MP photo reached 30 dB in 0.58 s on an H200 at the last measure).
+IMAGE_FIT = dict(seconds=3.0, target=30.0, every=0.25)
+IMAGE_FIT_BATCH = 1 << 18
 
 
 AUTOTUNE_MODE = "max-autotune-no-cudagraphs"
@@ -85,7 +101,7 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic, cuda=No
         return derivative_rows.rows_for(gpu, batch, args, budget, cap)
     fields, sizes = NETWORKS[name]
     fields = fields() if callable(fields) else fields
-    reference = torch_hashgrid if name == "hashgrid" else torch_reference
+    reference = TORCH_REFERENCES.get(name, torch_reference)
     rows = [app_row(gpu, name, batch, precision, fields, budget, cap) for precision in ("float", "half")]
     if cuda is not None:  # the CUDA column: the same rows through SlangPy's CUDA backend
         rows += [
@@ -149,6 +165,33 @@ def _print(row: dict) -> None:
     )
 
 
+def _image_fit_row(gpu, name: str) -> dict:
+    """How fast the `name` grid fits the photo: its PSNR against the training clock."""
+    fields = NETWORKS[name][0]()
+    config = validate(Config(**fields, batch_size=IMAGE_FIT_BATCH, precision="half", lr=0.01, seed=0))
+    fit = image_fit.fit(gpu, config, **IMAGE_FIT, quiet=True)
+    return dict(
+        trainer="app-image-fit",
+        network=name,
+        batch=IMAGE_FIT_BATCH,
+        precision="half",
+        samples_per_second=fit["samples_per_second"],
+        seconds_to_30db=fit["seconds_to_target"],
+        psnr_curve=[(round(p["seconds"], 3), round(p["psnr"], 2)) for p in fit["points"]],
+    )
+
+
+def _print_image_fit(row: dict) -> None:
+    reached = row["seconds_to_30db"]
+    curve = ", ".join(f"{psnr:.1f} dB at {seconds:.2f} s" for seconds, psnr in row["psnr_curve"][3::4])
+    print(
+        f"{row['trainer']:>28} {row['network']:>13} {row['precision']:>5} batch {row['batch']:>9}: "
+        + (f"30 dB after {reached:.2f} s" if reached is not None else "30 dB not reached")
+        + f" ({row['samples_per_second']:.3g} samples/s); {curve}",
+        flush=True,
+    )
+
+
 def run_benchmarks(args) -> dict:
     gpu = create_gpu(args.device)
     sizes = {**QUICK, **QUICK_ONLY} if args.quick and args.only in QUICK_ONLY else QUICK if args.quick else FULL
@@ -168,6 +211,9 @@ def run_benchmarks(args) -> dict:
             for row in _rows_for(gpu, name, batch, args, use_torch, atomic, cuda):
                 _print(row)
                 results.append(row)
+        if name in TORCH_REFERENCES and not (args.quick or gpu.software):
+            results.append(_image_fit_row(gpu, name))
+            _print_image_fit(results[-1])
     extras = {} if args.quick or args.only or args.batch else cold_and_warm()
     report = {"device": describe(gpu.device), "tensor_cores": gpu.tensor_cores, "results": results, "extras": extras}
     if cuda is not None:

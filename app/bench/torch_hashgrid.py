@@ -8,23 +8,25 @@ and Adam updates every table value, as torch.optim.Adam does.
 
 Two variants, as app/bench/torch_reference.py: eager, and the loss compiled with
 torch.compile (in the benchmark's --compile-mode) with the whole step captured in one CUDA graph;
-each in fp32, or with fp16 autocast for the MLP (the tables stay fp32, their gathers too)."""
+each in fp32, or with fp16 autocast for the MLP (the tables stay fp32, their gathers too).
+`Reference(grid)` is the pair for one grid (the `hashgrid` rows' 2^19-entry tables, or
+tiny-cuda-nn's 2^15 for `hashgrid-tcnn`), with the other references' interface."""
 
 from __future__ import annotations
 
 import time
 
-from ..model.hashgrid import HASH_PRIME
-from .hashgrid_task import GRID, HIDDEN, photo_pixels
+from ..model.hashgrid import HASH_PRIME, GridSpec
+from .hashgrid_task import HIDDEN, photo_pixels
 from .torch_reference import capture, replay_seconds
 
 
-def encode(u, tables):
+def encode(u, tables, grid: GridSpec):
     """(B, 2) grid coordinates and the (entries, F) tables -> (B, L * F): app/model/hashgrid.py's encoding."""
     import torch
 
     features = []
-    for level in GRID.layout:
+    for level in grid.layout:
         pos = u * level.scale
         lower = torch.floor(pos)
         frac = pos - lower
@@ -47,15 +49,16 @@ def encode(u, tables):
 class _Task:
     """The model, its optimizer and the loss of one batch of points."""
 
-    def __init__(self, half: bool):
+    def __init__(self, half: bool, grid: GridSpec):
         import torch
 
         device = torch.device("cuda")
         pixels = photo_pixels()
         self.image = torch.tensor(pixels, device=device)  # (H, W, C)
         height, width, channels = pixels.shape
-        self.tables = torch.nn.Parameter((torch.rand(GRID.entries, GRID.features, device=device) * 2 - 1) * 1e-4)
-        sizes = [GRID.dim, *HIDDEN, channels]
+        self.grid = grid
+        self.tables = torch.nn.Parameter((torch.rand(grid.entries, grid.features, device=device) * 2 - 1) * 1e-4)
+        sizes = [grid.dim, *HIDDEN, channels]
         layers = []
         for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
             layers.append(torch.nn.Linear(fan_in, fan_out))
@@ -87,18 +90,17 @@ class _Task:
         c0, r0 = c0.clamp(0, width - 1), r0.clamp(0, height - 1)
         top = (1 - fx) * self.image[r0, c0] + fx * self.image[r0, c1]
         truth = (1 - fy) * top + fy * ((1 - fx) * self.image[r1, c0] + fx * self.image[r1, c1])
-        features = encode(u, self.tables)
+        features = encode(u, self.tables, self.grid)
         with torch.autocast("cuda", dtype=torch.float16, enabled=self.half):
             prediction = self.mlp(features)
         return ((prediction.float() - truth) ** 2).sum(1).mean()
 
 
-def time_eager(sizes, batch: int, steps: int, half: bool = False) -> float:
-    """Seconds for `steps` eager steps (after 3 warm-up steps). `sizes` is the other rows'
-    argument; this model's are fixed (app/bench/hashgrid_task.py)."""
+def time_eager(grid: GridSpec, batch: int, steps: int, half: bool = False) -> float:
+    """Seconds for `steps` eager steps (after 3 warm-up steps)."""
     import torch
 
-    task = _Task(half)
+    task = _Task(half, grid)
     optimizer = task.optimizer()
 
     def step() -> None:
@@ -120,10 +122,10 @@ def time_eager(sizes, batch: int, steps: int, half: bool = False) -> float:
 class CompiledGraph:
     """One compiled, graph-captured training step (torch_reference.CompiledGraph's recipe)."""
 
-    def __init__(self, sizes, batch: int, half: bool = False, mode: str = "default"):
+    def __init__(self, grid: GridSpec, batch: int, half: bool = False, mode: str = "default"):
         import torch
 
-        task = _Task(half)
+        task = _Task(half, grid)
         self.optimizer = task.optimizer(fused=True, capturable=True)
         loss = torch.compile(task.loss, mode=mode)
         self.points = torch.empty(batch, 2, device="cuda")
@@ -139,3 +141,17 @@ class CompiledGraph:
 
     def time(self, steps: int) -> float:
         return replay_seconds(self.graph, steps)
+
+
+class Reference:
+    """time_eager and CompiledGraph for one grid, called as app/bench/torch_reference.py's are:
+    with the layer sizes first, which this model takes from the grid and HIDDEN instead."""
+
+    def __init__(self, grid: GridSpec):
+        self.grid = grid
+
+    def time_eager(self, sizes, batch: int, steps: int, half: bool = False) -> float:
+        return time_eager(self.grid, batch, steps, half)
+
+    def CompiledGraph(self, sizes, batch: int, half: bool = False, mode: str = "default") -> CompiledGraph:
+        return CompiledGraph(self.grid, batch, half, mode)
