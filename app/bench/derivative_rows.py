@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from . import torch_derivatives
 from .derivatives_task import LOSSES, WEIGHTS, app_fields
-from .runners import app_row, measure
+from .runners import EAGER_SHARE, app_row, measure
 
 GROUP = "derivatives"
 
@@ -36,7 +36,7 @@ def _loss_rows(gpu, loss: str, batch: int, args, budget: float, cap: int, torch_
     apps = [{**app_row(gpu, loss, batch, p, app_fields(loss), budget, cap), **labels} for p in ("float", "half")]
     if torch_missing:
         return [{**app, "note": f"no PyTorch rows: {torch_missing}"} for app in apps]
-    eager = measure(lambda n: torch_derivatives.time_eager(loss, batch, n), batch, budget, cap)
+    eager = measure(lambda n: torch_derivatives.time_eager(loss, batch, n), batch, budget * EAGER_SHARE, cap)
     rows = [*apps, dict(trainer="torch-eager-fp32", precision="fp32", **labels, **eager)]
     if not args.no_compile:
         for half in (False, True):

@@ -31,7 +31,7 @@ from ..config.config import Config, validate
 from ..gpu.device import describe
 from ..gpu.gpu import create_gpu
 from . import derivative_rows, hashgrid_task, image_fit, options, tools, torch_hashgrid, torch_reference
-from .runners import AtomicReference, app_row, measure
+from .runners import EAGER_SHARE, AtomicReference, app_row, measure
 from .startup import cold_and_warm
 
 NETWORKS = {  # name: (config fields, PyTorch layer sizes)
@@ -127,7 +127,12 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic, cuda=No
                     network=name,
                     batch=batch,
                     precision=label,
-                    **measure(lambda n, half=half: reference.time_eager(sizes, batch, n, half), batch, budget, cap),
+                    **measure(
+                        lambda n, half=half: reference.time_eager(sizes, batch, n, half),
+                        batch,
+                        budget * EAGER_SHARE,
+                        cap,
+                    ),
                 )
             )
             if not args.no_compile:
