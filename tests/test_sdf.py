@@ -38,17 +38,17 @@ def _train(tmp_path, name, *args):
 
 
 def test_eikonal_circle_has_unit_gradient_near_its_boundary(tmp_path):
-    """The circle of radius 0.5 trained with the eikonal term: | |grad f| - 1 | over a dense grid's
-    points (step 0.01) in the band |d| < 0.3 (d = |p| - 0.5, the true distance) is within 2% on
-    average and within 3% at 95% of them, and |f| < 0.01 at 360 points of the true circle.
-    Measured on lavapipe (tanh 16 on poly2, 10,000 steps): mean 0.0077, median 0.0064, 95th
-    percentile 0.0245, largest 0.042 (at the band's inner edge, r = 0.2, where the cone's tip at
-    the centre, which no smooth network follows, bends the fit); |f| at most 0.0038. Wider,
-    deeper, softplus and silu networks, larger batches and lower rates plateaued higher within
-    this test's budget: the 95th percentile does not reach 2% here."""
+    """The circle of radius 0.5 trained with the eikonal term (weight 1): | |grad f| - 1 | over a
+    dense grid's points (step 0.01) in the band |d| < 0.3 (d = |p| - 0.5, the true distance) is
+    within 2% at 95% of them and within 3% everywhere, and |f| < 0.01 at 360 points of the true
+    circle. Measured on lavapipe (tanh 16 on poly2, 15,000 steps, 3.5 s): mean 0.0059, 95th
+    percentile 0.0108, largest 0.0181; |f| at most 0.0039. With eikonal weight 0.1 and 10,000 steps
+    the 95th percentile was 0.0245. Not every seed gets there: of seeds 0-3, 0 and 2 do (95th
+    percentile 0.9-1.1%), 1 and 3 stall at 8-10% (at 30,000 steps too: a 16-unit network's local
+    minima; tanh 32 brings three of four under 1.5%, at twice the time)."""
     config, params = _train(
-        tmp_path, "circle", "--sdf", "circle", "--eikonal", "0.1", "--hidden", "16", "--activation", "tanh",
-        "--batch-size", "256", "--lr", "0.03", "--iterations", "10000",
+        tmp_path, "circle", "--sdf", "circle", "--eikonal", "1", "--hidden", "16", "--activation", "tanh",
+        "--batch-size", "256", "--lr", "0.03", "--iterations", "15000",
     )  # fmt: skip
     axis = np.arange(-1.0, 1.0 + 1e-9, 0.01)
     x, y = (a.ravel() for a in np.meshgrid(axis, axis))
@@ -56,7 +56,7 @@ def test_eikonal_circle_has_unit_gradient_near_its_boundary(tmp_path):
     _, gradient, _ = forward_with_input_gradients(config, params, x[band], y[band])
     off = np.abs(np.linalg.norm(gradient[:, 0, :], axis=1) - 1.0)
     figures = (off.mean(), np.percentile(off, 95), off.max())
-    assert band.sum() > 15_000 and off.mean() <= 0.02 and np.percentile(off, 95) <= 0.03, figures
+    assert band.sum() > 15_000 and np.percentile(off, 95) <= 0.02 and off.max() <= 0.03, figures
     angle = np.linspace(0.0, 2.0 * np.pi, 360, endpoint=False)
     on_circle, _, _ = forward_with_input_gradients(config, params, 0.5 * np.cos(angle), 0.5 * np.sin(angle))
     assert np.abs(on_circle).max() < 0.01, np.abs(on_circle).max()
