@@ -1,35 +1,31 @@
 """GPU training state for one NetworkPlan: parameters (fp32 masters, plus half copies for half
-precision), optimizer state, gradient and loss slots and the per-step loss ring, and the
-recording of training steps into command encoders, whole or in pieces, with the StepArgs records
-they read. Reading, loading and snapshotting the parameters and optimizer state: TrainingState
-(app/train/training_state.py). No UI here."""
+precision), optimizer state, gradient and loss slots and the per-step loss ring, made here and
+changed live (apply). Reading, loading and snapshotting the parameters and optimizer state:
+TrainingState (app/train/training_state.py). Recording training steps into command encoders,
+whole or in pieces, with the StepArgs records they read: StepRecording
+(app/train/step_recording.py). No UI here."""
 
 from __future__ import annotations
 
-import numpy as np
 import slangpy as spy
 
 from ..config.config import STRUCTURAL_FIELDS, Config
 from ..gpu.gpu import Gpu
 from ..gpu.kernel_cache import NetworkKernels
-from ..kernels.launch_shape import ADJUST_THREADS, LaunchShape
+from ..kernels.launch_shape import LaunchShape
 from ..kernels.paths import GradientPath, path_of
 from ..kernels.plan import NetworkPlan
 from ..kernels.step_units import StepProgress, StepUnits
-from ..model.optimizers import OPTIMIZERS, STATE_WIDTH
-from .loss_ring import LOSS_HISTORY, LossRing
+from ..model.optimizers import STATE_WIDTH
+from .loss_ring import LossRing
 from .point_data import PointData, data_key
-from .step_args import REDUCE_GROUPS_PER_ROW, REGULARIZATION_IDS, StepArgsRing
+from .step_args import StepArgsRing
+from .step_recording import StepRecording
 from .training_state import TrainingState
 from .truth_grid import follows_domain, upload_truth_grid
 
-# Whole steps per command buffer, whenever many run at once. slang-rhi keeps each command
-# buffer's memory, pooled, at the size of its largest recording (on an H200 about 12 KB a step
-# once 8192 steps shared one; docs/slangpy-command-buffer-memory.md): small buffers keep it small.
-SUBMIT_STEPS = 64
 
-
-class Trainer(TrainingState):
+class Trainer(TrainingState, StepRecording):
     def __init__(self, gpu: Gpu, config: Config):
         self.gpu, self.config = gpu, config
         self.plan: NetworkPlan = gpu.plan(config)
@@ -147,159 +143,3 @@ class Trainer(TrainingState):
             self.reset_optimizer()
         if self.batch_size != batch:
             self._size_slots()  # the launch shape follows the batch; a step in progress restarts
-
-    # ---- recording ----------------------------------------------------------------------
-    @property
-    def samples_per_thread(self) -> int:
-        return self.units.samples_per_thread
-
-    @property
-    def learn_units(self) -> int:
-        return self.units.learn_units
-
-    @property
-    def learn_unit_samples(self) -> int:
-        return self.units.learn_unit_samples
-
-    @property
-    def adjust_units(self) -> int:
-        return self.units.adjust_units
-
-    def _step_records(self, count: int) -> np.ndarray:
-        """StepArgs records for the next `count` steps, each covering the whole step (record_piece
-        narrows their ranges)."""
-        c, launch, r = self.config, self.launch, np.zeros(count, self.kernels.step_args)
-        r["weights"], r["master_weights"] = self.weights.device_address, self.master.device_address
-        r["optimizer_state"] = self.optimizer_state.device_address
-        r["gradient_slots"], r["loss_slots"] = self.gradient_slots.device_address, self.loss_slots.device_address
-        r["loss_history"] = self.losses.buffer.device_address
-        r["grid_gradients"] = self.grid_gradients.device_address
-        r["truth_data"] = self.truth_pixels.device_address
-        r["x0"], r["x1"], r["y0"], r["y1"] = c.domain
-        r["batch_size"], r["thread_count"], r["seed"] = self.batch_size, launch.thread_count, c.seed
-        ahead = np.arange(count)
-        r["step"] = self.step + ahead
-        r["history_index"] = (self.step + ahead) % LOSS_HISTORY
-        r["sample_end"] = self.units.loop_count
-        r["gradient_slot_count"], r["loss_slot_count"] = launch.gradient_slot_count, launch.loss_slot_count
-        r["groups_per_row"], r["param_end"] = REDUCE_GROUPS_PER_ROW, self.plan.mlp_param_count + 1
-        r["grid_end"] = self.plan.grid_param_count
-        optimizer = OPTIMIZERS[c.optimizer]
-        settings = r["optimizer"]  # OptimizerSettings (shaders/optimizers.slang)
-        settings["kind"], settings["learning_rate"], settings["hyper"] = optimizer.id, c.lr, optimizer.hyper_values(c)
-        settings["step_number"] = self.optimizer_steps + 1 + ahead  # 1-based: Adam's bias correction
-        r["regularization"], r["reg_rate"] = REGULARIZATION_IDS[c.regularization], c.reg_rate
-        r["grad_weight"], r["eikonal_weight"], r["normal_weight"] = c.grad_weight, c.eikonal, c.normal_weight
-        if self.data is not None:
-            self.data.fill(r, self.data_position, self.batch_size)
-        return r
-
-    def _build_pipelines(self) -> None:
-        """The driver compiles a kernel at its first dispatch: these dispatches change nothing
-        (no samples, no parameters), so the first real step, and the frame budget's first
-        measure of it, pay no compile."""
-        records = self._step_records(1)
-        records["batch_size"] = records["sample_end"] = records["param_end"] = records["grid_end"] = 0
-        with self.gpu.submit() as encoder:
-            address = self._args.upload(encoder, records)
-            self._dispatch(encoder, self.kernels.learn_gradient, self.plan.group_size, address)
-            self._dispatch(encoder, self.kernels.adjust_parameters, ADJUST_THREADS, address)
-
-    def _dispatch(
-        self, encoder: spy.CommandEncoder, kernel: spy.ComputeKernel, threads: int, address: int, rows: int = 1
-    ) -> None:
-        """One dispatch reading the StepArgs at `address`. Through the compute-pass API (~13 us of
-        CPU against ~20 us for ComputeKernel.dispatch, at a few hundred dispatches a frame), with
-        the root object the ring keeps for that kernel and record slot."""
-        compute = encoder.begin_compute_pass()
-        compute.bind_pipeline(kernel.pipeline, self._args.root(kernel, address))
-        compute.dispatch([threads, rows, 1])
-        compute.end()
-        # Pointer accesses are invisible to the driver's hazard tracking: order them by hand.
-        encoder.global_barrier()
-
-    def _adjust_dispatch(self, encoder: spy.CommandEncoder, count: int, address: int) -> None:
-        rows = max(1, -(-count // REDUCE_GROUPS_PER_ROW))
-        self._dispatch(
-            encoder,
-            self.kernels.adjust_parameters,
-            max(1, min(count, REDUCE_GROUPS_PER_ROW)) * ADJUST_THREADS,
-            address,
-            rows,
-        )
-
-    def _complete_step(self) -> None:
-        self.version += 1
-        self.step += 1
-        self.optimizer_steps += 1
-        self.samples_seen += self.batch_size
-        self.data_position += self.batch_size if self.data is not None else 0
-        self.progress = StepProgress()
-
-    def record_steps(self, encoder: spy.CommandEncoder, count: int) -> range:
-        """Records `count` whole optimizer steps; returns their step indices."""
-        if self.progress.started:
-            raise RuntimeError("a step recorded in pieces is in progress: finish it with record_piece")
-        first = self.step
-        if count:
-            base = self._args.upload(encoder, self._step_records(count))
-            learn_threads = self.launch.group_count * self.plan.group_size
-            for i in range(count):
-                address = base + i * self._args.dtype.itemsize
-                self._dispatch(encoder, self.kernels.learn_gradient, learn_threads, address)
-                self._adjust_dispatch(encoder, self.adjust_units, address)
-                self._complete_step()
-        return range(first, self.step)
-
-    def record_piece(self, encoder: spy.CommandEncoder, units: int) -> range:
-        """Records the next `units` groups of the current step's phase (learnGradient's units,
-        then adjustParameters' groups). Returns the step's index once its last piece is recorded,
-        else an empty range. A step in pieces gives bit-identical weights to a whole one."""
-        phase, position = self.progress.phase, self.progress.position
-        total = self.learn_units if phase == "learn" else self.adjust_units
-        count = max(1, min(units, total - position))
-        if phase == "learn":
-            ranges = self.units.learn_ranges(position, count)
-            records = self._step_records(len(ranges))
-            records["step"], records["optimizer"]["step_number"] = self.step, self.optimizer_steps + 1
-            if self.data is not None:  # every piece belongs to the current step
-                self.data.fill(records, self.data_position, 0)
-            for record, (first_group, _groups, begin, end) in zip(records, ranges):
-                record["group_offset"], record["sample_begin"], record["sample_end"] = first_group, begin, end
-            base = self._args.upload(encoder, records)
-            for i, (_, groups, _, _) in enumerate(ranges):
-                self._dispatch(
-                    encoder,
-                    self.kernels.learn_gradient,
-                    groups * self.plan.group_size,
-                    base + i * self._args.dtype.itemsize,
-                )
-        else:
-            records = self._step_records(1)
-            ranges = self.units.adjust_range(position, count)
-            records["param_offset"], records["param_end"], records["grid_offset"], records["grid_end"] = ranges
-            self._adjust_dispatch(encoder, count, self._args.upload(encoder, records))
-        position += count
-        if position < total:
-            self.progress = StepProgress(phase, position)
-            return range(0)
-        if phase == "learn":
-            self.progress = StepProgress("adjust", 0)
-            return range(0)
-        self._complete_step()
-        return range(self.step - 1, self.step)
-
-    def train(self, count: int) -> np.ndarray:
-        """Runs `count` whole steps now and returns their losses, SUBMIT_STEPS a command buffer."""
-        losses = []
-        while count > 0:
-            chunk, first = min(count, LOSS_HISTORY), self.step
-            for start in range(0, chunk, SUBMIT_STEPS):
-                last = start + SUBMIT_STEPS >= chunk
-                with self.gpu.submit(wait=last) as encoder:
-                    self.record_steps(encoder, min(SUBMIT_STEPS, chunk - start))
-                    if last:
-                        self.losses.record_readback(encoder, range(first, self.step))
-            losses.append(self.losses.read())
-            count -= chunk
-        return np.concatenate(losses) if losses else np.zeros(0, np.float32)
