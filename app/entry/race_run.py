@@ -20,8 +20,8 @@ from ..errors import UserError
 from ..files.race_files import RaceTable, race_summary
 from ..files.run_summary import HeadlessResult
 from ..gpu.gpu import Gpu
+from ..loop.headless_steps import CHUNK_SECONDS
 from ..loop.race import MAX_RACERS, MIN_RACERS, Race
-from ..loop.session import CHUNK_SECONDS
 from . import run_output
 from .headless import Interrupt
 

@@ -3,13 +3,19 @@
 layer (its weights and bias) comes from the old output it continues, or stays as the new
 network's fresh initial row. Only within one problem (problem_of): another one (the spiral's
 classes to formulas or to a CSV's values) starts a fresh network at step 0, as a new
-architecture does, since weights and steps of another problem mean nothing for it."""
+architecture does, since weights and steps of another problem mean nothing for it.
+carry_trainer puts the carried weights, step and samples seen into the rebuilt trainer."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..kernels.plan import NetworkPlan
+
+if TYPE_CHECKING:
+    from ..train.trainer import Trainer
 
 
 def problem_of(plan: NetworkPlan) -> tuple:
@@ -43,3 +49,10 @@ def carry_weights(
             weights[j] = old_out.weights(old_params)[source]
             biases[j] = old_out.biases(old_params)[source]
     return params
+
+
+def carry_trainer(old: Trainer, new: Trainer, rows: list[int | None]) -> None:
+    """A rebuilt network goes on from `old`'s weights (carry_weights), step and samples seen, with
+    a fresh optimizer."""
+    params = carry_weights(old.plan, old.parameters(), new.plan, new.parameters(), rows)
+    new.load(params, None, np.zeros(0, np.float32), old.step, 0, old.samples_seen)

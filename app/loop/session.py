@@ -2,9 +2,9 @@
 FrameDriver only drive a Session; this is where training state lives.
 
 A Session owns the trainer and everything about a run:
-- advancing whole steps now (headless, `advance`); in the window a FrameDriver
-  (app/loop/frame_driver.py, made by the UI) records each frame's work, whole steps or a piece of a
-  step as its frame budget decides, and hands the losses and evaluations back through
+- advancing whole steps now (headless, `advance`, app/loop/headless_steps.py); in the window a
+  FrameDriver (app/loop/frame_driver.py, made by the UI) records each frame's work, whole steps or
+  a piece of a step as its frame budget decides, and hands the losses and evaluations back through
   `take_losses`, `take_summary` and `take_evaluation`;
 - the per-step losses and the run history (earlier runs are kept after a reset or rebuild);
 - the evaluation: every `eval_every` steps headless; in the window, continuously, with a point
@@ -16,7 +16,6 @@ A Session owns the trainer and everything about a run:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -25,23 +24,21 @@ from ..config.config import Config, fields_of
 from ..config.spec import STRUCTURE
 from ..errors import first_line
 from ..gpu.gpu import Gpu
-from ..train.loss_ring import LOSS_HISTORY
-from ..train.trainer import SUBMIT_STEPS, Trainer
+from ..train.trainer import Trainer
 from ..truth.finite import check_finite, check_truth_finite
 from ..views.evaluation import VIEWS, GridEvaluator, Summary
 from ..views.heatmaps import Contours, HeatmapImages
 from ..views.image_eval import ImageEvaluator
 from .budget import Rate
-from .carry import carry_weights, default_rows, problem_of
+from .carry import carry_trainer, default_rows, problem_of
 from .guard import Divergence, DivergenceGuard
+from .headless_steps import HeadlessSteps
 from .history import LossRecord, Run, RunHistory
 from .rebuild import Rebuild
 from .stable_network import StableNetwork
 
-CHUNK_SECONDS = 0.25  # headless: whole steps between loss reads, enough to hide launch cost
 
-
-class Session:
+class Session(HeadlessSteps):
     def __init__(self, gpu: Gpu, config: Config, grid: int | None = None, heatmaps: bool = False):
         self.gpu = gpu
         self.grid = grid or config.eval_grid
@@ -215,7 +212,7 @@ class Session:
         try:
             trainer, evaluator, heatmaps = job.finish()
             if job.keep_weights:
-                _carry(self.trainer, trainer, self._kept_rows)
+                carry_trainer(self.trainer, trainer, self._kept_rows)
         except Exception as error:  # a compile failure: keep training the old network
             self.rebuild_error = f"rebuild failed: {first_line(error)}"
             return False
@@ -244,40 +241,7 @@ class Session:
             t.losses.record_readback(encoder, steps)
         self.take_losses(steps, t.losses.read())
 
-    # ---- headless: whole steps now ------------------------------------------------------
-    def chunk_size(self, until: int) -> int:
-        """Whole steps for the next submit: about CHUNK_SECONDS of work, ending at the next
-        evaluation and at step `until`."""
-        rate = self._step_rate.value
-        by_time = int(CHUNK_SECONDS / rate) if rate else 1
-        to_eval = self.eval_every - self.trainer.step % self.eval_every
-        return max(1, min(by_time, LOSS_HISTORY, until - self.trainer.step, to_eval))
-
-    def advance(self, count: int) -> np.ndarray:
-        """Runs `count` whole steps now; returns the losses of those that count (on a divergence,
-        the finite ones before it), and evaluates when an eval_every boundary is reached. After a
-        divergence nothing runs until `resume`."""
-        if self.divergence is not None or count <= 0:
-            return np.zeros(0, np.float32)
-        start = time.perf_counter()
-        first = self.trainer.step
-        # Several command buffers, the GPU running one while the CPU records the next: at small
-        # batches recording a step costs about half what running it does.
-        for chunk_start in range(0, count, SUBMIT_STEPS):
-            last = chunk_start + SUBMIT_STEPS >= count
-            with self.gpu.submit(wait=last) as encoder:
-                if chunk_start == 0:
-                    self.guard.record_snapshot(encoder)
-                self.trainer.record_steps(encoder, min(SUBMIT_STEPS, count - chunk_start))
-                if last:
-                    steps = range(first, self.trainer.step)
-                    self.trainer.losses.record_readback(encoder, steps)
-        self._step_rate.observe(time.perf_counter() - start, count)
-        losses = self.take_losses(steps, self.trainer.losses.read())
-        if self.divergence is None and self.trainer.step % self.eval_every == 0:
-            self.evaluate()
-        return losses
-
+    # ---- losses and evaluations ---------------------------------------------------------
     def evaluate(self) -> float:
         """A whole evaluation pass now, recorded as a point of the eval curve (and an image
         target's PSNR on its curve)."""
@@ -312,10 +276,3 @@ class Session:
             if name != "test_loss" and value is not None:
                 run.metrics.setdefault(name, LossRecord()).extend(step, value)
         return True
-
-
-def _carry(old: Trainer, new: Trainer, rows: list[int | None]) -> None:
-    """A rebuilt network goes on from `old`'s weights (app/loop/carry.py), step and samples seen, with
-    a fresh optimizer."""
-    params = carry_weights(old.plan, old.parameters(), new.plan, new.parameters(), rows)
-    new.load(params, None, np.zeros(0, np.float32), old.step, 0, old.samples_seen)
