@@ -5,8 +5,9 @@ import re
 import numpy as np
 import pytest
 
-from app.config.config import Config, from_dict, validate
+from app.config.config import Config, validate
 from app.config.files import load_preset, preset_names
+from app.config.records import from_dict
 from app.errors import UserError
 from app.kernels.network_module import network_source
 from app.kernels.planning import plan_for

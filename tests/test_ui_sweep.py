@@ -18,7 +18,7 @@ from sweep_folders import run_trial, screenshot_rows, trial_row, write_sweep
 from test_ui_files import install_fake_dialogs
 from test_ui_offscreen import _centre
 
-from app.config.config import from_dict
+from app.config.records import from_dict
 from app.loop.session import Session
 from app.ui.offscreen import OffscreenApp
 from app.ui.sweep import marks

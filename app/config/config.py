@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from ..datasets.source import MAX_ROWS, check_dataset, problem_of
-from ..errors import UserError
 from ..model import activations, derivative_loss, encodings, half_range, hashgrid, optimizers
 from ..resources import asset
 from ..truth.image_truth import CHANNEL_NAMES, check_image
@@ -296,23 +295,3 @@ def validate(config: Config) -> Config:
     derivative_loss.check_derivative_loss(config)
     check_normal_weight(config)
     return config
-
-
-def from_dict(data: Any, base: Config | None = None, source: str = "config") -> Config:
-    """Overlays the keys of `data` on `base` (defaults if None). Unknown keys are errors."""
-    if not isinstance(data, dict):
-        raise UserError(f"{source} must be a JSON object")
-    if "config" in data and isinstance(data["config"], dict) and "steps" in data:
-        data = data["config"]  # a summary.json written by a headless run
-    known = {f.name for f in dataclasses.fields(Config)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise UserError(f"{source}: unknown key {unknown[0]!r}")
-    merged = dataclasses.replace(base or Config(), **{k: _copy(v) for k, v in data.items()})
-    return validate(merged)
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return dict(value)
-    return list(value) if isinstance(value, list) else value

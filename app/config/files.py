@@ -1,6 +1,6 @@
 """Config files and presets: a JSON config (or a summary.json) read with the checks a user's
-file needs (its size, its nesting, its JSON), and the presets of assets/presets. app/config/config.py
-keeps the table and re-exports these under the names they always had there."""
+file needs (its size, its nesting, its JSON), and the presets of assets/presets. The table is
+app/config/config.py; a Config from a JSON object, app/config/records.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 
 from ..errors import UserError, read_user_text
-from .config import PRESET_DIR, Config, from_dict
+from .config import PRESET_DIR, Config
+from .records import from_dict
 
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few hundred bytes; don't read a huge or endless file
 MAX_CONFIG_NESTING = 16  # a config nests two levels; json's own limit differs between Python versions

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
-from .config import FIELDS, Config, from_dict
+from .config import FIELDS, Config
+from .records import from_dict
 from .spec import TRUTH, Between, Choice, Fraction, Positive, Whole
 
 # Fields of the data and of its judging: every racer shares them with the setup.

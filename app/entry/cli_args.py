@@ -9,6 +9,7 @@ import argparse
 
 from ..config import config as cfg
 from ..config import files as config_files
+from ..config.records import from_dict
 from ..config.truths import without_other_truths
 from ..datasets import NO_DATASET, configure, entry_for
 from ..errors import UserError
@@ -220,7 +221,7 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         overrides["encoding"] = "features"
     if args.sdf is not None:  # a silhouette's pixels stay square
         overrides["domain"] = sdf_domain(args.sdf.strip(), overrides.get("domain", config.domain))
-    config = cfg.from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
+    config = from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
     if args.dataset_source is not None:
         config = configure(without_other_truths(config, "dataset"), entry_for(args.dataset_source))
     return config
@@ -232,7 +233,7 @@ def resolve_start(args: argparse.Namespace, base: cfg.Config | None = None) -> S
     if args.resume is not None:
         checkpoint = ckpt.load(args.resume)
         overrides = {name: getattr(args, name) for name in HOT_OPTIONS if getattr(args, name) is not None}
-        config = cfg.from_dict(overrides, checkpoint.config, source="options") if overrides else checkpoint.config
+        config = from_dict(overrides, checkpoint.config, source="options") if overrides else checkpoint.config
         return Start(config, checkpoint=checkpoint)
     config = config_from_args(args, base)
     if args.load_network is not None:

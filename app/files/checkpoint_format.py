@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import config as cfg
+from ..config.records import from_dict
 from ..errors import UserError
 from ..kernels.planning import plan_for
 from ..loop.history import EARLIER_RUNS_KEPT, LossRecord, Run
@@ -160,7 +161,7 @@ def _from_parts(header, payload: memoryview, fail, version: int = VERSION) -> Ch
     if not isinstance(header, dict) or header.get("app") != APP:
         raise fail("was not written by Slang Visual Trainer")
     try:
-        config = cfg.from_dict(header.get("config"), source="its config")
+        config = from_dict(header.get("config"), source="its config")
     except UserError as error:
         raise fail(f"holds an invalid config: {error}") from None
     counts = [_count(header, key, fail) for key in ("step", "optimizer_steps", "samples_seen", "parameters")]

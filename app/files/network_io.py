@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..config.config import Config, from_dict
+from ..config.config import Config
+from ..config.records import from_dict
 from ..datasets import problem_of
 from ..errors import UserError
 from ..kernels.plan import NetworkPlan

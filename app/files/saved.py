@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..config import config as cfg
+from ..config.records import from_dict
 from ..errors import UserError
 from ..gpu.device import cache_dir
 from ..truth import image_truth
@@ -31,7 +32,7 @@ def load(path: Path | None = None) -> dict:
 
 def saved_config(data: dict) -> cfg.Config | None:
     try:
-        config = cfg.from_dict(data["config"], source="saved settings") if "config" in data else None
+        config = from_dict(data["config"], source="saved settings") if "config" in data else None
     except UserError as error:
         print(f"note: ignoring the saved config ({error})", file=sys.stderr)
         return None

@@ -148,7 +148,7 @@ def _warm(config_json: str, device_kind: str, adapter_uuid: str) -> None:
     """Child process: compile and run every kernel once on the window's adapter (its UUID; empty
     where unknown), filling the on-disk caches, saying which stage of
     app/gpu/compile_progress.py it is in."""
-    from ..config.config import from_dict
+    from ..config.records import from_dict
     from ..gpu.gpu import create_gpu
 
     announce(0)

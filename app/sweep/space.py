@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import config as cfg
+from ..config.records import from_dict
 from ..datasets.source import problem_of
 from ..errors import UserError, read_user_text
 from ..files.sweep_folder import METRIC_MODES  # each metric a trial can report, and which way is better
@@ -70,7 +71,7 @@ class Space:
 
     def config_for(self, values: dict[str, Any]) -> cfg.Config:
         """A trial's config: the base with the trial's values (values_of) laid over it."""
-        return cfg.from_dict(values, self.base, source="trial")
+        return from_dict(values, self.base, source="trial")
 
 
 def read_space(path: str | Path) -> Space:
@@ -134,7 +135,7 @@ def _base(base: Any, name: str) -> tuple[cfg.Config, int]:
         raise UserError(f"{name}: base must be an object of config fields and iterations")
     fields = dict(base)
     iterations = _whole(fields.pop("iterations", DEFAULT_ITERATIONS), "base.iterations", 1, None, name)
-    return cfg.from_dict(fields, cfg.Config(), source=f"{name}: base"), iterations
+    return from_dict(fields, cfg.Config(), source=f"{name}: base"), iterations
 
 
 def _dimensions(search: Any, base: cfg.Config, name: str) -> tuple[Dimension, ...]:
@@ -206,7 +207,7 @@ def _choice(field: str, values: Any, base: cfg.Config, where: str) -> Dimension:
 def _overlay(base: cfg.Config, field: str, value: Any, where: str) -> cfg.Config:
     """The base with `field` set to `value`, checked by the config itself."""
     try:
-        return cfg.from_dict({field: value}, base, source=where)
+        return from_dict({field: value}, base, source=where)
     except UserError as error:
         raise UserError(f"{where} value {_shown(value)}: {error}") from None
 
