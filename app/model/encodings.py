@@ -12,42 +12,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..errors import UserError
+from .features import FEATURES
 from .hashgrid import MAX_GRID_PARAMETERS, GridSpec, grid_units
-
-
-# ---- the Playground's input features, each a function of (x, y) ----------------------------
-@dataclass(frozen=True)
-class Feature:
-    """Its name on the command line (--features), its label, a Slang expression of the float2
-    `{p}` and its numpy function."""
-
-    name: str
-    label: str
-    slang: str
-    numpy: Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-    def slang_of(self, p: str) -> str:
-        return self.slang.format(p=p)
-
-
-FEATURES: dict[str, Feature] = {
-    f.name: f
-    for f in (
-        Feature("x", "x", "{p}.x", lambda x, y: x),
-        Feature("y", "y", "{p}.y", lambda x, y: y),
-        Feature("x2", "x²", "{p}.x * {p}.x", lambda x, y: x * x),
-        Feature("y2", "y²", "{p}.y * {p}.y", lambda x, y: y * y),
-        Feature("xy", "xy", "{p}.x * {p}.y", lambda x, y: x * y),
-        Feature("sinx", "sin x", "sin({p}.x)", lambda x, y: np.sin(x)),
-        Feature("siny", "sin y", "sin({p}.y)", lambda x, y: np.sin(y)),
-    )
-}
 
 # An encoding's setting: the feature names of a feature encoding, the Fourier frequencies K, or
 # a grid's GridSpec.

@@ -4,11 +4,9 @@ through it; frame.py turns it into GPU work."""
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import datetime
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 from imgui_bundle import imgui
@@ -28,6 +26,7 @@ from ..views.evaluation import Evaluation
 from .data_edits import DataEdits
 from .failures import Failures
 from .files import FileActions
+from .frame_stats import Stats
 from .heatmap_view import HeatmapLayout
 from .layout import Layout
 from .redraw import Redraw
@@ -37,34 +36,9 @@ from .sliders import Typing
 from .sweep.viewer import SweepViewer
 from .target_edits import TargetEdits
 
-FIGURE_FRAMES = 30  # the frame figures are means over this many frames
 DIAGRAM_INTERVAL_S = 0.25  # weights read back for the diagram at most 4 times a second
 STATS_INTERVAL_S = 0.5  # the frame figures shown change at most twice a second: readable, and a
 # paused window whose figures stayed put need not draw its UI again (app/ui/redraw.py)
-
-
-@dataclass
-class Stats:
-    frame_ms: float = 0.0  # time from one frame to the next (includes waiting for vsync, events)
-    work_ms: float = 0.0  # of that, the frame's build, record, run and read back
-    gpu_ms: dict = field(default_factory=dict)  # "training"/"heatmaps"/"ui" -> ms, when measured
-    training: str = ""  # what the budget gave training in the last frame that trained
-    record_ms: float = 0.0  # CPU time recording the last frame's training
-    wait_ms: float = 0.0  # CPU time waiting for the last frame's GPU work
-    ui_per_second: float = 0.0  # frames that drew the UI, per second
-    # Means over the same last FIGURE_FRAMES frames: a frame's time is known only when the next
-    # begins, so each is paired with that frame's own work, which it contains. (Separate running
-    # averages, one started on a first frame that compiled for seconds, showed work > frame.)
-    _pairs: collections.deque = field(default_factory=lambda: collections.deque(maxlen=FIGURE_FRAMES))
-    _last_work: float | None = None
-
-    def add_frame(self, since_last: float, work: float) -> None:
-        """`since_last`: seconds since the previous frame began; `work`: this frame's work."""
-        if self._last_work is not None:
-            self._pairs.append((since_last, self._last_work))
-            self.frame_ms = 1000 * sum(p[0] for p in self._pairs) / len(self._pairs)
-            self.work_ms = 1000 * sum(p[1] for p in self._pairs) / len(self._pairs)
-        self._last_work = work
 
 
 class AppState:
