@@ -9,16 +9,14 @@ from __future__ import annotations
 import numpy as np
 import slangpy as spy
 
-from ..config.config import Config
-from ..gpu.gpu import Gpu
 from ..gpu.kernel_cache import NetworkKernels
 from ..kernels.launch_shape import ADJUST_THREADS, LaunchShape
-from ..kernels.plan import NetworkPlan
 from ..kernels.step_units import StepProgress, StepUnits
 from ..model.optimizers import OPTIMIZERS
 from .loss_ring import LOSS_HISTORY, LossRing
 from .point_data import PointData
 from .step_args import REDUCE_GROUPS_PER_ROW, REGULARIZATION_IDS, StepArgsRing
+from .training_state import TrainerCore
 
 # Whole steps per command buffer, whenever many run at once. slang-rhi keeps each command
 # buffer's memory, pooled, at the size of its largest recording (on an H200 about 12 KB a step
@@ -26,20 +24,14 @@ from .step_args import REDUCE_GROUPS_PER_ROW, REGULARIZATION_IDS, StepArgsRing
 SUBMIT_STEPS = 64
 
 
-class StepRecording:
-    """Trainer's recording methods. What they read, made by Trainer (they also read Trainer's
-    batch_size, and advance step, optimizer_steps, samples_seen, data_position, version and
-    progress as steps complete):"""
+class StepRecording(TrainerCore):
+    """Trainer's recording methods. Besides TrainerCore's fields they read these, made by Trainer
+    (and Trainer's batch_size), and advance step, optimizer_steps, samples_seen, data_position,
+    version and progress as steps complete:"""
 
-    gpu: Gpu
-    config: Config
-    plan: NetworkPlan
     kernels: NetworkKernels
     launch: LaunchShape
     units: StepUnits
-    master: spy.Buffer  # fp32 parameters
-    weights: spy.Buffer  # what the kernels read: the masters themselves in float, a half copy in half
-    optimizer_state: spy.Buffer
     gradient_slots: spy.Buffer
     loss_slots: spy.Buffer
     grid_gradients: spy.Buffer
@@ -47,12 +39,6 @@ class StepRecording:
     losses: LossRing
     data: PointData | None
     _args: StepArgsRing
-    step: int
-    optimizer_steps: int
-    samples_seen: int
-    data_position: int
-    version: int
-    progress: StepProgress
 
     # ---- recording ----------------------------------------------------------------------
     @property

@@ -29,9 +29,9 @@ class Snapshot:
     data_position: int = 0
 
 
-class TrainingState:
-    """Trainer's state methods. What they read and write, made by Trainer.__init__ (they also call
-    Trainer's abandon_step and _clear_sums, which drop a step recorded in part):"""
+class TrainerCore:
+    """What both of Trainer's mixins (TrainingState here, StepRecording in step_recording.py) read
+    and write, made by Trainer.__init__."""
 
     gpu: Gpu
     config: Config
@@ -45,6 +45,11 @@ class TrainingState:
     data_position: int
     version: int
     progress: StepProgress
+
+
+class TrainingState(TrainerCore):
+    """Trainer's state methods (they also call Trainer's abandon_step and _clear_sums, which drop
+    a step recorded in part)."""
 
     # ---- parameters and optimizer state --------------------------------------------------
     def reset_optimizer(self) -> None:
