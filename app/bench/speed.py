@@ -31,7 +31,7 @@ from ..config.config import Config, validate
 from ..gpu.device import describe
 from ..gpu.gpu import create_gpu
 from . import derivative_rows, hashgrid_task, image_fit, options, tools, torch_hashgrid, torch_reference
-from .runners import EAGER_SHARE, AtomicReference, app_row, measure
+from .runners import CUDA_SHARE, EAGER_SHARE, AtomicReference, app_row, measure
 from .startup import cold_and_warm
 
 NETWORKS = {  # name: (config fields, PyTorch layer sizes)
@@ -105,7 +105,7 @@ def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic, cuda=No
     rows = [app_row(gpu, name, batch, precision, fields, budget, cap) for precision in ("float", "half")]
     if cuda is not None:  # the CUDA column: the same rows through SlangPy's CUDA backend
         rows += [
-            dict(app_row(cuda, name, batch, precision, fields, budget, cap), trainer="app-cuda")
+            dict(app_row(cuda, name, batch, precision, fields, budget * CUDA_SHARE, cap), trainer="app-cuda")
             for precision in ("float", "half")
         ]
     if atomic is not None and name == "4-16-4":
