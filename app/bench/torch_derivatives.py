@@ -23,10 +23,8 @@ their parameter gradients on a CPU."""
 
 from __future__ import annotations
 
-import time
-
 from .derivatives_task import CIRCLE_RADIUS, SIZES, WEIGHTS
-from .torch_reference import capture, replay_seconds
+from .torch_reference import capture, replay_seconds, timed_steps
 
 LEARNING_RATE, BETAS, EPSILON = 0.01, (0.9, 0.999), 1e-7  # the app's Adam defaults
 
@@ -100,13 +98,6 @@ def _adam(model, **options):
     return torch.optim.Adam(model.parameters(), lr=LEARNING_RATE, betas=BETAS, eps=EPSILON, **options)
 
 
-def _synchronize(device) -> None:
-    import torch
-
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 def time_eager(loss: str, batch: int, steps: int, device="cuda") -> float:
     """Seconds for `steps` eager steps (after 3 warm-up steps)."""
     import torch
@@ -124,14 +115,7 @@ def time_eager(loss: str, batch: int, steps: int, device="cuda") -> float:
         value.backward(inputs=parameters)  # the points' own gradient is not needed
         optimizer.step()
 
-    for _ in range(3):
-        step()
-    _synchronize(device)
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    _synchronize(device)
-    return time.perf_counter() - start
+    return timed_steps(step, steps, device)
 
 
 def compile_whole(value_of, mode: str):

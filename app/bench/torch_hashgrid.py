@@ -14,11 +14,9 @@ tiny-cuda-nn's 2^15 for `hashgrid-tcnn`), with the other references' interface."
 
 from __future__ import annotations
 
-import time
-
 from ..model.hashgrid import HASH_PRIME, GridSpec
 from .hashgrid_task import HIDDEN, photo_pixels
-from .torch_reference import capture, replay_seconds
+from .torch_reference import capture, replay_seconds, timed_steps
 
 
 def encode(u, tables, grid: GridSpec):
@@ -109,14 +107,7 @@ def time_eager(grid: GridSpec, batch: int, steps: int, half: bool = False) -> fl
         value.backward()
         optimizer.step()
 
-    for _ in range(3):
-        step()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    torch.cuda.synchronize()
-    return time.perf_counter() - start
+    return timed_steps(step, steps)
 
 
 class CompiledGraph:

@@ -46,6 +46,25 @@ def _loss_function(model, sizes: list[int], half: bool):
     return loss
 
 
+def timed_steps(step, steps: int, device="cuda") -> float:
+    """Seconds for `steps` calls of `step` after 3 warm-up calls, the device synchronized before
+    and after (a CPU device has nothing to wait for): every eager PyTorch row's timing."""
+    import torch
+
+    def synchronize() -> None:
+        if torch.device(device).type == "cuda":
+            torch.cuda.synchronize(device)
+
+    for _ in range(3):
+        step()
+    synchronize()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    synchronize()
+    return time.perf_counter() - start
+
+
 def time_eager(sizes: list[int], batch: int, steps: int, half: bool = False) -> float:
     """Seconds for `steps` eager steps (after 3 warm-up steps)."""
     import torch
@@ -61,14 +80,7 @@ def time_eager(sizes: list[int], batch: int, steps: int, half: bool = False) -> 
         value.backward()
         optimizer.step()
 
-    for _ in range(3):
-        step()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    torch.cuda.synchronize()
-    return time.perf_counter() - start
+    return timed_steps(step, steps)
 
 
 class CompiledGraph:
