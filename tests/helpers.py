@@ -89,17 +89,18 @@ def run_headless(tmp_path: Path, *args: str, timeout: int = 300) -> subprocess.C
 
 
 def assert_tables_keep_their_bytes_under_another_launch(gpu, monkeypatch, config, **limits) -> None:
-    """A grid's tables after one step are the same bytes with fewer workgroups (launch_shape's
-    `limits` lowered: another order of their fixed-point adds), and differ from the fresh tables
-    (the step did reach them). One step: the MLP's float sums follow the slots, so a second step
-    would start from other weights."""
+    """A grid's tables after one step are the same bytes with fewer workgroups (`limits` lowered,
+    each where it is defined, launch_shape or the fused trainer's path: another order of their
+    fixed-point adds), and differ from the fresh tables (the step did reach them). One step: the
+    MLP's float sums follow the slots, so a second step would start from other weights."""
     import app.kernels.launch_shape as launch_shape
+    import app.kernels.paths.fused as fused_path
     from app.train.trainer import Trainer
 
     one = Trainer(gpu, config)
     one.train(1)
     for name, value in limits.items():
-        monkeypatch.setattr(launch_shape, name, value)
+        monkeypatch.setattr(fused_path if hasattr(fused_path, name) else launch_shape, name, value)
     other = Trainer(gpu, config)
     assert other.launch.group_count != one.launch.group_count
     other.train(1)

@@ -16,6 +16,7 @@ from reference import sample_points
 from tensor_core_checks import emulate_tensor_cores
 
 from app.config.config import Config, validate
+from app.kernels.paths.fused import FUSED
 from app.kernels.planning import plan_for
 from app.kernels.shadergen.grid import encoding_constants
 from app.model.hashgrid import FIXED_POINT_BITS, grid_units
@@ -201,21 +202,24 @@ PATHS = {
     "workgroup tiles": dict(hidden=[32, 32]),
     "workgroup tiles, half": dict(hidden=[32, 32], precision="half"),
     "workgroup tiles, half, tensor cores": dict(hidden=[32, 32], precision="half"),
+    "fused trainer": dict(hidden=[32, 32], precision="half"),
 }
 
 
 @pytest.mark.parametrize("path", PATHS)
 def test_training_gradient_of_grid_networks_matches_numpy(gpu, monkeypatch, make_trainer, path):
     """Every path that takes a grid. On tensor cores the first layer's backward product also
-    gives the grid's input gradient (tiles_mma.slang); without them, emulated."""
-    if path.endswith("tensor cores") and not gpu.tensor_cores:
-        emulate_tensor_cores(gpu, monkeypatch, fused=False)
+    gives the grid's input gradient (tiles_mma.slang, fused_grid.slang); without them, emulated."""
+    if path.endswith("tensor cores") or path == "fused trainer":
+        emulate_tensor_cores(gpu, monkeypatch, fused=path == "fused trainer")
     elif path.endswith("half"):
         monkeypatch.setattr(type(gpu), "tensor_cores", property(lambda self: False))
     trainer = make_trainer(**SMALL, **PATHS[path], targets=["sin(2*x)*y", "x - y*y"], batch_size=300, seed=2)
-    expected_path = {"thread accumulators": "thread", "group tiles": "group"}.get(path, "tiles")
+    expected_path = {"thread accumulators": "thread", "group tiles": "group", "fused trainer": "fused"}.get(
+        path, "tiles"
+    )
     assert trainer.plan.gradient_path == expected_path
-    assert trainer.plan.matmul.endswith("tensor-core") == path.endswith("tensor cores")
+    assert trainer.plan.matmul.endswith("tensor-core") == (path.endswith("tensor cores") or path == "fused trainer")
     params = trainer.parameters()
     rng = np.random.default_rng(0)  # tables of a trained size: the initial 1e-4 would hide the MLP's share
     params[trainer.plan.mlp_param_count :] = rng.uniform(-0.5, 0.5, trainer.plan.grid_param_count)
@@ -244,13 +248,19 @@ def _train_in_pieces(trainer, steps):
             trainer.record_piece(encoder, next(sizes))
 
 
-@pytest.mark.parametrize("fields", [dict(hidden=[6]), dict(hidden=[32, 32]), dict(hidden=[32, 32], precision="half")])
-def test_tables_are_bit_identical_over_runs_pieces_and_launch_shapes(gpu, monkeypatch, fields):
+HALF = dict(hidden=[32, 32], precision="half")
+
+
+@pytest.mark.parametrize(
+    "fields, fused", [(dict(hidden=[6]), False), (dict(hidden=[32, 32]), False), (HALF, False), (HALF, True)]
+)
+def test_tables_are_bit_identical_over_runs_pieces_and_launch_shapes(gpu, monkeypatch, fields, fused):
     """Two runs, and steps split in pieces, give identical bytes; another number of workgroups
     (a different order of the tables' atomic adds) gives identical tables after a step. Half
-    precision on tensor cores (emulated where the device has none: the SIMT tiles are above)."""
-    if fields.get("precision") == "half" and not gpu.tensor_cores:
-        emulate_tensor_cores(gpu, monkeypatch, fused=False)
+    precision on tensor cores, in workgroup tiles and in the fused trainer (emulated where the
+    device has none: the SIMT tiles are above)."""
+    if fields.get("precision") == "half" and (fused or not gpu.tensor_cores):
+        emulate_tensor_cores(gpu, monkeypatch, fused=fused)
     config = validate(Config(**SMALL, **fields, targets=["sin(3*x)", "x*y"], batch_size=2000, seed=4))
     first, second, pieces = Trainer(gpu, config), Trainer(gpu, config), Trainer(gpu, config)
     first.train(4)
@@ -258,15 +268,21 @@ def test_tables_are_bit_identical_over_runs_pieces_and_launch_shapes(gpu, monkey
     _train_in_pieces(pieces, 4)
     assert first.parameters().tobytes() == second.parameters().tobytes() == pieces.parameters().tobytes()
     assert first.optimizer_state_values().tobytes() == pieces.optimizer_state_values().tobytes()
-    limits = dict(MAX_TILE_GROUPS=3, MAX_TRAIN_THREADS=256, MIN_PARALLEL_THREADS=256)
+    limits = dict(MAX_TILE_GROUPS=3, MAX_TRAIN_THREADS=256, MIN_PARALLEL_THREADS=256, FUSED_MAX_THREADS=3 * 256)
     assert_tables_keep_their_bytes_under_another_launch(gpu, monkeypatch, config, **limits)
 
 
 def test_grid_networks_take_a_path_with_an_input_gradient():
-    """On cooperative matrices a half 64-64 network takes the fused trainer, which has no input
-    gradient for the tables: with a grid it takes the workgroup tiles on tensor cores instead."""
+    """On cooperative matrices a half 64-64 network takes the fused trainer with a grid too (its
+    first layer's backward product gives the tables' input gradient, fused_grid.slang), with the
+    tables after the MLP's parameters and the weight copies after them; with derivative terms,
+    which the fused trainer's grid does not take, the grid takes a path of its own."""
     config = validate(Config(**SMALL, hidden=[64, 64], precision="half"))
     plain = plan_for(config.replace(encoding="raw"), tensor_cores=True)
     grid = plan_for(config, tensor_cores=True)
-    assert plain.gradient_path == "fused" and grid.gradient_path != "fused"
-    assert grid.gradient_path == "tiles" and all(grid.mma) and grid.grid is not None
+    assert plain.gradient_path == grid.gradient_path == "fused" and all(grid.mma) and grid.grid is not None
+    copies = FUSED.weight_copies(grid)
+    assert copies and min(c.forward for c in copies) >= grid.param_count
+    assert FUSED.weight_count(grid) >= grid.param_count + sum(2 * c.fan_in * c.fan_out for c in copies)
+    sdf = plan_for(config.replace(sdf="circle", eikonal=0.1), tensor_cores=True)
+    assert sdf.derivatives and sdf.gradient_path != "fused"

@@ -213,31 +213,36 @@ def _blocks(to: int, ti: int, warps: int) -> GradientBlocks:
 
 
 @functools.lru_cache(maxsize=64)
-def fused_layout(sizes: tuple[int, ...], jets: bool = False) -> FusedLayout | None:
+def fused_layout(sizes: tuple[int, ...], jets: bool = False, tables: int = 0) -> FusedLayout | None:
     """The layout for layer sizes (input, hidden..., output): the busy shape where it fits and
     keeps every subgroup busy, else the first of the other shapes it fits (FUSED_ or, with
     `jets`, a loss with derivative terms, JET_); None where the hidden widths are not multiples
-    of 16, the output is wider than 16, or every shape overruns shared memory or registers."""
-    if len(sizes) < 3 or sizes[-1] > 16 or any(w % 16 for w in sizes[1:-1]):
+    of 16, the output is wider than 16, or every shape overruns shared memory or registers.
+    `tables`: a grid encoding's table values, which follow the MLP's parameters in the weights
+    buffer (the copies then follow them), and whose input gradient the tile passes through slot 1
+    as floats (shaders/fused_grid.slang); a grid takes no derivative terms here."""
+    if len(sizes) < 3 or sizes[-1] > 16 or any(w % 16 for w in sizes[1:-1]) or (jets and tables):
         return None
     busy_shape, shapes = (JET_BUSY_SHAPE, JET_SHAPES) if jets else (FUSED_BUSY_SHAPE, FUSED_SHAPES)
     channels = JET_CHANNELS if jets else 1
-    busy = _layout(sizes, *busy_shape, channels)
+    busy = _layout(sizes, *busy_shape, channels, tables)
     if busy is not None and busy.keeps_subgroups_busy:
         return busy
     for warps, samples in shapes:
-        layout = _layout(sizes, warps, samples, channels)
+        layout = _layout(sizes, warps, samples, channels, tables)
         if layout is not None:
             return layout
     return None
 
 
-def _layout(sizes: tuple[int, ...], warps: int, samples: int, channels: int = 1) -> FusedLayout | None:
+def _layout(sizes: tuple[int, ...], warps: int, samples: int, channels: int = 1, tables: int = 0) -> FusedLayout | None:
     layers = len(sizes) - 1
     padded = [_pad(s) for s in sizes]
     widths = [padded[0]]
     for j in range(1, layers):  # H_j, and from slot 2 on the dZ of layer j - 2
         widths.append(max(padded[j], padded[j - 1] if j >= 2 else 0))
+    if tables:  # slot 1 also holds the input gradient dX, a float (two halves' room) per input
+        widths[1] = max(widths[1], 2 * padded[0])
     widths.append(max(padded[layers - 1], STAGE_HALVES))  # dZ of layer L-2, and the fp32 stage
     widths.append(padded[layers])  # dZ of the output layer
     strides = [w // UINT4_HALVES + 1 for w in widths]
@@ -255,7 +260,8 @@ def _layout(sizes: tuple[int, ...], warps: int, samples: int, channels: int = 1)
     words = max(ones + 64, overread)
     blocks = tuple(_blocks(padded[k + 1] // 16, padded[k] // 16, warps) for k in range(layers))
     copies, offset = [], 0
-    end = -(-sum(i * o + o for i, o in zip(sizes[:-1], sizes[1:])) // UINT4_HALVES) * UINT4_HALVES
+    params = sum(i * o + o for i, o in zip(sizes[:-1], sizes[1:])) + tables
+    end = -(-params // UINT4_HALVES) * UINT4_HALVES
     for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         if 0 < k < layers - 1:
             copies.append(WeightCopy(k, offset, fan_in, fan_out, end, end + fan_in * fan_out))
@@ -279,8 +285,10 @@ def _layout(sizes: tuple[int, ...], warps: int, samples: int, channels: int = 1)
         end,
         channels,
     )
-    # The end of the kernel stages each subgroup's fp32 tile (64 uint4) and each thread's loss there.
-    if layout.shared_bytes > FUSED_SHARED_BUDGET or words < 64 * warps:
+    # The end of the kernel stages each subgroup's fp32 tile (64 uint4) and each thread's loss there;
+    # a grid keeps the tile's points (a float2 a sample) beside the array.
+    points = samples * 8 if tables else 0
+    if layout.shared_bytes + points > FUSED_SHARED_BUDGET or words < 64 * warps:
         return None
     if layout.accumulators > FUSED_MAX_ACCUMULATORS or layout.bias_columns[-1] > 16:
         return None

@@ -35,6 +35,7 @@ class PathRequest:
     fused: bool  # ...and holds their operands as the fused trainer's weight copies assume
     cpu: bool  # a CPU driver, with lane tiles
     derivatives: bool = False  # the loss has terms on the input gradient (app/model/derivative_loss.py)
+    grid_params: int = 0  # the grid's table values, after the MLP's parameters (0: no grid)
 
     @property
     def sampled(self) -> bool:

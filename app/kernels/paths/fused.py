@@ -2,8 +2,9 @@
 matrices, the hidden weights held in registers as fragment-native copies that adjustParameters
 keeps beside them (shaders/fused.slang; the layout is app/kernels/fused_layout.py, the kernel
 app/kernels/shadergen/fused.py). Half precision, any truth (formulas, an image, a dataset's
-points) and any loss (the squared error inline, the classes' through bwd_diff of outputLoss), no
-grid, and a device whose operand layout the copies match."""
+points) and any loss (the squared error inline, the classes' through bwd_diff of outputLoss), a
+grid encoding as the input layer (shaders/fused_grid.slang; not with derivative terms), and a
+device whose operand layout the copies match."""
 
 from __future__ import annotations
 
@@ -31,9 +32,9 @@ class FusedTrainer(WorkgroupTiles):
     def fits(self, request: PathRequest) -> dict | None:
         r = request
         allowed = r.tensor_cores and r.fused and r.matmul == "auto"  # any truth, any loss
-        if not allowed or r.grid or r.precision != "half" or not r.one_to_one:
+        if not allowed or r.precision != "half" or not r.one_to_one:
             return None
-        layout = fused_layout(r.sizes, jets=r.derivatives)
+        layout = fused_layout(r.sizes, jets=r.derivatives, tables=r.grid_params)
         if layout is None:
             return None
         return dict(group_size=layout.threads, mma=tuple(True for _ in r.layers), tile_samples=layout.samples)
@@ -43,6 +44,8 @@ class FusedTrainer(WorkgroupTiles):
 
     def kernel(self, plan: NetworkPlan) -> str:
         includes = '#include "fused.slang"\n#include "fused_layers.slang"\n#include "fused_gradients.slang"'
+        if plan.grid is not None:
+            includes += '\n#include "fused_grid.slang"'
         if plan.derivatives:
             includes += '\n#include "fused_jets.slang"'
         return f"\n{fused_constants(plan)}{emulation_define(plan)}\n{includes}\n\n{fused_kernel(plan)}"

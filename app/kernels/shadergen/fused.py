@@ -1,6 +1,7 @@
 """Prints learnGradient for the fully fused tensor-core trainer (shaders/fused.slang): the layout
 constants of app/kernels/fused_layout.py, the forward calls and the loss, then from the output layer down
-a workgroup barrier, the weight-gradient products and the backward call of each layer; and
+a workgroup barrier, the weight-gradient products and the backward call of each layer (for the
+first layer with a grid, the grid's input gradient into its tables: shaders/fused_grid.slang); and
 storeWeightCopies, with which adjustParameters keeps the block copies of the hidden weights."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from .chain import LayerStep, indent, layer_lines
 
 
 def layout_of(plan: NetworkPlan) -> FusedLayout:
-    layout = fused_layout(plan.sizes, jets=plan.derivatives)
+    layout = fused_layout(plan.sizes, jets=plan.derivatives, tables=plan.grid_param_count)
     if layout is None:
         raise ValueError(f"{plan.title} does not fit the fused tensor-core trainer")
     return layout
@@ -100,6 +101,8 @@ def _jet(plan: NetworkPlan) -> str:
 def _samples(plan: NetworkPlan) -> list[str]:
     """The tile's samples into slot 0; each lane keeps its point and validity (and with derivative
     terms a boundary sample's normal) for the loss."""
+    if plan.grid is not None:  # the workgroup encodes the tile (shaders/fused_grid.slang)
+        return ["float2 p;", "bool valid;", "fusedGridLoadSamples(tid, warp, lane, tile, a, p, valid);"]
     if not plan.derivatives:
         return ["float2 p;", "bool valid;", "fusedLoadSamples(warp, lane, tile, a, p, valid);"]
     return ["float2 p, normal;", "bool valid;", "fusedJetLoadSamples(warp, lane, tile, a, p, valid, normal);"]
@@ -155,6 +158,11 @@ def _backward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
         below = f"{_slot(layout, k + 2)}, {_slot(layout, k)}, {_slot(layout, k + 1)}"
         if s.last:
             calls.append(f"fused{jet}BackwardRows<{_tiles(s.layer.fan_in)}, HiddenActivation>(warp, {below});")
+        elif k == 0 and plan.grid is not None:  # the input gradient, into the tables
+            calls.append(
+                f"fusedGridBackward<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}>(tid, warp, "
+                f"{_slot(layout, 2)}, {_slot(layout, 1)});"
+            )
         elif k > 0:
             calls += [] if layout.holds_weights else _hold(layout, s, False)
             calls.append(
