@@ -19,7 +19,7 @@ from app.config.config import Config, validate
 from app.kernels.paths.fused import FUSED
 from app.kernels.planning import plan_for
 from app.kernels.shadergen.grid import encoding_constants
-from app.model.hashgrid import FIXED_POINT_BITS, grid_units
+from app.model.hashgrid import FIXED_POINT_BITS, GRID_EPSILON, grid_units
 from app.train.trainer import Trainer
 from app.truth.targets import target_to_numpy
 
@@ -286,3 +286,32 @@ def test_grid_networks_take_a_path_with_an_input_gradient():
     assert FUSED.weight_count(grid) >= grid.param_count + sum(2 * c.fan_in * c.fan_out for c in copies)
     sdf = plan_for(config.replace(sdf="circle", eikonal=0.1), tensor_cores=True)
     assert sdf.derivatives and sdf.gradient_path != "fused"
+
+
+
+def test_tables_take_adam_with_their_own_epsilon_and_skip_untouched_entries(make_trainer):
+    """Three Adam steps against numpy: the MLP with the configured epsilon, the tables with
+    GRID_EPSILON (app/model/hashgrid.py says why); an entry no sample touched keeps its value and
+    moments."""
+    lr, b1, b2, eps = 0.01, 0.8, 0.9, 1e-4
+    trainer = make_trainer(
+        **SMALL, hidden=[6], optimizer="adam", lr=lr, beta1=b1, beta2=b2, epsilon=eps, batch_size=256, seed=3
+    )
+    mlp = trainer.plan.mlp_param_count
+    epsilons = np.full(trainer.plan.param_count, eps)
+    epsilons[mlp:] = GRID_EPSILON
+    params = trainer.parameters().astype(np.float64)
+    m, v = np.zeros_like(params), np.zeros_like(params)
+    clear = np.ones(params.size, bool)  # as in test_kernels: MLP gradients clear of float32 noise
+    for t in range(1, 4):
+        _, grad = gpu_loss_and_gradient(trainer, step=trainer.step)
+        clear[:mlp] &= np.abs(grad[:mlp]) > 1e-3  # the tables' fixed-point sums are the GPU's own
+        trainer.train(1)
+        touched = np.ones(params.size, bool)
+        touched[mlp:] = grad[mlp:] != 0
+        m = np.where(touched, b1 * m + (1 - b1) * grad, m)
+        v = np.where(touched, b2 * v + (1 - b2) * grad * grad, v)
+        step = lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + epsilons)
+        params = np.where(touched, params - step, params)
+    assert 0 < np.count_nonzero(~touched[mlp:]) < trainer.plan.grid_param_count  # some entries untouched
+    np.testing.assert_allclose(trainer.parameters()[clear], params[clear], rtol=1e-4, atol=1e-6)
