@@ -29,7 +29,8 @@ def _config(args) -> Config:
     if args.image:
         info, _ = image_truth.load(args.image)
         fields |= {"image": info, "domain": image_truth.aspect_domain(info["width"], info["height"])}
-    return validate(Config(**fields, batch_size=args.batch, precision=args.precision, lr=args.lr, seed=args.seed))
+    optimizer = dict(lr=args.lr, beta2=args.beta2) if args.beta2 is not None else dict(lr=args.lr)
+    return validate(Config(**fields, batch_size=args.batch, precision=args.precision, **optimizer, seed=args.seed))
 
 
 def run(args) -> dict:
@@ -83,6 +84,9 @@ def main(argv=None) -> int:
     parser.add_argument("--batch", type=int, default=1 << 18, help="samples a step (default 262144)")
     parser.add_argument("--precision", choices=("float", "half"), default="half")
     parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument(
+        "--beta2", type=float, help="Adam's beta2 (default: the app's, 0.999; tiny-cuda-nn's image config: 0.99)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--size", type=int, default=hashgrid_task.PHOTO_SIZE, help="the procedural photo's side")
     parser.add_argument("--image", help="fit this PNG or JPEG instead of the procedural photo")
