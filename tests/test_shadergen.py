@@ -45,7 +45,7 @@ TENSOR_CORES = ["--hidden", "64,48", "--precision", "half", "--encoding", "raw",
 FUSED_BUSY = ["--hidden", "64,64,64", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
 FUSED_WIDE = ["--hidden", "128,128", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
 # Workgroup tiles on tensor cores: where a device's cooperative matrices hold operands otherwise
-# than the fused trainer's fragment-native copies assume (plan_for(fused=False)), and grid networks
+# than the fused trainer's fragment-native copies assume (plan_for(fused=False))
 TILES_MMA = ["--hidden", "128,128", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
 
 
