@@ -288,7 +288,6 @@ def test_grid_networks_take_a_path_with_an_input_gradient():
     assert sdf.derivatives and sdf.gradient_path != "fused"
 
 
-
 def test_tables_take_adam_with_their_own_epsilon_and_skip_untouched_entries(make_trainer):
     """Three Adam steps against numpy: the MLP with the configured epsilon, the tables with
     GRID_EPSILON (app/model/hashgrid.py says why); an entry no sample touched keeps its value and
