@@ -22,6 +22,11 @@ from ..truth import image_truth
 from . import hashgrid_task, options
 
 FINE_SECONDS = 0.01
+# Steps trained, then thrown away (fresh weights), before the clock starts: a network's first steps
+# in a process ran slower than the rest (H200, 2^15 tables: 30 dB after 0.106 s in a process's first
+# fit, 0.032 s in the next, whatever Adam's beta2); that is start-up, which the `startup` tool
+# measures, not fitting.
+WARMUP_STEPS = 50
 
 
 def _config(args) -> Config:
@@ -41,6 +46,8 @@ def fit(gpu, config: Config, seconds: float, target: float, every: float, quiet:
     """Trains `config` on `gpu` for `seconds` of training clock, its PSNR every `every` seconds."""
     session = Session(gpu, config)
     session.eval_every = 1 << 30
+    session.advance(WARMUP_STEPS)
+    session.reset()
     image = session.image
     points, clock, reached = [], 0.0, None
     next_eval = 0.0
