@@ -25,9 +25,11 @@ def test_the_tcnn_rows_train_tiny_cuda_nns_grid_in_the_app_and_in_pytorch(gpu):
 
 def test_the_image_fit_row_reports_a_rising_psnr_against_the_clock(gpu, monkeypatch, capsys):
     """A 64-pixel photo for 1.5 s of training: the PSNR of the learned image, from the
-    app's evaluator, checked against numpy's PSNR of a flat grey guess as its floor."""
+    app's evaluator, checked against numpy's PSNR of a flat grey guess as its floor. Tables of
+    2^12 entries (0.035 s a step on lavapipe, unloaded): with the task's 2^19 (0.088 s), a CI run
+    under load evaluated only five times in 1.5 s and reached 12.2 dB, under the floor's 12.7."""
     monkeypatch.setitem(
-        speed.NETWORKS, "hashgrid", (lambda: hashgrid_task.app_fields(64), speed.NETWORKS["hashgrid"][1])
+        speed.NETWORKS, "hashgrid", (lambda: hashgrid_task.app_fields(64, 12), speed.NETWORKS["hashgrid"][1])
     )
     monkeypatch.setattr(speed, "IMAGE_FIT", dict(seconds=1.5, target=30.0, every=0.25))
     monkeypatch.setattr(speed, "IMAGE_FIT_BATCH", 4096)

@@ -17,9 +17,12 @@ from app.ui.offscreen import OffscreenApp
 
 
 def _paused_at_a_step_boundary(ui) -> int:
-    """Pauses, lets a step recorded in pieces finish, and returns the step it stays at."""
+    """Trains until a frame ends between two steps, pauses there, and returns the step it stays
+    at. (Paused in a step's first phase, the window leaves the step waiting for the next run: it
+    finishes only a step whose parameter updates have begun. Under load, steps come in pieces, and
+    pausing first waited out its 60 s for a step that was never to finish.)"""
+    assert ui.frames_until(lambda: not ui.session.trainer.progress.started), "a frame ends between steps"
     ui.app.running = False
-    assert ui.frames_until(lambda: not ui.session.trainer.progress.started), "the step in progress finishes"
     return ui.session.trainer.step
 
 
