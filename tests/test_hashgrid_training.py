@@ -28,6 +28,13 @@ PATHS = {
     "workgroup tiles, half": dict(hidden=[32, 32], precision="half"),
     "workgroup tiles, half, tensor cores": dict(hidden=[32, 32], precision="half"),
     "fused trainer": dict(hidden=[32, 32], precision="half"),
+    # 3 inputs, one feature a level: a pair of features straddles two levels; hidden layers of 16,
+    # narrower than the float dX the second slot must hold
+    "fused trainer, 3 levels of 1 feature, 16-16": dict(
+        hidden=[16, 16], precision="half", grid_levels=3, grid_features=1
+    ),
+    # 20 inputs (4 a level), padded to 32: two tiles of dX, the second part zeros
+    "fused trainer, 5 levels of 4 features": dict(hidden=[32, 32], precision="half", grid_levels=5, grid_features=4),
 }
 
 
@@ -35,16 +42,16 @@ PATHS = {
 def test_training_gradient_of_grid_networks_matches_numpy(gpu, monkeypatch, make_trainer, path):
     """Every path that takes a grid. On tensor cores the first layer's backward product also
     gives the grid's input gradient (tiles_mma.slang, fused_grid.slang); without them, emulated."""
-    if path.endswith("tensor cores") or path == "fused trainer":
-        emulate_tensor_cores(gpu, monkeypatch, fused=path == "fused trainer")
+    fused = path.startswith("fused trainer")
+    if path.endswith("tensor cores") or fused:
+        emulate_tensor_cores(gpu, monkeypatch, fused=fused)
     elif path.endswith("half"):
         monkeypatch.setattr(type(gpu), "tensor_cores", property(lambda self: False))
-    trainer = make_trainer(**SMALL, **PATHS[path], targets=["sin(2*x)*y", "x - y*y"], batch_size=300, seed=2)
-    expected_path = {"thread accumulators": "thread", "group tiles": "group", "fused trainer": "fused"}.get(
-        path, "tiles"
-    )
+    fields = {**SMALL, **PATHS[path]}
+    trainer = make_trainer(**fields, targets=["sin(2*x)*y", "x - y*y"], batch_size=300, seed=2)
+    expected_path = "fused" if fused else {"thread accumulators": "thread", "group tiles": "group"}.get(path, "tiles")
     assert trainer.plan.gradient_path == expected_path
-    assert trainer.plan.matmul.endswith("tensor-core") == (path.endswith("tensor cores") or path == "fused trainer")
+    assert trainer.plan.matmul.endswith("tensor-core") == (path.endswith("tensor cores") or fused)
     params = trainer.parameters()
     rng = np.random.default_rng(0)  # tables of a trained size: the initial 1e-4 would hide the MLP's share
     params[trainer.plan.mlp_param_count :] = rng.uniform(-0.5, 0.5, trainer.plan.grid_param_count)
