@@ -33,3 +33,13 @@ def emulate_tensor_cores(gpu, monkeypatch, fused: bool = True):
     monkeypatch.setattr(kind, "emulated_tensor_cores", property(lambda self: True))
     monkeypatch.setattr(kind, "fused_fragments", property(lambda self: fused))
     return gpu
+
+
+def tensor_cores_for(gpu, monkeypatch, fused: bool):
+    """`gpu` planning on tensor cores for this test, the fused trainer where `fused` else the
+    workgroup tiles: native where the device has cooperative matrices (and, for the fused trainer,
+    holds their operands as its weight copies assume), emulated elsewhere (CI's lavapipe)."""
+    if gpu.tensor_cores and not gpu.emulated_tensor_cores and (gpu.fused_fragments or not fused):
+        monkeypatch.setattr(type(gpu), "fused_fragments", property(lambda self: fused))
+        return gpu
+    return emulate_tensor_cores(gpu, monkeypatch, fused=fused)

@@ -11,7 +11,7 @@ import pytest
 import reference_grid as ref
 from helpers import assert_tables_keep_their_bytes_under_another_launch, gpu_loss_and_gradient
 from reference import sample_points
-from tensor_core_checks import emulate_tensor_cores
+from tensor_core_checks import tensor_cores_for
 from test_hashgrid import SMALL
 
 from app.config.config import Config, validate
@@ -41,10 +41,11 @@ PATHS = {
 @pytest.mark.parametrize("path", PATHS)
 def test_training_gradient_of_grid_networks_matches_numpy(gpu, monkeypatch, make_trainer, path):
     """Every path that takes a grid. On tensor cores the first layer's backward product also
-    gives the grid's input gradient (tiles_mma.slang, fused_grid.slang); without them, emulated."""
+    gives the grid's input gradient (tiles_mma.slang, fused_grid.slang): native on a GPU with them,
+    emulated without."""
     fused = path.startswith("fused trainer")
     if path.endswith("tensor cores") or fused:
-        emulate_tensor_cores(gpu, monkeypatch, fused=fused)
+        tensor_cores_for(gpu, monkeypatch, fused)
     elif path.endswith("half"):
         monkeypatch.setattr(type(gpu), "tensor_cores", property(lambda self: False))
     fields = {**SMALL, **PATHS[path]}
@@ -91,8 +92,8 @@ def test_tables_are_bit_identical_over_runs_pieces_and_launch_shapes(gpu, monkey
     (a different order of the tables' atomic adds) gives identical tables after a step. Half
     precision on tensor cores, in workgroup tiles and in the fused trainer (emulated where the
     device has none: the SIMT tiles are above)."""
-    if fields.get("precision") == "half" and (fused or not gpu.tensor_cores):
-        emulate_tensor_cores(gpu, monkeypatch, fused=fused)
+    if fields.get("precision") == "half":
+        tensor_cores_for(gpu, monkeypatch, fused)
     config = validate(Config(**SMALL, **fields, targets=["sin(3*x)", "x*y"], batch_size=2000, seed=4))
     first, second, pieces = Trainer(gpu, config), Trainer(gpu, config), Trainer(gpu, config)
     first.train(4)
