@@ -52,10 +52,9 @@ def fit(gpu, config: Config, seconds: float, target: float, every: float, quiet:
     points, clock, reached = [], 0.0, None
     next_eval = 0.0
     while clock < seconds:
-        interval = every if reached is not None else FINE_SECONDS
         steps = session.chunk_size(1 << 62)
         if clock > 0:  # no further than the next evaluation, at the rate so far
-            steps = max(1, min(steps, int(interval * session.trainer.step / clock)))
+            steps = max(1, min(steps, int((next_eval - clock) * session.trainer.step / clock)))
         start = time.perf_counter()
         session.advance(steps)
         clock += time.perf_counter() - start  # advance() waits for its last command buffer

@@ -9,10 +9,10 @@ fit a photo-like image with a hash-grid encoding of 2^19-entry tables and a 64-6
 `hashgrid-tcnn` rows are tiny-cuda-nn's own image-fitting config (2^15-entry tables, batch 2^18).
 On a GPU each of the two also gets an image-fit row: the PSNR of the learned image against the
 training clock and the time to 30 dB (app/bench/image_fit.py). Where torch imports with CUDA, the
-PyTorch rows are eager and the strongest: the loss
-compiled with torch.compile and the whole step captured in one CUDA graph, each in fp32 and with
-fp16 autocast (the hash grids' compiled row in fp16 alone: COMPILED_HALF_ONLY). Every app row is reported as a ratio to the best PyTorch row of the same network
-and batch. The `derivatives` rows train a softplus MLP on losses of its input gradient (Sobolev
+PyTorch rows are eager and the strongest: the loss compiled with torch.compile and the whole step
+captured in one CUDA graph, each in fp32 and with fp16 autocast (the hash grids' compiled row in
+fp16 alone: COMPILED_HALF_ONLY). Every app row is reported as a ratio to the best PyTorch row of
+the same network and batch. The `derivatives` rows train a softplus MLP on losses of its input gradient (Sobolev
 and eikonal: app/bench/derivatives_task.py, derivative_rows.py) beside PyTorch's double backward
 (torch_derivatives.py), in fp32.
 
