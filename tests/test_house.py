@@ -119,7 +119,7 @@ def test_the_paths_have_distinct_names_and_group_tiles_fit_every_network():
         matmul="auto",
         squared=False,
         points=True,
-        grid=False,
+        grid_params=0,
         image=False,
         tensor_cores=False,
         fused=False,

@@ -73,7 +73,6 @@ def _plan(
         matmul=s.matmul,
         squared=common["loss_name"] == "squared",
         points=problem is not None,
-        grid=enc.trained,
         grid_params=setting.param_count if enc.trained else 0,
         image=image is not None or sdf is not None,  # both read a grid of values (image_truth.slang)
         tensor_cores=tensor_cores,

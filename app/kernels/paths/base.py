@@ -29,13 +29,17 @@ class PathRequest:
     matmul: str  # "auto": tensor cores where the device and the network allow; "simt": never
     squared: bool  # the loss is the squared error
     points: bool  # trained on a dataset's points
-    grid: bool  # a trained grid encoding is the input
+    grid_params: int  # a trained grid encoding's table values, after the MLP's parameters (0: no grid)
     image: bool  # an image is the truth
     tensor_cores: bool  # the device has cooperative matrices
     fused: bool  # ...and holds their operands as the fused trainer's weight copies assume
     cpu: bool  # a CPU driver, with lane tiles
     derivatives: bool = False  # the loss has terms on the input gradient (app/model/derivative_loss.py)
-    grid_params: int = 0  # the grid's table values, after the MLP's parameters (0: no grid)
+
+    @property
+    def grid(self) -> bool:
+        """A trained grid encoding is the input."""
+        return self.grid_params > 0
 
     @property
     def sampled(self) -> bool:
