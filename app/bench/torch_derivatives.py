@@ -24,7 +24,7 @@ their parameter gradients on a CPU."""
 from __future__ import annotations
 
 from .derivatives_task import CIRCLE_RADIUS, SIZES, WEIGHTS
-from .torch_reference import capture, replay_seconds, timed_steps
+from .torch_reference import capture, compile_fresh, replay_seconds, timed_steps
 
 LEARNING_RATE, BETAS, EPSILON = 0.01, (0.9, 0.999), 1e-7  # the app's Adam defaults
 
@@ -123,7 +123,7 @@ def compile_whole(value_of, mode: str):
     backward), with autograd.grad traced into it where this PyTorch has the option for it."""
     import torch
 
-    compiled = torch.compile(value_of, mode=mode, fullgraph=True)
+    compiled = compile_fresh(value_of, mode=mode, fullgraph=True)
     config = torch._dynamo.config
     if not hasattr(config, "trace_autograd_ops"):
         return compiled

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..model.hashgrid import HASH_PRIME, GridSpec
 from .hashgrid_task import HIDDEN, photo_pixels
-from .torch_reference import capture, replay_seconds, timed_steps
+from .torch_reference import capture, compile_fresh, replay_seconds, timed_steps
 
 
 def encode(u, tables, grid: GridSpec):
@@ -118,7 +118,7 @@ class CompiledGraph:
 
         task = _Task(half, grid)
         self.optimizer = task.optimizer(fused=True, capturable=True)
-        loss = torch.compile(task.loss, mode=mode)
+        loss = compile_fresh(task.loss, mode=mode)
         self.points = torch.empty(batch, 2, device="cuda")
 
         def step() -> None:

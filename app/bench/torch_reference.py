@@ -95,7 +95,7 @@ class CompiledGraph:
         self.optimizer = torch.optim.Adam(
             self.model.parameters(), lr=0.01, betas=(0.9, 0.999), eps=1e-7, fused=True, capturable=True
         )
-        loss = torch.compile(_loss_function(self.model, sizes, half), mode=mode)
+        loss = compile_fresh(_loss_function(self.model, sizes, half), mode=mode)
         self.points = torch.empty(batch, 2, device=device)
 
         def step() -> None:
@@ -109,6 +109,17 @@ class CompiledGraph:
 
     def time(self, steps: int) -> float:
         return replay_seconds(self.graph, steps)
+
+
+def compile_fresh(function, **options):
+    """torch.compile of `function` with dynamo's caches cleared first. Every row's loss is one code
+    object (a closure made afresh for each network), and past dynamo's recompile limit (8) a
+    further network's would run eager without a word: on an H100 the "compiled" 2-128-128-4 rows
+    ran at eager's speed (1.75e8 against 1.59e8 samples/s)."""
+    import torch
+
+    torch._dynamo.reset()
+    return torch.compile(function, **options)
 
 
 def capture(step):
