@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app.config.config import Config, validate
-from app.kernels.fused_layout import FUSED_SHARED_BUDGET, fragment_slot, fused_layout
+from app.kernels.fused_layout import FUSED_SHARED_BUDGET, fragment_slot, fused_layout, operand_slot
 from app.kernels.network_module import network_source
 from app.kernels.paths import path_of
 from app.kernels.planning import plan_for
@@ -30,6 +30,23 @@ def test_fragment_slots_are_nvidias_b_operand_and_a_permutation():
     slots = [fragment_slot(k, n) for k in range(16) for n in range(16)]
     assert sorted(slots) == list(range(256))
     assert all(fragment_slot(k, n) == _nvidia_b_fragment(k, n) for k in range(16) for n in range(16))
+
+
+def _nvidia_a_fragment(r: int, c: int) -> int:
+    """mma.sync's A fragment (and the accumulators of its two n-halves side by side), from PTX's
+    figure: lane groupID = r % 8 and threadID (c % 8) / 2 hold (r, c); a0, a1 at rows under 8 and
+    columns under 8, a2, a3 rows 8-15, a4, a5 columns 8-15, a6, a7 both."""
+    group, thread = r % 8, (c % 8) // 2
+    register = {(False, False): 0, (True, False): 2, (False, True): 4, (True, True): 6}[(r >= 8, c >= 8)]
+    return (group * 4 + thread) * 8 + register + c % 2
+
+
+def test_operand_slots_are_nvidias_a_operand_and_a_permutation():
+    """Where shaders/fused_registers.slang reads and writes a lane's elements on CUDA."""
+    slots = [operand_slot(r, c) for r in range(16) for c in range(16)]
+    assert sorted(slots) == list(range(256))
+    assert all(operand_slot(r, c) == _nvidia_a_fragment(r, c) for r in range(16) for c in range(16))
+    assert operand_slot(np.arange(16), np.arange(16)).tolist() == [_nvidia_a_fragment(i, i) for i in range(16)]
 
 
 def test_weight_copies_hold_each_weight_at_its_operand_place():

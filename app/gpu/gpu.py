@@ -13,7 +13,7 @@ import numpy as np
 import slangpy as spy
 
 from ..config.config import Config
-from ..kernels.fused_layout import fragment_slot
+from ..kernels.fused_layout import fragment_slot, operand_slot
 from ..kernels.plan import NetworkPlan
 from ..kernels.planning import plan_for
 from ..resources import shader_dir
@@ -92,28 +92,38 @@ class Gpu:
     @functools.cached_property
     def fused_fragments(self) -> bool:
         """Whether this device's cooperative matrices hold B operands as the fused trainer's
-        fragment-native weight copies assume (app/kernels/fused_layout.py: fragment_slot): checked once
-        with a probe kernel; where they don't, plans keep the other tensor-core path. On CUDA
-        (tensor cores forced on) the probe agrees with Vulkan's on an H100, and the fused trainer
-        runs there (app/kernels/fused_layout.py: CUDA_OVERREAD_COLUMNS)."""
+        fragment-native weight copies assume (app/kernels/fused_layout.py: fragment_slot), and on
+        CUDA A operands and accumulators where shaders/fused_registers.slang reads and writes them
+        (operand_slot): checked once with a probe kernel; where they don't, plans keep the other
+        tensor-core path. On CUDA (tensor cores forced on) the fused trainer runs where the probe
+        agrees (app/kernels/fused_layout.py: CUDA_OVERREAD_COLUMNS)."""
         if not self.tensor_cores:
             return False
         if self.emulated_tensor_cores:  # the emulation reads the copies as fragment_slot lays them out
             return True
         try:
-            program = self.device.load_program(str(shader_dir() / "fragment_probe.slang"), ["fragmentLayout"])
-            matrix = self.device.create_buffer(
-                data=np.arange(256, dtype=np.float16), usage=spy.BufferUsage.shader_resource
-            )
-            out = self.buffer(32 * 8 * 4)
-            self.device.create_compute_kernel(program).dispatch(
-                [32, 1, 1], matrix=matrix.device_address, out=out.device_address
-            )
-            held = self.read(out, 32 * 8).astype(np.int64)
-        except Exception:  # a driver that builds no such kernel (CUDA here): the other path
+            held = self._fragment_probe()
+        except Exception:  # a driver that builds no such kernel: the other path
             return False
-        k, n = np.divmod(held, 16)
-        return bool(np.all(held >= 0) and np.array_equal(fragment_slot(k, n), np.arange(256)))
+        r, c = np.divmod(held, 16)
+        expected = [fragment_slot(r[0], c[0])]
+        if self.device.info.type == spy.DeviceType.cuda:
+            expected += [operand_slot(r[tile], c[tile]) for tile in (1, 2, 3)]
+        return all(
+            np.all(held[tile] >= 0) and np.array_equal(slots, np.arange(256)) for tile, slots in enumerate(expected)
+        )
+
+    def _fragment_probe(self) -> np.ndarray:
+        """shaders/fragment_probe.slang's four tiles: for each (B, A, float and half accumulator)
+        and each lane's component, the element (row * 16 + column) it held."""
+        program = self.device.load_program(str(shader_dir() / "fragment_probe.slang"), ["fragmentLayout"])
+        halves = self.device.create_buffer(data=np.arange(256, dtype=np.float16), usage=spy.BufferUsage.shader_resource)
+        floats = self.device.create_buffer(data=np.arange(256, dtype=np.float32), usage=spy.BufferUsage.shader_resource)
+        out = self.buffer(4 * 256 * 4)
+        self.device.create_compute_kernel(program).dispatch(
+            [32, 1, 1], matrix=halves.device_address, floats=floats.device_address, out=out.device_address
+        )
+        return self.read(out, 4 * 256).astype(np.int64).reshape(4, 256)
 
     @functools.cached_property
     def lane_tiles(self) -> bool:
