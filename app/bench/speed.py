@@ -72,6 +72,12 @@ IMAGE_FIT_BATCH = 1 << 18
 COMPILED_HALF_ONLY = {"hashgrid", "hashgrid-tcnn"}
 
 
+# Seconds each timed row runs (eager PyTorch and the CUDA column a share of it: runners.py). At
+# 2 s a full H100 run took 542 s once every compiled row compiled its own network (PyTorch's two
+# autotuned rows alone 170 s); 1.5 s still runs each row for hundreds to thousands of steps.
+TIMED_SECONDS = 1.5
+
+
 AUTOTUNE_MODE = "max-autotune-no-cudagraphs"
 COMPILE_MODES = ("auto", "default", AUTOTUNE_MODE)
 
@@ -100,7 +106,7 @@ def cuda_twin(gpu, args):
 
 
 def _rows_for(gpu, name: str, batch: int, args, use_torch: bool, atomic, cuda=None) -> list[dict]:
-    budget, cap = (0.3, 50) if args.quick else (2.0, 4000)
+    budget, cap = (0.3, 50) if args.quick else (TIMED_SECONDS, 4000)
     if name == derivative_rows.GROUP:
         return derivative_rows.rows_for(gpu, batch, args, budget, cap)
     fields, sizes = NETWORKS[name]
