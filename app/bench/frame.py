@@ -83,6 +83,46 @@ def _config(args) -> Config:
     return validate(config.replace(**{key: value for key, value in changes.items() if value is not None}))
 
 
+def _training(ui: OffscreenApp, frames: int) -> dict:
+    ui.app.running = True
+    ui.frame(60)  # the frame budget learns the costs
+    return _frames(ui, frames)
+
+
+def window_row(gpu, network: str, config: Config, frames: int, seconds: float) -> dict:
+    """The bench's window row (app/bench/speed.py): `config` trained in the window at 1280x800,
+    `frames` training frames, beside a headless run of `seconds`."""
+    ui = OffscreenApp(Session(gpu, config, grid=HEATMAP_GRID, heatmaps=True), 1280, 800)
+    try:
+        ui.app.running = False
+        ui.frame(10)  # settle: layout, first evaluation, caches
+        training = _training(ui, frames)
+    finally:
+        ui.close()
+    headless = _headless_rate(gpu, config, seconds)
+    return dict(
+        trainer="app-window",
+        network=network,
+        batch=config.batch_size,
+        precision=config.precision,
+        samples_per_second=training["samples_per_second"],
+        headless_samples_per_second=headless,
+        window_over_headless=training["samples_per_second"] / headless,
+        frames_per_second=training["frames_per_second"],
+        record_ms=training["record_ms"],
+    )
+
+
+def print_window_row(row: dict) -> None:
+    print(
+        f"{row['trainer']:>28} {row['network']:>13} {row['precision']:>5} batch {row['batch']:>9}: "
+        f"{row['samples_per_second']:10.3g} samples/s in the window, {row['headless_samples_per_second']:.3g} "
+        f"headless: {row['window_over_headless']:.2f} of headless ({row['frames_per_second']:.0f} frames/s, "
+        f"{row['record_ms']:.1f} ms of CPU recording a frame)",
+        flush=True,
+    )
+
+
 def run(args) -> dict:
     gpu = create_gpu(args.device)
     config = _config(args)
@@ -92,9 +132,7 @@ def run(args) -> dict:
         ui.frame(10)  # settle: layout, first evaluation, caches
         paused = _frames(ui, args.frames)
         paused_drawn = _frames(ui, args.frames, force=True)
-        ui.app.running = True
-        ui.frame(60)  # the frame budget learns the costs
-        training = _frames(ui, args.frames)
+        training = _training(ui, args.frames)
     finally:
         ui.close()
     headless = _headless_rate(gpu, config, args.seconds)
