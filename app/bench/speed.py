@@ -14,7 +14,8 @@ captured in one CUDA graph, each in fp32 and with fp16 autocast (the hash grids'
 fp16 alone: COMPILED_HALF_ONLY). Every app row is reported as a ratio to the best PyTorch row of
 the same network and batch. The `derivatives` rows train a softplus MLP on losses of its input gradient (Sobolev
 and eikonal: app/bench/derivatives_task.py, derivative_rows.py) beside PyTorch's double backward
-(torch_derivatives.py), in fp32.
+(torch_derivatives.py; the compiled step under fp16 autocast). On a GPU a full run ends with the
+window row: the window's training frames against headless (WINDOW, app/bench/frame.py).
 
 The compile mode (--compile-mode auto): max-autotune-no-cudagraphs for fp16 on networks with
 hidden layers of 64 or more at batches of 2^20 and up, where PyTorch's tensor-core products
