@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from app.config.config import Config, validate
-from app.kernels.fused_layout import FUSED_SHARED_BUDGET, fragment_slot, fused_layout, operand_slot
+from app.kernels.fragments import fragment_slot, operand_slot
+from app.kernels.fused_layout import FUSED_SHARED_BUDGET, fused_layout
 from app.kernels.network_module import network_source
 from app.kernels.paths import path_of
 from app.kernels.planning import plan_for

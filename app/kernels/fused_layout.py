@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .fragments import fragment_slot
+
 # (subgroups of 32 a workgroup, samples a tile). Each subgroup owns 16 of the tile's rows for the
 # narrow first and output layers (subgroups past samples / 16 own none) and a share of the
 # column tiles and weight-gradient tiles of every layer. On an H200 at 2^20 (half):
@@ -59,26 +61,6 @@ class GradientBlocks:
     bo: int
     bi: int
     rounds: int
-
-
-def fragment_slot(k, n):
-    """Where element (k, n) of a 16x16 half B operand sits in a tile stored fragment-native:
-    lane * 8 + component, as NVIDIA's cooperative matrices hold it (lane (n % 8) * 4 + (k % 8) / 2;
-    components k % 2, + 2 for k >= 8, + 4 for n >= 8). A lane then reads its whole operand in one
-    16-byte load. app/gpu/gpu.py checks the device holds B operands so before a plan relies on it.
-    Works on ints and on numpy arrays."""
-    lane = (n % 8) * 4 + (k % 8) // 2
-    return lane * 8 + k % 2 + 2 * (k // 8) + 4 * (n // 8)
-
-
-def operand_slot(r, c):
-    """Where element (r, c) of a 16x16 A operand or accumulator sits, as lane * 8 + component: as
-    mma.sync's m16n8k16 fragments hold them, and SlangPy's CUDA cooperative matrices with them (lane
-    (r % 8) * 4 + (c % 8) / 2; components c % 2, + 2 for r >= 8, + 4 for c >= 8).
-    shaders/fused_registers.slang reads and writes them there on CUDA; app/gpu/gpu.py checks the
-    device first. Works on ints and on numpy arrays."""
-    lane = (r % 8) * 4 + (c % 8) // 2
-    return lane * 8 + c % 2 + 2 * (r // 8) + 4 * (c // 8)
 
 
 @dataclass(frozen=True)

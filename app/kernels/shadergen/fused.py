@@ -265,7 +265,7 @@ def weight_copies_function(copies: Sequence[WeightCopy]) -> str:
             "}",
         ]
     return f"""// The fused trainer's copies of the hidden weights as B operands (none for other kernels)
-uint fusedFragmentSlot(uint k, uint n)  // app/kernels/fused_layout.py: fragment_slot
+uint fusedFragmentSlot(uint k, uint n)  // app/kernels/fragments.py: fragment_slot
 {{
     return ((n % 8) * 4 + (k % 8) / 2) * 8 + k % 2 + 2 * (k / 8) + 4 * (n / 8);
 }}
