@@ -6,8 +6,9 @@ PyTorch eager in fp32, the best PyTorch step under fp16 autocast
 (torch_derivatives.BestStep: compiled and captured in a CUDA graph, else eager and captured, which
 its row says), and each app row's samples/s over the faster PyTorch row's. The best step's fp32
 twin is left out: fp16 autocast beat it in every run (H100, 2026-11-27: 1.41e8 against 8.31e7
-samples/s at 2^16, 2.25e8 against 1.10e8 at 2^20), and its four compiles took 36 s of a 542 s run. Where PyTorch or CUDA is missing, or the best step cannot be built, the rows say why
-instead of stopping the benchmark."""
+samples/s at 2^16, 2.25e8 against 1.10e8 at 2^20), and its four compiles took 36 s of a 542 s
+run. Where PyTorch or CUDA is missing, or the best step cannot be built, the rows say why instead
+of stopping the benchmark."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def _loss_rows(gpu, loss: str, batch: int, args, budget: float, cap: int, torch_
     eager = measure(lambda n: torch_derivatives.time_eager(loss, batch, n), batch, budget * EAGER_SHARE, cap)
     rows = [*apps, dict(trainer="torch-eager-fp32", precision="fp32", **labels, **eager)]
     if not args.no_compile:
-        best = _best_row(loss, batch, _compile_mode(args.compile_mode), budget, cap * 10, half=True)
+        best = _best_row(loss, batch, _compile_mode(args.compile_mode), budget, cap * 10)
         if "samples_per_second" in best:
             rows.append({**best, **labels})
         else:
@@ -53,11 +54,11 @@ def _loss_rows(gpu, loss: str, batch: int, args, budget: float, cap: int, torch_
     return rows
 
 
-def _best_row(loss: str, batch: int, mode: str, budget: float, cap: int, half: bool) -> dict:
-    """The best PyTorch step's row (fp32, or fp16 autocast with `half`), or {"note": why there is none}."""
-    precision = "fp16-autocast" if half else "fp32"
+def _best_row(loss: str, batch: int, mode: str, budget: float, cap: int) -> dict:
+    """The best PyTorch step's row (under fp16 autocast), or {"note": why there is none}."""
+    precision = "fp16-autocast"
     try:
-        step = torch_derivatives.BestStep(loss, batch, mode, half)
+        step = torch_derivatives.BestStep(loss, batch, mode, half=True)
     except Exception as error:  # the eager capture failed too: the other rows stand
         return {"note": f"no best PyTorch {precision} row: {torch_derivatives.describe_failure(error)}"}
     row = dict(
