@@ -19,6 +19,7 @@ core: this one drives the offscreen UI, so it imports app.ui."""
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import time
 
@@ -89,16 +90,23 @@ def _training(ui: OffscreenApp, frames: int) -> dict:
     return _frames(ui, frames)
 
 
-def window_row(gpu, network: str, config: Config, frames: int, seconds: float) -> dict:
-    """The bench's window row (app/bench/speed.py): `config` trained in the window at 1280x800,
-    `frames` training frames, beside a headless run of `seconds`."""
-    ui = OffscreenApp(Session(gpu, config, grid=HEATMAP_GRID, heatmaps=True), 1280, 800)
+@contextlib.contextmanager
+def _settled_window(gpu, config: Config, width: int, height: int):
+    """The app's window on `config`, offscreen, paused and settled; closed after."""
+    ui = OffscreenApp(Session(gpu, config, grid=HEATMAP_GRID, heatmaps=True), width, height)
     try:
         ui.app.running = False
         ui.frame(10)  # settle: layout, first evaluation, caches
-        training = _training(ui, frames)
+        yield ui
     finally:
         ui.close()
+
+
+def window_row(gpu, network: str, config: Config, frames: int, seconds: float) -> dict:
+    """The bench's window row (app/bench/speed.py): `config` trained in the window at 1280x800,
+    `frames` training frames, beside a headless run of `seconds`."""
+    with _settled_window(gpu, config, 1280, 800) as ui:
+        training = _training(ui, frames)
     headless = _headless_rate(gpu, config, seconds)
     return dict(
         trainer="app-window",
@@ -126,15 +134,10 @@ def print_window_row(row: dict) -> None:
 def run(args) -> dict:
     gpu = create_gpu(args.device)
     config = _config(args)
-    ui = OffscreenApp(Session(gpu, config, grid=HEATMAP_GRID, heatmaps=True), args.width, args.height)
-    try:
-        ui.app.running = False
-        ui.frame(10)  # settle: layout, first evaluation, caches
+    with _settled_window(gpu, config, args.width, args.height) as ui:
         paused = _frames(ui, args.frames)
         paused_drawn = _frames(ui, args.frames, force=True)
         training = _training(ui, args.frames)
-    finally:
-        ui.close()
     headless = _headless_rate(gpu, config, args.seconds)
     return {
         "device": describe(gpu.device),
