@@ -93,7 +93,7 @@ def test_the_cuda_column_is_left_out_where_the_bench_runs_on_no_nvidia_vulkan_gp
 def test_the_window_row_is_the_windows_training_against_headless(gpu, monkeypatch, capsys):
     """The full run's window row (app/bench/frame.py window_row), here for 4-16-4 at a small batch:
     the window's samples/s over the headless run's, as printed; the network and batch as asked."""
-    from app.bench import frame, speed
+    from app.bench import speed
 
     monkeypatch.setattr(speed, "WINDOW", dict(network="4-16-4", batch=256, precision="float", frames=4, seconds=0.2))
     row = speed._window_row(gpu)
@@ -101,6 +101,5 @@ def test_the_window_row_is_the_windows_training_against_headless(gpu, monkeypatc
     assert row["samples_per_second"] > 0 and row["headless_samples_per_second"] > 0
     assert row["window_over_headless"] == pytest.approx(row["samples_per_second"] / row["headless_samples_per_second"])
     assert row["frames_per_second"] > 0 and row["record_ms"] >= 0
-    frame.print_window_row(row)
     line = capsys.readouterr().out
     assert f"{row['window_over_headless']:.2f} of headless" in line and "app-window" in line

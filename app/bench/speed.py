@@ -31,7 +31,7 @@ import sys
 from ..config.config import Config, validate
 from ..gpu.device import describe
 from ..gpu.gpu import create_gpu
-from . import derivative_rows, frame, hashgrid_task, image_fit, options, tools, torch_hashgrid, torch_reference
+from . import derivative_rows, hashgrid_task, image_fit, options, tools, torch_hashgrid, torch_reference
 from .runners import CUDA_SHARE, EAGER_SHARE, AtomicReference, app_row, measure
 from .startup import cold_and_warm
 
@@ -216,10 +216,14 @@ def _print_image_fit(row: dict) -> None:
 
 
 def _window_row(gpu) -> dict:
-    """How fast the window trains WINDOW's network, against headless."""
+    """How fast the window trains WINDOW's network, against headless; printed."""
+    from . import frame  # the offscreen UI (0.2 s of imports): only where a full run on a GPU needs it
+
     fields = NETWORKS[WINDOW["network"]][0]
     config = validate(Config(**fields, batch_size=WINDOW["batch"], precision=WINDOW["precision"]))
-    return frame.window_row(gpu, WINDOW["network"], config, WINDOW["frames"], WINDOW["seconds"])
+    row = frame.window_row(gpu, WINDOW["network"], config, WINDOW["frames"], WINDOW["seconds"])
+    frame.print_window_row(row)
+    return row
 
 
 def run_benchmarks(args) -> dict:
@@ -246,7 +250,6 @@ def run_benchmarks(args) -> dict:
             _print_image_fit(results[-1])
     if not (args.quick or args.only or args.batch or gpu.software):
         results.append(_window_row(gpu))
-        frame.print_window_row(results[-1])
     extras = {} if args.quick or args.only or args.batch else cold_and_warm()
     report = {"device": describe(gpu.device), "tensor_cores": gpu.tensor_cores, "results": results, "extras": extras}
     if cuda is not None:
