@@ -1,5 +1,5 @@
-"""Errors the user can fix: the entry points print them on one line and exit with code 2; and
-reading a user's text file, where each way it can fail is one of them."""
+"""Errors the user can fix: the entry points print them on one line and exit with code 2;
+reading a user's text file, where each way it can fail is one of them; and counts in messages."""
 
 from __future__ import annotations
 
@@ -8,6 +8,11 @@ from pathlib import Path
 
 class UserError(Exception):
     """Bad input (option, config file, output folder, device choice)."""
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`count` `noun`s as a message says it: "1 row", "0 rows", "1,024 rows"."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 def first_line(error: BaseException) -> str:

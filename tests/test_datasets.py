@@ -147,9 +147,12 @@ def test_csv_forms(tmp_path):
 
 BAD = [
     ("", "is empty"),
-    ("x,y,label\n", "has 0 row of points"),
+    ("x,y,label\n", "has 0 rows of points"),
+    ("x,y,label\n1,2,a\n", "has 1 row of points; at least 2"),
     ("x,y\n1,2\n", "row 1 has 2 cells"),
+    ("x\n1\n", "row 1 has 1 cell: a CSV of points needs"),
     ("x,y,label\n1,2,a\n3,4\n", "row 3 has 2 cells where the header has 3"),
+    ("x,y,label\n1,2,a\n3\n", "row 3 has 1 cell where the header has 3"),
     ("x,y,label\n1,2,a\n3,four,b\n", "row 3, column 2 (y): 'four' is not a number"),
     ("x,y,label\n1,2,a\n3,,b\n", "row 3, column 2 (y) is empty"),
     ("x,y,label\n1,2,a\nnan,4,b\n", "row 3, column 1 (x): 'nan' is not a finite number"),

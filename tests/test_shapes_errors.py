@@ -35,6 +35,7 @@ FILES = {
         r"<path>: cannot read path data at character 10: '! Z'",
     ),
     "no move": ("f.svg", SVG.format('<path d="L 1 1"/>'), r"must start with a move \(M or m\), not 'L'"),
+    "one number": ("g1.svg", SVG.format('<path d="M 1 1 H"/>'), r"path command 'H' needs 1 number$"),
     "short": ("g.svg", SVG.format('<path d="M 1 1 C 2 2 3"/>'), r"path command 'C' needs 6 numbers"),
     "use": ("h.svg", SVG.format('<use href="#x"/>'), r"h\.svg': <use> elements are not supported"),
     "transform": ("i.svg", SVG.format('<g transform="spin(3)"><path d="M0 0h9v9z"/></g>'), r"cannot read transform"),
@@ -43,14 +44,13 @@ FILES = {
     "not an image": ("j.png", "hello", r"image '.*j\.png' is not a PNG or JPEG image"),
     "empty csv": ("k.csv", "x,y\n\n", r"points file '.*k\.csv' has 0 points: at least 3"),
     "two points": ("l.csv", "0,0\n1,1\n", r"has 2 points: at least 3 are needed"),
-    "bad line": (
-        "m.csv",
-        "0,0\n1,1\n1,zz\n",
-        r"l?m\.csv' line 3: expected 2 numbers like the lines before it, got '1,zz'",
-    ),
-    "bad columns": ("n.csv", "0,0,1\n", r"n\.csv' line 1: expected x,y or x,y,nx,ny"),
+    "one point": ("k1.csv", "0,0\n", r"has 1 point: at least 3 are needed"),
+    "bad line": ("m.csv", "0,0\n1,1\n1,zz\n", r"m\.csv' line 3, column 2 \(y\): 'zz' is not a number"),
+    "short line": ("m2.csv", "0,0\n1,1\n1\n", r"line 3: expected 2 numbers like the lines before it, got 1 field: '1'"),
+    "bad columns": ("n.csv", "0,0,1\n", r"n\.csv' line 1: expected x,y or x,y,nx,ny .*got 3 fields"),
     "zero normal": ("o.csv", "0,0,1,0\n1,0,0,0\n1,1,0,1\n", r"o\.csv' line 2: the normal \(nx, ny\) is zero"),
-    "not finite": ("p.csv", "0,0\nnan,1\n", r"p\.csv' line 2: expected"),
+    "not finite": ("p.csv", "0,0\nnan,1\n", r"p\.csv' line 2, column 1 \(x\): 'nan' is not a finite number"),
+    "NaN normal": ("p4.csv", "0,0,1,0\n1,0,0,1\n1,1,nan,1\n", r"line 3, column 3 \(nx\): 'nan' is not a finite"),
     "outside": ("q.csv", "5,5\n6,5\n6,6\n", r"q\.csv' lies entirely outside the domain \[-1, 1, -1, 1\]"),
 }
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import UserError
+from ..errors import UserError, counted
 from .source import MAX_CLASSES, MAX_ROWS, MIN_ROWS
 
 MAX_CSV_BYTES = 256 << 20
@@ -119,10 +119,10 @@ def _columns(path: str, first: list[str]) -> tuple[list[str], bool]:
         if separator is not None:
             raise _fail(
                 path,
-                f"row 1 has {len(first)} cell: its columns seem separated by {separator}, and a CSV "
+                f"row 1 has {counted(len(first), 'cell')}: its columns seem separated by {separator}, and a CSV "
                 "here is separated by commas (save it as comma-separated)",
             )
-        raise _fail(path, f"row 1 has {len(first)} cells: a CSV of points needs x, y and a label or values")
+        raise _fail(path, f"row 1 has {counted(len(first), 'cell')}: a CSV of points needs x, y and a label or values")
     if _is_number(first[0]) and _is_number(first[1]):
         return ["x", "y"] + (["label"] if len(first) == 3 else [f"value{k}" for k in range(1, len(first) - 1)]), False
     names = [cell.strip() for cell in first]
@@ -136,7 +136,7 @@ def _columns(path: str, first: list[str]) -> tuple[list[str], bool]:
 def _check_shape(path: str, lines: list[int], rows: list[list[str]], width: int) -> None:
     for line, cells in zip(lines, rows):
         if len(cells) != width:
-            raise _fail(path, f"row {line} has {len(cells)} cells where the header has {width}")
+            raise _fail(path, f"row {line} has {counted(len(cells), 'cell')} where the header has {width}")
 
 
 def _numbers(path: str, lines: list[int], rows: list[list[str]], column: int, name: str) -> np.ndarray:
@@ -204,7 +204,10 @@ def read_csv(path: str) -> CsvData:
         lines, rows = lines[1:], rows[1:]
     _check_shape(path, lines, rows, len(names))
     if len(rows) < MIN_ROWS:
-        raise _fail(path, f"has {len(rows)} row of points; at least {MIN_ROWS} are needed (one to train, one to test)")
+        raise _fail(
+            path,
+            f"has {counted(len(rows), 'row')} of points; at least {MIN_ROWS} are needed (one to train, one to test)",
+        )
     x, y = (_numbers(path, lines, rows, k, names[k]) for k in (0, 1))
     source = {"csv": str(Path(path).resolve()), "sha256": digest, "rows": len(rows)}
     # the truth's columns: all after y, but split.csv's `set` (the split is made again)
@@ -215,7 +218,7 @@ def read_csv(path: str) -> CsvData:
         classes, class_names = _labels(path, [cells[columns[0]] for cells in rows])
         return CsvData(x, y, classes, None, class_names, {**source, "classes": list(class_names)})
     if len(columns) > MAX_CLASSES:
-        raise _fail(path, f"has {len(columns)} value columns; at most {MAX_CLASSES} outputs are supported")
+        raise _fail(path, f"has {counted(len(columns), 'value column')}; at most {MAX_CLASSES} outputs are supported")
     values = np.stack([_numbers(path, lines, rows, k, names[k]) for k in columns], axis=1)
     value_names = tuple(names[k] for k in columns) if header or len(columns) > 1 else ("value",)
     return CsvData(x, y, None, values, value_names, {**source, "values": list(value_names)})

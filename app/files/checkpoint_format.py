@@ -42,7 +42,7 @@ import numpy as np
 
 from ..config import config as cfg
 from ..config.records import from_dict
-from ..errors import UserError
+from ..errors import UserError, counted
 from ..kernels.planning import plan_for
 from ..loop.history import EARLIER_RUNS_KEPT, LossRecord, Run
 from ..model.losses import LOSSES
@@ -125,7 +125,7 @@ def decode(data: bytes, name: str = "checkpoint") -> Checkpoint:
 
     if data[: len(MAGIC)] != MAGIC:
         if len(data) < len(MAGIC) and MAGIC.startswith(data) and data:
-            raise fail(f"is truncated ({len(data)} bytes)")
+            raise fail(f"is truncated ({counted(len(data), 'byte')})")
         raise fail("is not a Slang Visual Trainer checkpoint")
     if len(data) < _PREFIX.size:
         raise fail(f"is truncated ({len(data)} of at least {_PREFIX.size} bytes)")
@@ -191,7 +191,7 @@ def _from_parts(header, payload: memoryview, fail, version: int = VERSION) -> Ch
     sizes = ([4, 2, 4] if half else [4, 4]) + [8] * (len(lengths) - (3 if half else 2))
     expected = sum(n * s for n, s in zip(lengths, sizes))
     if expected != len(payload):
-        raise fail(f"has {len(payload)} bytes of arrays where its header describes {expected}")
+        raise fail(f"has {counted(len(payload), 'byte')} of arrays where its header describes {expected}")
     arrays, offset = [], 0
     for n, s in zip(lengths, sizes):
         arrays.append(np.frombuffer(payload, dtype=f"<f{s}", count=n, offset=offset).astype(f"=f{s}"))

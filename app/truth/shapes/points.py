@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ...errors import UserError, read_user_text
+from ...errors import UserError, counted, read_user_text
 from .segments import nearest_segment
 
 MIN_POINTS = 3
@@ -23,12 +23,22 @@ MAX_FILE_BYTES = 64 << 20
 HEADERS = (("x", "y"), ("x", "y", "nx", "ny"))
 
 
-def _numbers(fields: list[str]) -> list[float] | None:
-    try:
-        values = [float(field) for field in fields]
-    except ValueError:
-        return None
-    return values if all(math.isfinite(v) for v in values) else None
+def _values(fields: list[str], columns: int | None, where: str, line: str) -> list[float]:
+    """A data line's numbers: 2 or 4 of them (as many as the lines before), each finite; a
+    UserError naming the column of the first that is not."""
+    if len(fields) not in (2, 4) or (columns and len(fields) != columns):
+        expected = f"{columns} numbers like the lines before it" if columns else "x,y or x,y,nx,ny (finite numbers)"
+        raise UserError(f"{where}: expected {expected}, got {counted(len(fields), 'field')}: {line[:60]!r}")
+    values = []
+    for column, (name, field) in enumerate(zip(HEADERS[len(fields) // 2 - 1], fields), 1):
+        try:
+            value = float(field)
+        except ValueError:
+            raise UserError(f"{where}, column {column} ({name}): {field[:40]!r} is not a number") from None
+        if not math.isfinite(value):
+            raise UserError(f"{where}, column {column} ({name}): {field!r} is not a finite number")
+        values.append(value)
+    return values
 
 
 def _rows(text: str, name: str) -> list[tuple[int, list[float]]]:
@@ -41,12 +51,8 @@ def _rows(text: str, name: str) -> list[tuple[int, list[float]]]:
         fields = [field.strip() for field in stripped.split(",")]
         if not rows and tuple(field.lower() for field in fields) in HEADERS:
             continue
-        values = _numbers(fields)
         columns = len(rows[0][1]) if rows else None
-        if values is None or len(values) not in (2, 4) or (columns and len(values) != columns):
-            expected = f"{columns} numbers like the lines before it" if columns else "x,y or x,y,nx,ny (finite numbers)"
-            raise UserError(f"points file {name} line {number}: expected {expected}, got {stripped[:60]!r}")
-        rows.append((number, values))
+        rows.append((number, _values(fields, columns, f"points file {name} line {number}", stripped)))
         if len(rows) > MAX_POINTS:
             raise UserError(f"points file {name} has more than {MAX_POINTS:,} points")
     return rows
@@ -57,7 +63,7 @@ def read_points(path: str) -> tuple[np.ndarray, np.ndarray | None]:
     name = repr(str(path))
     rows = _rows(read_user_text(path, "points file", MAX_FILE_BYTES), name)
     if len(rows) < MIN_POINTS:
-        raise UserError(f"points file {name} has {len(rows)} points: at least {MIN_POINTS} are needed")
+        raise UserError(f"points file {name} has {counted(len(rows), 'point')}: at least {MIN_POINTS} are needed")
     values = np.array([row for _, row in rows])
     if values.shape[1] == 2:
         return values, None

@@ -18,7 +18,7 @@ from math import comb
 
 import numpy as np
 
-from ...errors import UserError
+from ...errors import UserError, counted
 
 MAX_STEPS = 4096  # of one piece
 ARITY = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "Z": 0}
@@ -168,7 +168,7 @@ def parse_path_data(data: str, where: str) -> list[list[Piece]]:
         count = ARITY[letter.upper()]
         args = tokens[at : at + count]
         if len(args) < count or any(token.isalpha() for token in args):
-            raise UserError(f"{where}: path command {letter!r} needs {count} numbers")
+            raise UserError(f"{where}: path command {letter!r} needs {counted(count, 'number')}")
         reader.command(letter, [float(token) for token in args])
         at += count
         if letter in "Mm":

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...config.config import Config
-from ...errors import UserError, first_line
+from ...errors import UserError, counted, first_line
 from ...files.network_io import load_network
 from ...files.sweep_folder import SweepFolder, Trial, read_sweep
 from ...loop.session import Session
@@ -65,7 +65,7 @@ class SweepViewer:
         self.sort("trial", False)
         trials = shown.folder.trials
         best = shown.folder.best_trial or "none complete yet"
-        self.app.say(f"sweep opened: {len(trials)} trials, best {best}")
+        self.app.say(f"sweep opened: {counted(len(trials), 'trial')}, best {best}")
         return None
 
     def sort(self, column: str, descending: bool) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
+from ...errors import counted
 from ...files.sweep_folder import STATES
 from ..style import MUTED, em, too_small
 from . import marks, parallel, scatter, table
@@ -24,7 +25,7 @@ def _header(viewer: SweepViewer) -> None:
     counts = ", ".join(f"{states.count(s)} {s}" for s in STATES if s in states)
     best = folder.best
     shown = f"trial {best.trial}, {best.value:.4g}" if best is not None else "none yet (no trial has completed)"
-    imgui.text(f"{len(states)} trials ({counts}); {folder.metric}, {folder.mode}imised; best: {shown}")
+    imgui.text(f"{counted(len(states), 'trial')} ({counts}); {folder.metric}, {folder.mode}imised; best: {shown}")
     imgui.same_line(0, em(1))
     imgui.text_colored(MUTED, str(folder.path))
 
