@@ -111,6 +111,33 @@ def test_starting_fresh_keeps_the_new_network(make_session, cache):
         later.close()
 
 
+def test_nothing_trains_behind_the_prompt_not_even_a_network_built_for_the_start(make_session, cache):
+    """Issue 42: a wide network opens on a placeholder (app/ui/opening.py); once built it started
+    training behind the unanswered prompt (step 2,281 to 4,137 in 6 s). Space and S did too."""
+    from imgui_bundle import imgui
+
+    from app.config.config import Config, validate
+    from app.files.start import Start
+    from app.ui.opening import build_restored
+
+    ui = OffscreenApp(make_session(), 1280, 800)  # the placeholder; the start's kernels are compiled
+    offer = autosave.Offer(cache / "s.ckpt", 42, "4-16-4", "formulas", datetime.datetime(2026, 1, 1))
+    ui.app.restore_offer, ui.app.running = offer, False
+    try:
+        build_restored(ui.app, Start(validate(Config(seed=2))))
+        assert ui.frames_until(lambda: ui.app.restoring is None, 120), "the start's network is built"
+        assert ui.session.config.seed == 2
+        for key in (imgui.Key.space, imgui.Key.s):
+            ui.press(key)
+        ui.frame(4)
+        assert ui.session.trainer.step == 0 and not ui.app.running, "nothing trained, and it says paused"
+        ui.click(*_centre(ui, "decline autosave"))
+        ui.frame(2)
+        assert ui.app.restore_offer is None and ui.session.trainer.step > 0, "answered: it trains"
+    finally:
+        ui.close()
+
+
 def test_a_step_in_pieces_is_dropped_not_finished(make_session, cache):
     """At exit, a step recorded in pieces that has only summed gradients is dropped: the
     autosave is the step boundary before it, and resumes bit for bit."""

@@ -44,7 +44,7 @@ def build_restored(app, start: Start) -> None:
         if start.checkpoint is None:  # the placeholder's empty run is no run of the user's
             session.continue_history([session.history.current])
         app.restoring = None
-        app.running = True
+        app.running = app.restore_offer is None  # a prompt still unanswered holds the training
 
     app.session.start_rebuild(start.config, then=swap_in)
     app.say(f"building {app.gpu.plan(start.config).title}: the window shows a placeholder until it is ready", 10.0)

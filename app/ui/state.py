@@ -97,8 +97,9 @@ class AppState:
 
     @property
     def trains_main(self) -> bool:
-        """Whether the main network trains this frame: running, and no race has the frames."""
-        return self.running and self.race is None
+        """Whether the main network trains this frame: running, no race has the frames, and no
+        offer to restore the last session waits for its answer."""
+        return self.running and self.race is None and self.restore_offer is None
 
     def on_new_network(self) -> None:
         """After start-up or a rebuild: the draft follows the network, shown outputs are kept."""

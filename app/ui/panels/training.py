@@ -36,8 +36,9 @@ def _lr_slider(lr: float):
 
 
 def shortcuts(app) -> None:
-    """Space, S and R work anywhere except while typing into a field."""
-    if imgui.get_io().want_text_input:
+    """Space, S and R work anywhere except while typing into a field, or while the prompt to
+    restore the last session waits (ImGui's modal does not hold keys back)."""
+    if imgui.get_io().want_text_input or app.restore_offer is not None:
         return
     if imgui.is_key_pressed(imgui.Key.space, False):
         app.running = not app.running
