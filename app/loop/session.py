@@ -244,15 +244,19 @@ class Session(HeadlessSteps):
     # ---- losses and evaluations ---------------------------------------------------------
     def evaluate(self) -> float:
         """A whole evaluation pass now, recorded as a point of the eval curve (and an image
-        target's PSNR on its curve)."""
+        target's PSNR on its curve). Its figures come back alone, in one submit and one wait: the
+        maps stay on the GPU, where the heatmaps draw them and a run's files read them."""
+        grid = self.evaluator
+        with self.gpu.submit() as encoder:
+            if self.image is not None:
+                self.image.progress = 0
+                self.image.record(encoder)
+            grid.evaluate_figures(encoder)
         if self.image is not None:
-            self.image.evaluate()
-        evaluation = self.evaluator.evaluate()
-        summary = Summary(
-            evaluation.loss, evaluation.grad_loss, evaluation.error_max, evaluation.invalid, evaluation.metrics
-        )
-        self.take_evaluation(summary, evaluation.step)
-        return evaluation.loss
+            self.image.take_pass()
+        summary = grid.read_summary()
+        self.take_evaluation(summary, grid.complete.step)
+        return summary.loss
 
     def take_losses(self, steps: range, losses: np.ndarray) -> np.ndarray:
         losses, divergence = self.guard.check(steps, losses)

@@ -224,26 +224,45 @@ class GridEvaluator:
         )
 
     def read(self) -> Evaluation:
-        """Everything the last complete pass computed, read now."""
-        done, g, o, gpu = self.complete, self.grid, self.trainer.plan.output_dim, self.trainer.gpu
-        stats = gpu.read(done.cell_stats, 2 * VIEWS * o, np.uint32).reshape(VIEWS, 2, o)
+        """Everything the last complete pass computed, read now: the whole maps, in one copy and
+        one wait (for what draws or writes them; a run's figures come through read_summary)."""
+        done, g, o = self.complete, self.grid, self.trainer.plan.output_dim
+        parts = [
+            (done.predictions, g * g * o),
+            (done.truths, g * g * o),
+            (done.derivatives, g * g * o * 4),
+            (done.cell_loss, g * g),
+            (done.cell_grad_loss, g * g),
+            (done.cell_stats, 2 * VIEWS * o),
+        ] + ([(done.points.buffer, done.points.floats)] if done.points is not None else [])
+        out = HostCopy(self.trainer.gpu.device, 4 * sum(count for _, count in parts))
+        offsets = np.cumsum([0] + [4 * count for _, count in parts])
+        with self.trainer.gpu.submit() as encoder:
+            encoder.global_barrier()  # kernels wrote through pointers the driver cannot track
+            for (buffer, count), offset in zip(parts, offsets):
+                out.record(encoder, buffer, 0, 4 * count, int(offset))
+        maps = [out.read(count, offset=int(offset)) for (_, count), offset in zip(parts, offsets)]
+        stats = maps[5].view(np.uint32).reshape(VIEWS, 2, o)
+        metrics = done.points.metrics(maps[6], self.trainer.plan.loss.classifies) if done.points is not None else None
         return Evaluation(
-            predictions=gpu.read(done.predictions, g * g * o).reshape(g, g, o),
-            truths=gpu.read(done.truths, g * g * o).reshape(g, g, o),
-            derivatives=gpu.read(done.derivatives, g * g * o * 4).reshape(g, g, o, 4),
-            cell_loss=gpu.read(done.cell_loss, g * g).reshape(g, g),
-            cell_grad_loss=gpu.read(done.cell_grad_loss, g * g).reshape(g, g),
+            predictions=maps[0].reshape(g, g, o),
+            truths=maps[1].reshape(g, g, o),
+            derivatives=maps[2].reshape(g, g, o, 4),
+            cell_loss=maps[3].reshape(g, g),
+            cell_grad_loss=maps[4].reshape(g, g),
             error_max=np.ascontiguousarray(stats[:, 0]).view(np.float32),
             invalid=np.ascontiguousarray(stats[:, 1]),
             step=done.step,
-            metrics=self._read_metrics(done),
+            metrics=metrics,
         )
 
-    def _read_metrics(self, done: _Buffers) -> dict | None:
-        if done.points is None:
-            return None
-        sums = self.trainer.gpu.read(done.points.buffer, done.points.floats)
-        return done.points.metrics(sums, self.trainer.plan.loss.classifies)
+    def evaluate_figures(self, encoder: spy.CommandEncoder) -> None:
+        """Records a whole pass of the current network (a pass in progress is started over) and
+        the copy of its figures alone, for read_summary once `encoder` has run: what a headless
+        evaluation needs. The maps stay on the GPU for whatever draws or writes them."""
+        self.progress = 0
+        self.record(encoder)
+        self.record_summary(encoder)
 
     def evaluate(self) -> Evaluation:
         """A whole pass of the current network, now (a pass in progress is started over)."""
