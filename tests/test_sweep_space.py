@@ -41,6 +41,7 @@ BAD_FILES = {
     "grid over a range": (json.dumps(_with(sampler="grid")), ["grid", "lr"]),
     "unknown key": (json.dumps(_with(pruners="asha")), ["unknown key 'pruners'"]),
     "unknown base field": (json.dumps(_with(base={"hiden": [8]})), ["base", "'hiden'"]),
+    "a dataset by its name": (json.dumps(_with(base={"dataset": "spiral"})), ["base: dataset", '{"generator"']),
     "psnr without an image": (json.dumps(_with(metric="psnr")), ["psnr", "image"]),
 }
 

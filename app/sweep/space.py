@@ -135,7 +135,11 @@ def _base(base: Any, name: str) -> tuple[cfg.Config, int]:
         raise UserError(f"{name}: base must be an object of config fields and iterations")
     fields = dict(base)
     iterations = _whole(fields.pop("iterations", DEFAULT_ITERATIONS), "base.iterations", 1, None, name)
-    return from_dict(fields, cfg.Config(), source=f"{name}: base"), iterations
+    try:
+        return from_dict(fields, cfg.Config(), source=f"{name}: base"), iterations
+    except UserError as error:  # a field's own check does not know the file: name it
+        message = str(error)
+        raise UserError(message if message.startswith(name) else f"{name}: base: {message}") from None
 
 
 def _dimensions(search: Any, base: cfg.Config, name: str) -> tuple[Dimension, ...]:
