@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..config import config as cfg
 from ..errors import UserError
+from ..files.tensorboard_events import TensorboardOptions
 from .cli_args import build_parser, iterations_for, resolve_start, without_other_truths
 from .cli_checks import WINDOW_DEFAULT, check_export_image, check_headless, check_window
 
@@ -90,6 +91,7 @@ def _headless(args: argparse.Namespace) -> int:
         asked={option: getattr(args, option[2:].replace("-", "_")) for option in OUTPUT_OPTIONS},
         screen=(args.width or WINDOW_DEFAULT[0], args.height or WINDOW_DEFAULT[1]),
         image_scale=args.export_scale,
+        tensorboard=TensorboardOptions.of(args.tensorboard, args.tensorboard_images),
     )
     run = headless.run(
         gpu, start, iterations, out, options=options, prepare=lambda config: _with_target_file(config, args, gpu)
@@ -117,7 +119,8 @@ def _race(args: argparse.Namespace) -> int:
     with headless.compile_notice(args.quiet):
         start.config = _with_target_file(start.config, args, gpu)
         race = race_run.build_race(gpu, start.config, variants)
-    table, wall, interrupted = race_run.run_race(race, iterations, args.eval_every, args.quiet)
+    tensorboard = TensorboardOptions.of(args.tensorboard, args.tensorboard_images)
+    table, wall, interrupted = race_run.run_race(race, iterations, args.eval_every, args.quiet, tensorboard)
     written = race_run.write_race(race, table, out, iterations, wall, interrupted)
     return race_run.report(race, written, out, interrupted)
 

@@ -16,6 +16,7 @@ from ..errors import UserError
 from ..files import checkpoint as ckpt
 from ..files.network_io import load_network
 from ..files.start import Start
+from ..files.tensorboard_events import IMAGE_EVERY
 from ..gpu.adapters import parse_gpu_option
 from ..gpu.device import DEVICE_TYPES
 from ..truth.sdf_truth import sdf_domain
@@ -88,6 +89,20 @@ def _add_mode_options(p: argparse.ArgumentParser) -> None:
         metavar="FIELDS",
         help='headless: race this variant of the setup, e.g. "hidden=64,64 lr=0.003" (config fields; '
         '"" is the setup itself); 2 to 8 of them train side by side for --iterations equal steps',
+    )
+    mode.add_argument(
+        "--tensorboard",
+        type=nonempty_text,
+        metavar="DIR",
+        help="headless: also write TensorBoard event files into DIR (a race's racers into DIR/<racer>/): the "
+        "losses, PSNR or accuracy, samples/s, heatmaps and the config as hparams (the tensorboard extra)",
+    )
+    mode.add_argument(
+        "--tensorboard-images",
+        type=int,
+        metavar="K",
+        help=f"with --tensorboard: the heatmaps of every K-th evaluation and the last as images "
+        f"(default {IMAGE_EVERY}; 0: none)",
     )
     mode.add_argument("--quiet", action="store_true", help="headless: no progress bar, loss lines or compile notice")
     mode.add_argument(

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UserError
+from ..files.tensorboard_events import check_installed
 from .cli_fields import FLAGGED, NETWORK_FILE_OPTIONS, NETWORK_OPTIONS, option_dest
 
 WINDOW_MIN = (320, 240)
@@ -72,6 +73,19 @@ def check_export_image(args: argparse.Namespace, config) -> None:
         )
 
 
+def check_tensorboard(folder: str | None, image_every: int | None) -> None:
+    """--tensorboard DIR: a folder that can be written, and tensorboardX installed (the optional
+    extra); --tensorboard-images K only with it, K 0 or more."""
+    if folder is None:
+        if image_every is not None:
+            raise UserError("--tensorboard-images is for --tensorboard DIR, which is not given")
+        return
+    if image_every is not None and image_every < 0:
+        raise UserError(f"--tensorboard-images must be 0 or more (got {image_every})")
+    check_output_dir(Path(folder), "--tensorboard")
+    check_installed()
+
+
 def check_headless(args: argparse.Namespace) -> None:
     if args.iterations is not None and args.iterations < 0:
         raise UserError(f"--iterations must be 0 or more (got {args.iterations})")
@@ -91,6 +105,7 @@ def check_headless(args: argparse.Namespace) -> None:
         value = getattr(args, option[2:].replace("-", "_"))
         if value is not None:
             check_file_path(value, option, suffix)
+    check_tensorboard(args.tensorboard, args.tensorboard_images)
     _check_size(args)
     _check_start(args)
 
@@ -102,6 +117,8 @@ def check_window(args: argparse.Namespace) -> None:
     for option in ("--save-checkpoint", "--export-slang", "--export-image"):
         if getattr(args, option[2:].replace("-", "_")) is not None:
             raise UserError(f"{option} is for --headless runs; in the window use the File menu")
+    if args.tensorboard is not None or args.tensorboard_images is not None:
+        raise UserError("--tensorboard is for --headless runs, races and sweeps")
     if args.screenshot is not None:
         check_file_path(args.screenshot, "--screenshot", ".png")
     _check_start(args)

@@ -8,6 +8,7 @@ a grid's tables, an image's learned.png and the rest."""
 from __future__ import annotations
 
 import contextlib
+import math
 import signal
 import sys
 import threading
@@ -22,6 +23,7 @@ from tqdm import tqdm
 from ..config.config import Config
 from ..files.run_summary import HeadlessResult, image_text, metrics_text
 from ..files.start import Start
+from ..files.tensorboard_events import RunEvents, TensorboardOptions, status_of
 from ..gpu.gpu import Gpu
 from ..loop.session import Session
 from .cli_checks import WINDOW_DEFAULT
@@ -138,6 +140,7 @@ class RunOptions:
     asked: dict[str, str | None] = field(default_factory=dict)  # files by option: run_output.write_run
     screen: tuple[int, int] = WINDOW_DEFAULT  # --screenshot's size
     image_scale: int = 1  # --export-image's
+    tensorboard: TensorboardOptions | None = None  # --tensorboard's event files
 
 
 @dataclass
@@ -168,7 +171,15 @@ def run(
         session = Session(gpu, start.config, heatmaps=True)
         start.apply(session)
     session.eval_every = options.eval_every
-    result = train(session, iterations, options.quiet, on_evaluation)
+    events = RunEvents(options.tensorboard, session) if options.tensorboard is not None else None
+    try:
+        result = train(session, iterations, options.quiet, _with_events(events, session, on_evaluation))
+    except BaseException:  # a second Ctrl+C, a failure: the events so far, and nothing more
+        if events is not None:
+            events.abandon()
+        raise
+    if events is not None:
+        events.close(session, status_of(result.diverged_at, result.interrupted_at))
     check = None
     if options.grad_check and result.interrupted_at is None:
         from ..check import grad_check
@@ -177,6 +188,20 @@ def run(
         result.grad_check = check.to_dict()
     written = write_run(session, result, out, options.asked, options.screen, options.image_scale)
     return HeadlessRun(session, result, written, check)
+
+
+def _with_events(events: RunEvents | None, session: Session, then: OnEvaluation | None) -> OnEvaluation | None:
+    """The evaluation callback that writes each evaluation's events, with the samples a second
+    trained so far (summary.json's samples_per_second as it stood), before `then`."""
+    if events is None:
+        return then
+    first = session.trainer.samples_seen
+
+    def evaluated(session: Session, wall: float) -> bool:
+        events.evaluation(session, (session.trainer.samples_seen - first) / wall if wall > 0 else math.nan)
+        return then is None or then(session, wall)
+
+    return evaluated
 
 
 def _progress_line(session: Session) -> str:

@@ -19,6 +19,7 @@ from ..config.variants import Variant, parse_variant, unique_names
 from ..errors import UserError
 from ..files.race_files import RaceTable, race_summary
 from ..files.run_summary import HeadlessResult
+from ..files.tensorboard_events import RunEvents, TensorboardOptions, status_of
 from ..gpu.gpu import Gpu
 from ..loop.headless_steps import CHUNK_SECONDS
 from ..loop.race import MAX_RACERS, MIN_RACERS, Race
@@ -60,9 +61,47 @@ def build_race(gpu: Gpu, base: Config, variants: list[Variant]) -> Race:
     return race
 
 
-def run_race(race: Race, iterations: int, eval_every: int, quiet: bool) -> tuple[RaceTable, float, int | None]:
+def run_race(
+    race: Race, iterations: int, eval_every: int, quiet: bool, tensorboard: TensorboardOptions | None = None
+) -> tuple[RaceTable, float, int | None]:
     """Equal steps to `iterations`, a row of race.csv at each evaluation (every `eval_every`
-    steps and the last). Returns the table, the wall seconds and the step Ctrl+C stopped at."""
+    steps and the last), and with `tensorboard` each racer's event files. Returns the table, the
+    wall seconds and the step Ctrl+C stopped at."""
+    events = race_events(race, tensorboard)
+    try:
+        table, wall, interrupted = _run_race(race, iterations, eval_every, quiet, events)
+    except BaseException:  # a second Ctrl+C, a failure: the events so far, and nothing more
+        for written in events.values():
+            written.abandon()
+        raise
+    for racer in race.racers:
+        if racer.name in events:
+            events[racer.name].close(racer.session, status_of(racer.diverged_at, interrupted))
+    return table, wall, interrupted
+
+
+def race_events(race: Race, options: TensorboardOptions | None) -> dict[str, RunEvents]:
+    """Each racer's event files, in DIR/<racer>/, side by side: their hparams are the fields the
+    variants set (every field where they set none), their metric the race's."""
+    if options is None:
+        return {}
+    fields = tuple(dict.fromkeys(name for racer in race.racers for name in racer.variant.changes)) or None
+    return {
+        racer.name: RunEvents(options.within(racer.name, fields, race.metric.name), racer.session)
+        for racer in race.racers
+    }
+
+
+def _write_events(race: Race, events: dict[str, RunEvents]) -> None:
+    """Each racer's evaluation at the step it stands at, where it has one."""
+    for racer in race.racers:
+        if racer.name in events and racer.marked_now:
+            events[racer.name].evaluation(racer.session, racer.samples_per_second)
+
+
+def _run_race(
+    race: Race, iterations: int, eval_every: int, quiet: bool, events: dict[str, RunEvents]
+) -> tuple[RaceTable, float, int | None]:
     table = RaceTable([r.name for r in race.racers], race.metric.name)
     for racer in race.racers:
         racer.session.eval_every = eval_every
@@ -79,6 +118,7 @@ def run_race(race: Race, iterations: int, eval_every: int, quiet: bool) -> tuple
             if step % eval_every == 0 or step == iterations:
                 _evaluate_all(race, step)
                 table.take(race, step, time.perf_counter() - start)
+                _write_events(race, events)
                 if not quiet:
                     bar.write(_standing(race, step), file=sys.stderr)
     bar.close()
@@ -88,6 +128,7 @@ def run_race(race: Race, iterations: int, eval_every: int, quiet: bool) -> tuple
     for racer in race.racers:  # a diverged racer's last finite network, as a headless run ends
         if not racer.marked_now:
             racer.evaluate()
+    _write_events(race, events)
     interrupted = step if interrupt.requested and step < iterations else None
     return table, time.perf_counter() - start, interrupted
 
