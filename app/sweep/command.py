@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..files.sweep_folder import STATES
+from ..files.tensorboard_events import IMAGE_EVERY, TensorboardOptions
 from ..gpu.device import DEVICE_TYPES
 from .space import Space, read_space
 from .table import BEST_FILE, TRIALS_FILE, best_of, trial_name
@@ -66,6 +67,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         help="each trial evaluates every K steps, where the pruner may stop it (default 100)",
     )
+    p.add_argument(
+        "--tensorboard",
+        metavar="DIR",
+        help="also write TensorBoard event files, each trial's into DIR/<trial>/, its searched fields as hparams "
+        "and the sweep's metric (the tensorboard extra); with --resume, give it again",
+    )
+    p.add_argument(
+        "--tensorboard-images",
+        type=int,
+        metavar="K",
+        help=f"with --tensorboard: the heatmaps of every K-th evaluation and the last as images "
+        f"(default {IMAGE_EVERY}; 0: none)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -98,6 +112,9 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UserError(f"--trials-per-gpu must be at least 1 (got {args.trials_per_gpu})")
     if args.eval_every < 1:
         raise UserError(f"--eval-every must be at least 1 (got {args.eval_every})")
+    from ..entry.cli_checks import check_tensorboard
+
+    check_tensorboard(args.tensorboard, args.tensorboard_images)
     if args.address is not None:
         _check_address(args.address)
     missing = [name for name in NEEDED if not _installed(name)]
@@ -203,7 +220,8 @@ def _sweep(args: argparse.Namespace, folder: Path, space: Space, new: bool) -> i
                 if len(records) >= space.trials:
                     return _report(folder, space, driver.SweepOutcome(records, best_of(records, space), False))
                 driver.start_ray(args.address)
-            options = driver.SweepOptions(args.trials_per_gpu, args.eval_every, args.quiet, args.device)
+            tensorboard = TensorboardOptions.of(args.tensorboard, args.tensorboard_images)
+            options = driver.SweepOptions(args.trials_per_gpu, args.eval_every, args.quiet, args.device, tensorboard)
             outcome = driver.run_sweep(folder, space, options)
     except KeyboardInterrupt:  # before Tune's own handling of Ctrl+C, or a second one
         started = (folder / SPACE_FILE).exists()

@@ -22,6 +22,7 @@ from ray import tune
 from tqdm import tqdm
 
 from ..errors import UserError, first_line
+from ..files.tensorboard_events import TensorboardOptions
 from . import journal
 from .search import SweepSearch, scheduler_for, trainable
 from .sharing import mps_running, sharing_note
@@ -42,6 +43,7 @@ class SweepOptions:
     eval_every: int = 100
     quiet: bool = False
     device: str = "auto"  # each trial's GPU API (--device)
+    tensorboard: TensorboardOptions | None = None  # --tensorboard: the trials' event files
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ def run_sweep(folder: Path, space: Space, options: SweepOptions) -> SweepOutcome
 
 
 def _tuner(folder, space, options, search, recorder, remaining: int, tune_folder: str) -> tune.Tuner:
-    plan = TrialPlan(space, str(folder.resolve()), options.eval_every, os.getcwd(), options.device)
+    plan = TrialPlan(space, str(folder.resolve()), options.eval_every, os.getcwd(), options.device, options.tensorboard)
     return tune.Tuner(
         tune.with_resources(trainable(plan), _trial_resources(options.trials_per_gpu)),
         tune_config=tune.TuneConfig(

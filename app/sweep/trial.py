@@ -18,6 +18,7 @@ from ray import tune
 
 from ..errors import first_line
 from ..files.start import Start
+from ..files.tensorboard_events import TensorboardOptions
 from ..gpu.device import describe
 from ..loop.session import Session
 from ..views.point_metrics import finite_or_none
@@ -37,6 +38,7 @@ class TrialPlan:
     eval_every: int
     cwd: str  # where the sweep started: paths in the base config are relative to it
     device: str = "auto"  # the GPU API, as --device takes it
+    tensorboard: TensorboardOptions | None = None  # the sweep's --tensorboard: each trial in DIR/<trial>/
 
 
 class TrialFailed(Exception):
@@ -126,7 +128,8 @@ def run_trial(config: dict, plan: TrialPlan) -> None:
         trial_config = space.config_for(space.values_of(config))
         if os.path.isdir(plan.cwd):  # Tune starts each trial in a folder of its own
             os.chdir(plan.cwd)
-        options = headless.RunOptions(eval_every=plan.eval_every, quiet=True)
+        tensorboard = plan.tensorboard.within(out.name, space.fields, space.metric) if plan.tensorboard else None
+        options = headless.RunOptions(eval_every=plan.eval_every, quiet=True, tensorboard=tensorboard)
         run = headless.run(worker_gpu(plan.device), Start(trial_config), space.iterations, out, reporter, options)
     except Exception as error:
         raise TrialFailed(first_line(error)) from None
