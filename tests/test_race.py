@@ -11,6 +11,7 @@ import json
 import pytest
 
 from app.config.config import Config
+from app.config.files import load_file
 from app.config.variants import parse_variant, unique_names
 from app.entry.cli import main
 from app.errors import UserError
@@ -145,6 +146,13 @@ def test_race_csv_agrees_with_the_racers_own_summaries(race):
         else:
             assert rows[-1][f"{racer['name']}:eval_loss"] == ""
         assert racer["config"] == own["config"]
+
+
+def test_config_of_a_race_summary_is_the_setup_its_variants_vary(race):
+    """--config reads a race's summary.json as its base config, the "" racer's."""
+    _, out, _ = race
+    base = json.loads((out / "racers" / "base" / "summary.json").read_text())["config"]
+    assert load_file(out / "summary.json").to_dict() == base
 
 
 def _racer(name: str, marks: list[tuple[int, float, float]], diverged: bool = False) -> Racer:

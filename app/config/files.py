@@ -1,6 +1,7 @@
-"""Config files and presets: a JSON config (or a summary.json) read with the checks a user's
-file needs (its size, its nesting, its JSON), and the presets of assets/presets. The table is
-app/config/config.py; a Config from a JSON object, app/config/records.py."""
+"""Config files and presets: a JSON config (or a run's or a race's summary.json, or a sweep's
+best.json) read with the checks a user's file needs (its size, its nesting, its JSON), and the
+presets of assets/presets. The table is app/config/config.py; a Config from a JSON object,
+app/config/records.py."""
 
 from __future__ import annotations
 
@@ -29,17 +30,35 @@ def _nesting_depth(text: str) -> int:
     return deepest
 
 
+def config_of(data: object) -> object:
+    """The config a JSON document holds: a config file's is the document itself; a headless run's
+    summary.json and a sweep's best.json hold theirs under "config"; a race's summary.json holds
+    its base config, the setup its variants vary, under "base_config"."""
+    if not isinstance(data, dict):
+        return data
+    if isinstance(data.get("config"), dict) and ("steps" in data or {"trial", "metric"} <= set(data)):
+        return data["config"]
+    if isinstance(data.get("base_config"), dict) and "racers" in data:
+        return data["base_config"]
+    return data
+
+
 def load_file(path: str | Path, base: Config | None = None) -> Config:
+    name = f"config file {str(path)!r}"
     text = read_user_text(path, "config file", MAX_CONFIG_BYTES)
     if _nesting_depth(text) > MAX_CONFIG_NESTING:
-        raise UserError(f"config file {str(path)!r} is nested too deeply")
+        raise UserError(f"{name} is nested too deeply")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise UserError(f"config file {str(path)!r} is not valid JSON (line {error.lineno}: {error.msg})") from None
+        raise UserError(f"{name} is not valid JSON (line {error.lineno}: {error.msg})") from None
     except RecursionError:
-        raise UserError(f"config file {str(path)!r} is nested too deeply") from None
-    return from_dict(data, base, source=f"config file {str(path)!r}")
+        raise UserError(f"{name} is nested too deeply") from None
+    try:
+        return from_dict(config_of(data), base, source=name)
+    except UserError as error:  # a field's own check does not know the file: name it
+        message = str(error)
+        raise UserError(message if message.startswith(name) else f"{name}: {message}") from None
 
 
 def preset_names() -> list[str]:

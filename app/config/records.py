@@ -1,5 +1,5 @@
-"""A Config from a JSON object (a config file, a summary.json, saved settings, a checkpoint's or
-a network file's header, command-line overrides): its keys overlaid on a base Config, unknown
+"""A Config from a JSON object (a config file, saved settings, a checkpoint's or a network
+file's header, command-line overrides): its keys overlaid on a base Config, unknown
 keys refused, the whole validated."""
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ def from_dict(data: Any, base: Config | None = None, source: str = "config") -> 
     """Overlays the keys of `data` on `base` (defaults if None). Unknown keys are errors."""
     if not isinstance(data, dict):
         raise UserError(f"{source} must be a JSON object")
-    if "config" in data and isinstance(data["config"], dict) and "steps" in data:
-        data = data["config"]  # a summary.json written by a headless run
     known = {f.name for f in dataclasses.fields(Config)}
     unknown = sorted(set(data) - known)
     if unknown:

@@ -83,6 +83,7 @@ def _headless(args: argparse.Namespace) -> int:
     out = _out_folder(args)
     start.config = _with_image(start.config, args)
     check_export_image(args, start.config)
+    _notes([start.config])
     gpu = create_gpu(args.device, gpu=args.gpu)
     options = headless.RunOptions(
         eval_every=args.eval_every,
@@ -96,7 +97,7 @@ def _headless(args: argparse.Namespace) -> int:
     run = headless.run(
         gpu, start, iterations, out, options=options, prepare=lambda config: _with_target_file(config, args, gpu)
     )
-    return _report_headless(run.session, run.result, run.written, out, run.check)
+    return _report_headless(run.session, run.result, run.written, out, run.check, start.step)
 
 
 def _out_folder(args: argparse.Namespace) -> Path:
@@ -114,7 +115,7 @@ def _race(args: argparse.Namespace) -> int:
     iterations = iterations_for(args, start)
     out = _out_folder(args)
     start.config = _with_image(start.config, args)
-    race_run.check_variants(start.config, variants)
+    _notes(race_run.check_variants(start.config, variants))
     gpu = create_gpu(args.device, gpu=args.gpu)
     with headless.compile_notice(args.quiet):
         start.config = _with_target_file(start.config, args, gpu)
@@ -125,9 +126,18 @@ def _race(args: argparse.Namespace) -> int:
     return race_run.report(race, written, out, interrupted)
 
 
-def _report_headless(session, result, written, out: Path, check) -> int:
+def _notes(configs: list[cfg.Config]) -> None:
+    """Hints, not errors, about a setup that trains poorly, on stderr before the run: once each."""
+    from ..model.derivative_loss import smooth_activation_hint
+
+    for hint in dict.fromkeys(filter(None, map(smooth_activation_hint, configs))):
+        print(f"note: {hint}", file=sys.stderr)
+
+
+def _report_headless(session, result, written, out: Path, check, first_step: int) -> int:
     """The run's last lines and its exit code: a failed write (2) before a divergence (3), an
-    interruption (130) or a failed gradient check (4)."""
+    interruption (130) or a failed gradient check (4). `first_step`: where training started (a
+    resumed run's checkpoint step)."""
     from ..files.run_summary import image_text, metrics_text
     from ..model.half_range import half_hint
     from .headless import EXIT_DIVERGED
@@ -156,9 +166,15 @@ def _report_headless(session, result, written, out: Path, check) -> int:
         figures = f"eval loss {result.eval_loss:.6g}, eval grad loss {result.eval_grad_loss:.6g}"
     else:
         figures = metrics_text(session.metrics)
-    print(
-        f"done: {result.steps} steps in {result.wall_seconds:.2f} s, train loss {result.train_loss:.6g}, {figures} -> {out}"
-    )
+    trained = result.steps - first_step
+    if trained == 0:  # --iterations at the start: the network as it starts, evaluated and written
+        print(f"done: no steps trained, the network as it starts at step {result.steps}: {figures} -> {out}")
+    else:
+        resumed = f" (resumed at step {first_step}: {result.steps} in all)" if first_step else ""
+        print(
+            f"done: {trained} steps in {result.wall_seconds:.2f} s{resumed}, train loss {result.train_loss:.6g}, "
+            f"{figures} -> {out}"
+        )
     return _report_grad_check(check) if check is not None else 0
 
 
@@ -188,6 +204,7 @@ def _window(args: argparse.Namespace) -> int:
         restore=offer,
     )
     start.config = _with_image(start.config, args)
+    _notes([start.config])
     gpu = create_gpu(args.device, gpu=args.gpu)
     start.config = _with_target_file(start.config, args, gpu)
     return run_window(gpu, start, options, settings)

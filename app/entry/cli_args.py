@@ -22,6 +22,7 @@ from ..gpu.device import DEVICE_TYPES
 from ..truth.sdf_truth import sdf_domain
 from .cli_checks import MAX_EXPORT_SCALE
 from .cli_fields import DIRECT_OPTIONS, FLAGGED, HOT_OPTIONS, field_option, nonempty_text
+from .resume_options import refuse_disagreeing
 
 MORE_STEPS = 1000  # a headless run trains this many steps unless --iterations says otherwise
 
@@ -152,7 +153,8 @@ def _add_file_options(p: argparse.ArgumentParser) -> None:
         type=nonempty_text,
         metavar="CKPT",
         help="continue from a checkpoint: its network, optimizer state, step, config and loss history; "
-        f"{_listed([FLAGGED[name].flag.name for name in HOT_OPTIONS])} may change its config",
+        f"{_listed([FLAGGED[name].flag.name for name in HOT_OPTIONS])} may change its config; network "
+        "options only where they agree with it",
     )
     files.add_argument(
         "--save-checkpoint",
@@ -247,6 +249,7 @@ def resolve_start(args: argparse.Namespace, base: cfg.Config | None = None) -> S
     the options build on without --resume: the defaults, or the window's saved config."""
     if args.resume is not None:
         checkpoint = ckpt.load(args.resume)
+        refuse_disagreeing(args, checkpoint.config, config_from_args)  # options that agree with it are accepted
         overrides = {name: getattr(args, name) for name in HOT_OPTIONS if getattr(args, name) is not None}
         config = from_dict(overrides, checkpoint.config, source="options") if overrides else checkpoint.config
         return Start(config, checkpoint=checkpoint)

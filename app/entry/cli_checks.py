@@ -11,8 +11,9 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UserError
+from ..files.folder_kind import KIND_NAMES, RACE, RUN, folder_kind
 from ..files.tensorboard_events import check_installed
-from .cli_fields import FLAGGED, NETWORK_FILE_OPTIONS, NETWORK_OPTIONS, option_dest
+from .cli_fields import FLAGGED, NETWORK_FILE_OPTIONS, option_dest
 
 WINDOW_MIN = (320, 240)
 WINDOW_DEFAULT = (1280, 800)  # a headless screenshot's size; the window's is app/ui/placement.py's
@@ -43,8 +44,29 @@ def check_output_dir(path: Path, option: str = "--out", named: str | None = None
         raise UserError(f"cannot write {option} {named!r}: {error.strerror or error} in {str(probe)!r}") from None
 
 
-def check_file_path(text: str, option: str, suffix: str | None = None) -> None:
-    """A file that can be written (created or replaced), with `suffix` when one is given."""
+def check_out_kind(path: Path, kind: str) -> None:
+    """--out may be a new or empty folder, or one of its own kind (RUN or RACE) to write over,
+    never another kind's: a run's summary.json over a race's would leave a folder that no longer
+    makes sense (the sweep command refuses any folder that is not empty)."""
+    found = folder_kind(path)
+    if found is not None and found != kind:
+        raise UserError(
+            f"--out {str(path)!r} is {KIND_NAMES[found]}'s folder: {KIND_NAMES[kind]} would write over "
+            "some of its files and leave the rest; choose another folder"
+        )
+
+
+def _made_by_out(folder: Path, out: Path | None) -> bool:
+    """Whether the run makes `folder`: it is --out, or a folder inside it."""
+    if out is None:
+        return False
+    folder, out = folder.resolve(), out.resolve()
+    return folder == out or out in folder.parents
+
+
+def check_file_path(text: str, option: str, suffix: str | None = None, out: Path | None = None) -> None:
+    """A file that can be written (created or replaced), with `suffix` when one is given; its
+    folder must exist, unless the run makes it: --out, `out`, or a folder inside it."""
     path = Path(text)
     if suffix is not None and path.suffix.lower() != suffix:
         raise UserError(f"{option} must name a {suffix} file (got {text!r})")
@@ -53,7 +75,7 @@ def check_file_path(text: str, option: str, suffix: str | None = None) -> None:
     if path.exists() and not os.access(path, os.W_OK):
         raise UserError(f"cannot write {option} {text!r}: no write permission")
     folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
+    if not folder.is_dir() and not _made_by_out(folder, out):
         raise UserError(f"cannot write {option} {text!r}: the folder {str(folder)!r} does not exist")
     check_output_dir(folder, option, text)
 
@@ -91,8 +113,10 @@ def check_headless(args: argparse.Namespace) -> None:
         raise UserError(f"--iterations must be 0 or more (got {args.iterations})")
     if args.eval_every < 1:
         raise UserError(f"--eval-every must be at least 1 (got {args.eval_every})")
-    if args.out is not None:
-        check_output_dir(Path(args.out))
+    out = Path(args.out) if args.out is not None else None
+    if out is not None:
+        check_output_dir(out)
+        check_out_kind(out, RACE if args.variant else RUN)
     if not 1 <= args.export_scale <= MAX_EXPORT_SCALE:
         raise UserError(f"--export-scale must be between 1 and {MAX_EXPORT_SCALE} (got {args.export_scale})")
     checked = (
@@ -104,7 +128,7 @@ def check_headless(args: argparse.Namespace) -> None:
     for option, suffix in checked:
         value = getattr(args, option[2:].replace("-", "_"))
         if value is not None:
-            check_file_path(value, option, suffix)
+            check_file_path(value, option, suffix, out)
     check_tensorboard(args.tensorboard, args.tensorboard_images)
     _check_size(args)
     _check_start(args)
@@ -130,11 +154,11 @@ def check_window(args: argparse.Namespace) -> None:
 
 def _check_start(args: argparse.Namespace) -> None:
     """--resume takes the network and config from the checkpoint, --load-network the network
-    from its file: options that would contradict them are refused rather than ignored."""
+    from its file: options that would contradict them are refused rather than ignored (network
+    options beside --resume once the checkpoint is read: app/entry/resume_options.py)."""
     if args.resume is not None:
         taken = ["--load-network"] if args.load_network is not None else []
         taken += [f"--{name}" for name in ("preset", "config") if getattr(args, name) is not None]
-        taken += [FLAGGED[name].flag.name for name in NETWORK_OPTIONS if getattr(args, option_dest(name)) is not None]
         if taken:
             raise UserError(
                 f"{taken[0]} cannot be combined with --resume, which continues the checkpoint's network and config"

@@ -40,17 +40,18 @@ def variants_of(texts: list[str]) -> list[Variant]:
 
 
 def check_race_options(args) -> None:
+    if args.iterations == 0:  # no step: nothing to compare (a single run of 0 steps writes its start)
+        raise UserError("--iterations 0 races no step: a race needs --iterations of at least 1")
     for option in SINGLE_RUN_OPTIONS:
         value = getattr(args, option[2:].replace("-", "_"))
         if value not in (None, False):
             raise UserError(f"{option} is for single runs: it cannot be combined with --variant")
 
 
-def check_variants(base: Config, variants: list[Variant]) -> None:
+def check_variants(base: Config, variants: list[Variant]) -> list[Config]:
     """Every variant's config checked, so that a bad one is refused before the device starts and
-    any network is built (a UserError naming it)."""
-    for variant in variants:
-        variant.apply(base)
+    any network is built (a UserError naming it); the racers' configs."""
+    return [variant.apply(base) for variant in variants]
 
 
 def build_race(gpu: Gpu, base: Config, variants: list[Variant]) -> Race:

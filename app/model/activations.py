@@ -33,6 +33,8 @@ class Activation:
     # minimum near z = -1.28 and rises again); paths that need it say so.
     derivative_from_output: bool = True
     params: dict = field(default_factory=dict)  # extra network.json fields, e.g. the slope
+    # Its second derivative is zero everywhere: a poor fit for losses on the input gradient.
+    piecewise_linear: bool = False
 
     def schema(self) -> dict:
         return {"activation": self.name, **self.params}
@@ -67,8 +69,9 @@ ACTIVATIONS: dict[str, Activation] = {
             "{z} > 0.0 ? {z} : {negative_slope!r} * {z}",
             relu_like=True,
             params={"negative_slope": LEAKY_RELU_SLOPE},
+            piecewise_linear=True,
         ),
-        Activation("relu", "ReLU", lambda z: np.maximum(z, 0), "max({z}, 0.0)", relu_like=True),
+        Activation("relu", "ReLU", lambda z: np.maximum(z, 0), "max({z}, 0.0)", relu_like=True, piecewise_linear=True),
         Activation("tanh", "Tanh", np.tanh, "tanh({z})"),
         Activation("sigmoid", "Sigmoid", _sigmoid, "1.0 / (1.0 + exp(-{z}))"),
         Activation("sin", "Sine", np.sin, "sin({z})", derivative_from_output=False),
@@ -82,7 +85,7 @@ ACTIVATIONS: dict[str, Activation] = {
             "{z} >= 0.0 ? {z} / (1.0 + exp(-{z})) : {z} * exp({z}) / (1.0 + exp({z}))",
             derivative_from_output=False,
         ),
-        Activation("identity", "Identity", lambda z: z, "{z}"),
+        Activation("identity", "Identity", lambda z: z, "{z}", piecewise_linear=True),
     )
 }
 
