@@ -65,10 +65,15 @@ def _add_mode_options(p: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         help="headless: train until step N, counted from the "
-        f"start; after --resume, {MORE_STEPS} steps past its step unless given (default {MORE_STEPS})",
+        f"start; after --resume, {MORE_STEPS} steps past its step unless given (default {MORE_STEPS}); "
+        "N at the start trains nothing and writes the network as it starts",
     )
     mode.add_argument(
-        "--out", type=nonempty_text, metavar="DIR", help="headless output folder (default runs/<timestamp>/)"
+        "--out",
+        type=nonempty_text,
+        metavar="DIR",
+        help="headless output folder (default runs/<timestamp>/); one of another kind (a race's for a run, a "
+        "run's for a race, a sweep's) is refused",
     )
     mode.add_argument(
         "--eval-every",
@@ -133,7 +138,10 @@ def _add_network_options(p: argparse.ArgumentParser) -> None:
     """The network and training: a config file, a preset and the Config table's flags."""
     net = p.add_argument_group("network and training (each overrides --preset and --config)")
     net.add_argument(
-        "--config", type=nonempty_text, metavar="FILE", help="a JSON config, or the summary.json of an earlier run"
+        "--config",
+        type=nonempty_text,
+        metavar="FILE",
+        help="a JSON config, the summary.json of an earlier run (a race's: its base config) or a sweep's best.json",
     )
     net.add_argument(
         "--preset",
