@@ -5,11 +5,18 @@ import sys
 from .entry.fast_start import skip_torch
 
 
+EXIT_INTERRUPTED = 130
+
+
 def main() -> int:
     skip_torch()  # before anything imports slangpy
-    from .entry.cli import main as cli_main
+    try:
+        from .entry.cli import main as cli_main
 
-    return cli_main()
+        return cli_main()
+    except KeyboardInterrupt:  # Ctrl+C before a command's own handling (while it imports, say)
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

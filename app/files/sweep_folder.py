@@ -25,7 +25,9 @@ MAX_TRIALS_BYTES = 16 << 20  # 100,000 trials of a few hundred bytes; never read
 MAX_JSON_BYTES = 1 << 20  # best.json and space.json are a few kilobytes
 FIXED_COLUMNS = ("trial", "state", None, "steps", "wall_s", "gpu", "seed")  # None: the metric's column
 LAST_COLUMN = "error"
-STATES = ("complete", "pruned", "failed")
+FINISHED_STATES = ("complete", "pruned", "failed")
+# A trial a stopped sweep left running: its last reported value and step; --resume runs it again.
+STATES = (*FINISHED_STATES, "interrupted")
 MODES = ("min", "max")
 # A sweep's metrics and which way is better (a space file's metric is one of them: app/sweep/space.py).
 METRIC_MODES = {"eval_loss": "min", "train_loss": "min", "test_loss": "min", "test_accuracy": "max", "psnr": "max"}

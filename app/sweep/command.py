@@ -16,11 +16,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..errors import UserError
-from ..files.sweep_folder import STATES
+from ..files.sweep_folder import FINISHED_STATES
 from ..files.tensorboard_events import IMAGE_EVERY, TensorboardOptions
 from ..gpu.device import DEVICE_TYPES
 from .space import Space, read_space
-from .table import BEST_FILE, TRIALS_FILE, best_of, trial_name
+from .table import BEST_FILE, TRIALS_FILE, trial_name
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -174,11 +174,13 @@ def _only_sweep(folder: Path) -> Iterator[None]:
 
 def _report(folder: Path, space: Space, outcome) -> int:
     """The sweep's last line: what ran and the best trial, or how to resume an interrupted sweep."""
-    states = [record.state for record in outcome.records]
-    counts = ", ".join(f"{states.count(state)} {state}" for state in STATES)
+    states = [record.state for record in outcome.finished]
+    counts = ", ".join(f"{states.count(state)} {state}" for state in FINISHED_STATES)
     if outcome.interrupted:
+        left = len(outcome.records) - len(states)
+        again = f"; {left} interrupted, to run again" if left else ""
         print(
-            f"interrupted: {len(states)} of {space.trials} trials finished ({counts}), in {folder / TRIALS_FILE}; "
+            f"interrupted: {len(states)} of {space.trials} trials finished ({counts}{again}), in {folder / TRIALS_FILE}; "
             f"visual-trainer sweep --resume {folder} runs the rest",
             file=sys.stderr,
         )
@@ -207,18 +209,18 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _sweep(args: argparse.Namespace, folder: Path, space: Space, new: bool) -> int:
-    from . import driver  # Ray and Optuna: only once everything is checked
-
-    driver.quiet_libraries()
     try:
+        from . import driver  # Ray and Optuna: only once everything is checked
+
+        driver.quiet_libraries()
         if new:
             driver.start_ray(args.address)  # before the folder: a Ray that cannot start leaves none
             _start_folder(folder, space)
         with _only_sweep(folder):
             if not new:
-                records = driver.finished_trials(folder, space)
-                if len(records) >= space.trials:
-                    return _report(folder, space, driver.SweepOutcome(records, best_of(records, space), False))
+                outcome = driver.outcome_in(folder, space)
+                if not outcome.interrupted:
+                    return _report(folder, space, outcome)
                 driver.start_ray(args.address)
             tensorboard = TensorboardOptions.of(args.tensorboard, args.tensorboard_images)
             options = driver.SweepOptions(args.trials_per_gpu, args.eval_every, args.quiet, args.device, tensorboard)

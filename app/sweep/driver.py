@@ -1,18 +1,20 @@
 """A sweep's run: Ray started (or joined), the study opened, and a Ray Tune Tuner that runs the
-trials the sweep still lacks, with SweepSearch asking Optuna for their values and a scheduler
-stopping the poor ones early. trials.csv and best.json are rewritten from the journal as each
-trial finishes (SweepRecorder), and once more at the end, when trials left running by Ctrl+C
-are closed as failed, "interrupted". Ray's own console output is kept out of the user's way:
-its logs stay in its session folder, Tune prints nothing, a progress bar counts the trials."""
+trials the sweep still lacks (those a stopped sweep left running first), with SweepSearch asking
+Optuna for their values and a scheduler stopping the poor ones early. trials.csv and best.json
+are rewritten from the journal as each trial finishes, and at the end with the interrupted rows.
+Ray's logs stay in its session folder, Tune prints nothing, a progress bar counts the trials."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,9 +50,27 @@ class SweepOptions:
 
 @dataclass(frozen=True)
 class SweepOutcome:
-    records: list[TrialRecord]  # every finished trial, this run's and earlier ones'
+    records: list[TrialRecord]  # every trial asked for, this run's and earlier ones', interrupted ones too
     best: TrialRecord | None
-    interrupted: bool  # stopped before all its trials finished (Ctrl+C)
+    trials: int  # how many the sweep is asked for
+
+    @property
+    def finished(self) -> list[TrialRecord]:
+        return [record for record in self.records if record.state != journal.INTERRUPTED]
+
+    @property
+    def interrupted(self) -> bool:
+        """Stopped (Ctrl+C) before all its trials finished: --resume runs the rest."""
+        return len(self.finished) < self.trials
+
+
+def outcome_in(folder: Path, space: Space) -> SweepOutcome:
+    """The sweep in `folder` as it stands while no sweep runs it, its tables rewritten: trials a
+    stopped sweep left running are its interrupted rows. The study is made where there is none."""
+    study = journal.open_study(journal.storage_in(folder), space)
+    records = journal.records(study, space, interrupted=True)
+    write_tables(folder, records, space)
+    return SweepOutcome(records, best_of(records, space), space.trials)
 
 
 class SweepRecorder(tune.Callback):
@@ -79,16 +99,6 @@ class SweepRecorder(tune.Callback):
         return records
 
 
-def finished_trials(folder: Path, space: Space) -> list[TrialRecord]:
-    """The trials `folder`'s study has finished, after closing those a stopped sweep left
-    running; the tables rewritten from them. The study is made where there is none."""
-    study = journal.open_study(journal.storage_in(folder), space)
-    journal.close_unfinished(study)
-    records = journal.records(study, space)
-    write_tables(folder, records, space)
-    return records
-
-
 def _concurrent_trials(trials_per_gpu: int) -> int:
     """How many trials Ray's resources run at once, each taking _trial_resources."""
     resources = ray.cluster_resources()
@@ -104,12 +114,13 @@ def start_ray(address: str | None) -> None:
     joined is a UserError."""
     quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
     try:
-        if address is None:  # "local": a Ray of its own, even where RAY_ADDRESS names another
-            ray.init(address="local", include_dashboard=False, **quiet)
-        else:
-            ray.init(address=address, **quiet)
-    except KeyboardInterrupt:
-        ray.shutdown()
+        with ctrl_c_deferred():
+            if address is None:  # "local": a Ray of its own, even where RAY_ADDRESS names another
+                ray.init(address="local", include_dashboard=False, **quiet)
+            else:
+                ray.init(address=address, **quiet)
+    except KeyboardInterrupt:  # pressed while Ray started: taken now that it has
+        stop_ray()
         raise
     except (ConnectionError, RuntimeError, ValueError) as error:
         if address is None:
@@ -119,13 +130,34 @@ def start_ray(address: str | None) -> None:
         raise UserError(f"cannot join the Ray cluster at {address}: {first_line(error)}{hint}") from None
 
 
+def stop_ray() -> None:
+    with ctrl_c_deferred():
+        ray.shutdown()
+
+
+@contextlib.contextmanager
+def ctrl_c_deferred() -> Iterator[None]:
+    """Ctrl+C pressed inside the block is raised as it ends. A KeyboardInterrupt inside ray.init
+    left its core worker half made, and the process crashed as it exited (SIGSEGV)."""
+    pressed = []
+    previous = signal.signal(signal.SIGINT, lambda *_: pressed.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
+
+
 def run_sweep(folder: Path, space: Space, options: SweepOptions) -> SweepOutcome:
     """Runs the trials `folder`'s study still lacks, up to space.trials, on the Ray that
-    start_ray started or joined (shut down at the end). A second Ctrl+C (KeyboardInterrupt)
-    propagates once the tables are written."""
+    start_ray started or joined (shut down at the end): first those a stopped sweep left running,
+    each under its own number and values. A second Ctrl+C (KeyboardInterrupt) propagates once the
+    tables are written."""
     storage = journal.storage_in(folder)
     study = journal.open_study(storage, space)
     done = len(journal.records(study, space))
+    rerun = journal.unfinished(study)
     note = sharing_note(options.trials_per_gpu, ray.cluster_resources().get("GPU", 0), options.device, mps_running())
     if note is not None and not options.quiet:
         print(note, file=sys.stderr)
@@ -133,15 +165,17 @@ def run_sweep(folder: Path, space: Space, options: SweepOptions) -> SweepOutcome
     tune_folder = tempfile.mkdtemp(prefix="visual-trainer-tune-")  # Tune's own records: the journal is ours
     try:
         seed = space.seed + len(study.trials)  # a resumed sweep does not draw its first points again
-        search = SweepSearch(space, journal.STUDY_NAME, storage, seed)
+        search = SweepSearch(space, journal.STUDY_NAME, storage, seed, rerun)
         recorder = SweepRecorder(search, study, folder, space, bar)
         _tuner(folder, space, options, search, recorder, space.trials - done, tune_folder).fit()
     finally:
-        records = finished_trials(folder, space)  # those Ctrl+C left running: failed, "interrupted"
         bar.close()
-        ray.shutdown()
-        shutil.rmtree(tune_folder, ignore_errors=True)
-    return SweepOutcome(records, best_of(records, space), interrupted=len(records) < space.trials)
+        try:
+            stop_ray()  # before the tables: no trial is running any more
+        finally:
+            shutil.rmtree(tune_folder, ignore_errors=True)
+            outcome = outcome_in(folder, space)
+    return outcome
 
 
 def _tuner(folder, space, options, search, recorder, remaining: int, tune_folder: str) -> tune.Tuner:

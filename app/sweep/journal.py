@@ -1,7 +1,7 @@
-"""The sweep's Optuna study, in DIR/study.journal (a JournalStorage over a journal file): opened
-or made, its trials as the rows of trials.csv, and trials left unfinished by a sweep that
-stopped (Ctrl+C, a crash) closed as failed, "interrupted". The journal is the sweep's state:
---resume goes on from it, and trials.csv and best.json are rewritten from it."""
+"""The sweep's Optuna study, in DIR/study.journal: opened or made, and its trials as the rows of
+trials.csv. A trial a stopped sweep (Ctrl+C, a crash) left running stays open in the journal,
+"interrupted", with its curve so far; --resume runs it again under its own number. The journal is
+the sweep's state: trials.csv and best.json are rewritten from it."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .table import TrialRecord
 
 JOURNAL_FILE = "study.journal"
 STUDY_NAME = "sweep"
-INTERRUPTED = "interrupted"
+INTERRUPTED = "interrupted"  # a trial left running by a sweep that stopped: --resume runs it again
 _STATES = {TrialState.COMPLETE: "complete", TrialState.PRUNED: "pruned", TrialState.FAIL: "failed"}
 
 
@@ -32,23 +32,25 @@ def open_study(storage: JournalStorage, space: Space) -> optuna.Study:
     return optuna.create_study(storage=storage, study_name=STUDY_NAME, direction=direction, load_if_exists=True)
 
 
-def close_unfinished(study: optuna.Study) -> None:
-    """Trials asked for and never told (running when the sweep stopped) become failed,
-    "interrupted", and count among the sweep's trials."""
-    unfinished = [t for t in study.get_trials(deepcopy=False) if not t.state.is_finished()]
-    for trial in unfinished:  # _trial_id: the storage's key, which a FrozenTrial keeps under that name
-        study._storage.set_trial_user_attr(trial._trial_id, "note", INTERRUPTED)
-        study.tell(trial.number, state=TrialState.FAIL)
+def unfinished(study: optuna.Study) -> list[FrozenTrial]:
+    """Trials asked for and never told, in trial order: while no sweep runs the folder (its lock),
+    those a stopped sweep left running."""
+    return sorted((t for t in study.get_trials(deepcopy=False) if not t.state.is_finished()), key=lambda t: t.number)
 
 
-def records(study: optuna.Study, space: Space) -> list[TrialRecord]:
-    """The finished trials, in trial order."""
-    finished = [t for t in study.get_trials(deepcopy=False) if t.state in _STATES]
-    return [_record(trial, space) for trial in sorted(finished, key=lambda t: t.number)]
+def records(study: optuna.Study, space: Space, interrupted: bool = False) -> list[TrialRecord]:
+    """The finished trials, in trial order; with `interrupted`, the unfinished ones too, as
+    "interrupted" rows (only where no sweep is running them)."""
+    trials = [
+        t for t in study.get_trials(deepcopy=False) if t.state in _STATES or (interrupted and not t.state.is_finished())
+    ]
+    return [_record(trial, space) for trial in sorted(trials, key=lambda t: t.number)]
 
 
 def _record(trial: FrozenTrial, space: Space) -> TrialRecord:
-    attributes = trial.user_attrs
+    attributes = dict(trial.user_attrs)
+    if not trial.state.is_finished():
+        attributes |= _interrupted_at(trial)
     values = space.values_of(trial.params) if set(space.fields) <= set(trial.params) else {}
     try:
         seed = space.config_for(values).seed
@@ -56,7 +58,7 @@ def _record(trial: FrozenTrial, space: Space) -> TrialRecord:
         seed = None
     return TrialRecord(
         number=trial.number,
-        state=_STATES[trial.state],
+        state=_STATES.get(trial.state, INTERRUPTED),
         value=attributes.get("value"),
         steps=attributes.get("step"),
         wall_s=attributes.get("wall_s"),
@@ -65,3 +67,13 @@ def _record(trial: FrozenTrial, space: Space) -> TrialRecord:
         values=values,
         note=attributes.get("note", ""),
     )
+
+
+def _interrupted_at(trial: FrozenTrial) -> dict:
+    """An interrupted trial's row: where its curve got to (its last reported value) and why it has
+    no final one."""
+    if not trial.intermediate_values:
+        return {"note": f"{INTERRUPTED} before its first report: --resume runs it again"}
+    step = max(trial.intermediate_values)
+    note = f"{INTERRUPTED} at step {step}: --resume runs it again"
+    return {"step": step, "value": trial.intermediate_values[step], "note": note}

@@ -16,7 +16,7 @@ import os
 
 import optuna
 from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
-from optuna.trial import TrialState
+from optuna.trial import FrozenTrial, TrialState
 from ray import cloudpickle
 from ray.train._internal.session import get_session
 from ray.tune.schedulers import ASHAScheduler, FIFOScheduler, MedianStoppingRule, TrialScheduler
@@ -76,7 +76,7 @@ def scheduler_for(space: Space, eval_every: int) -> TrialScheduler:
 
 
 class SweepSearch(OptunaSearch):
-    def __init__(self, space: Space, study_name: str, storage, seed: int):
+    def __init__(self, space: Space, study_name: str, storage, seed: int, rerun: list[FrozenTrial] = ()):
         super().__init__(
             space=distributions(space),
             metric=space.metric,
@@ -88,10 +88,19 @@ class SweepSearch(OptunaSearch):
         self.space = space
         self.tune_trials: dict = {}  # Tune's trials by id, for a failed one's error (SweepRecorder)
         self._reported: dict[str, set[int]] = {}  # the steps each trial's intermediate values are at
+        self._rerun = list(rerun)  # trials a stopped sweep left running: asked for again first
 
     def suggest(self, trial_id: str) -> dict | None:
+        if self._rerun and trial_id not in self._ot_trials:
+            self._reopen(trial_id, self._rerun.pop(0))
         values = super().suggest(trial_id)
         return None if values is None else {**values, TRIAL_KEY: self._ot_trials[trial_id].number}
+
+    def _reopen(self, trial_id: str, left: FrozenTrial) -> None:
+        """Tune's new trial runs an interrupted one again: the same Optuna trial (its number, its
+        values, so its seed), its curve so far kept: the same steps give the same values again."""
+        self._ot_trials[trial_id] = optuna.trial.Trial(self._ot_study, left._trial_id)
+        self._reported[trial_id] = set(left.intermediate_values)
 
     def on_trial_result(self, trial_id: str, result: dict) -> None:
         """Each evaluation as an intermediate value at its training step (Optuna's own view of

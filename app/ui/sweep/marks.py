@@ -1,7 +1,8 @@
 """How the sweep viewer marks a trial, the same in the table, the scatter and the parallel
 coordinates: a complete trial in the colour of its metric (viridis from a dark blue, brighter is
 better, whether the metric is minimised or maximised), a pruned one grey (stopped early: its metric is not
-comparable), a failed one red; the best trial labelled "best", the selected one ringed in white.
+comparable), a failed one red, an interrupted one amber (--resume runs it again); the best trial
+labelled "best", the selected one ringed in white.
 The legend row names each, and the colour scale gives the metric's values."""
 
 from __future__ import annotations
@@ -21,16 +22,18 @@ COLORMAP = implot.Colormap_.viridis
 COLOUR_FLOOR = 0.2
 PRUNED = imgui.ImVec4(0.55, 0.57, 0.61, 0.9)
 FAILED = imgui.ImVec4(0.90, 0.36, 0.36, 0.9)
+INTERRUPTED = imgui.ImVec4(0.92, 0.68, 0.26, 0.9)
 SELECTED = imgui.ImVec4(1.0, 1.0, 1.0, 1.0)
 BEST = GOOD
+STATE_COLOURS = {"failed": FAILED, "pruned": PRUNED, "interrupted": INTERRUPTED}  # complete: the metric's
 BAR_STEPS = 32  # the colour bar's gradient, in steps of the colour map
 
 
 def colour(shown: Shown, trial: Trial) -> imgui.ImVec4:
     """A trial's colour: its metric's on the colour scale where it completed with one, else its state's."""
-    if trial.state == "failed":
-        return FAILED
-    goodness = shown.goodness(trial) if trial.state == "complete" else None
+    if trial.state != "complete":
+        return STATE_COLOURS[trial.state]
+    goodness = shown.goodness(trial)
     return PRUNED if goodness is None else metric_colour(goodness)
 
 
@@ -41,7 +44,11 @@ def metric_colour(goodness: float) -> imgui.ImVec4:
 
 def text_colour(trial: Trial) -> imgui.ImVec4:
     """A table row's text: as any text for a complete trial, its state's colour otherwise."""
-    return {"failed": FAILED, "pruned": PRUNED}.get(trial.state, imgui.get_style().color_(imgui.Col_.text))
+    return STATE_COLOURS.get(trial.state, imgui.get_style().color_(imgui.Col_.text))
+
+
+def any_interrupted(shown: Shown) -> bool:
+    return any(trial.state == "interrupted" for trial in shown.folder.trials)
 
 
 def _swatch(fill: imgui.ImVec4 | None, ring: imgui.ImVec4 | None = None) -> None:
@@ -69,6 +76,7 @@ def legend(shown: Shown) -> None:
         ),
         (PRUNED, None, "pruned"),
         (FAILED, None, "failed (no metric)"),
+        *([(INTERRUPTED, None, "interrupted (--resume runs it)")] if any_interrupted(shown) else []),
         (None, SELECTED, "selected"),
     )
     for fill, ring, text in entries:

@@ -95,8 +95,9 @@ def _axis_labels(shown: Shown) -> None:
 
 
 def _draw_order(shown: Shown, viewer: SweepViewer) -> list[Trial]:
-    """Failed, then pruned, then complete trials worst to best, the selected one last: on top."""
-    rank = {"failed": 0, "pruned": 1, "complete": 2}
+    """Failed, then pruned or interrupted, then complete trials worst to best, the selected one
+    last: on top."""
+    rank = {"failed": 0, "pruned": 1, "interrupted": 1, "complete": 2}
 
     def key(trial: Trial) -> tuple:
         return (trial.id == viewer.selected, rank[trial.state], shown.goodness(trial) or 0.0)
