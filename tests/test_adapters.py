@@ -156,3 +156,12 @@ def test_the_adapter_slangpy_took_is_the_first_of_its_name():
     assert adapter_named(ADAPTERS, "NVIDIA H100 80GB HBM3").index == 0
     assert adapter_named(ADAPTERS, "llvmpipe (LLVM 15.0.6, 256 bits)").index == 2
     assert adapter_named(ADAPTERS, "Radeon") is None
+
+
+def test_a_gpu_is_labelled_by_its_name_and_uuid_a_cpu_driver_by_its_name_alone():
+    """The label a sweep's gpu column shows: lavapipe's identifier is its version as text, not a
+    UUID, so its label is its name; an NVIDIA GPU's carries the UUID as nvidia-smi prints it."""
+    assert ADAPTERS[1].label() == f"NVIDIA H100 80GB HBM3 ({FIRST})"
+    assert ADAPTERS[0].gpu_uuid == SECOND
+    assert ADAPTERS[2].gpu_uuid is None and ADAPTERS[2].label() == "llvmpipe (LLVM 15.0.6, 256 bits)"
+    assert Adapter(0, "GPU", "8a1b2c3d").label() == "GPU (8a1b2c3d)"  # a shorter LUID: its hex

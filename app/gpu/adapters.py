@@ -41,6 +41,23 @@ class Adapter:
     def text(self) -> str:
         return f"{self.index}: {self.name}, UUID {self.uuid}"
 
+    @property
+    def gpu_uuid(self) -> str | None:
+        """The UUID as nvidia-smi prints one (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx); None where
+        the identifier is printable text, as a CPU driver's is (lavapipe's reads "mesa25.0.7-...")."""
+        raw = bytes.fromhex(self.uuid)
+        if all(32 <= byte < 127 or byte == 0 for byte in raw):
+            return None
+        if len(raw) != 16:  # a LUID of another length: its hex as it is
+            return self.uuid
+        digits = self.uuid
+        return f"GPU-{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
+
+    def label(self) -> str:
+        """Its name, with its UUID where it has one: what tells a run's GPU apart in a table."""
+        uuid = self.gpu_uuid
+        return self.name if uuid is None else f"{self.name} ({uuid})"
+
 
 def adapters_from(infos: Sequence) -> list[Adapter]:
     """SlangPy's AdapterInfo list (each with .name and .luid, a list of byte values) as Adapters."""

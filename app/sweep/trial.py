@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,10 +58,10 @@ def metric_value(session: Session, metric: str) -> float | None:
 
 
 def adapter_of(session: Session) -> str:
-    """The adapter that ran a trial: its UUID (summary.json's "adapter", app/gpu/adapters.py),
-    which tells GPUs of one model apart, else the device's adapter name."""
+    """The adapter that ran a trial: its name, with the UUID that tells GPUs of one model apart
+    where it has one (app/gpu/adapters.py), else the device's adapter name."""
     adapter = session.gpu.adapter
-    return adapter.uuid if adapter is not None else describe(session.gpu.device)["adapter"]
+    return adapter.label() if adapter is not None else describe(session.gpu.device)["adapter"]
 
 
 def result_of(session: Session, metric: str, value: float, wall_seconds: float) -> dict:
@@ -128,6 +129,7 @@ def run_trial(config: dict, plan: TrialPlan) -> None:
         trial_config = space.config_for(space.values_of(config))
         if os.path.isdir(plan.cwd):  # Tune starts each trial in a folder of its own
             os.chdir(plan.cwd)
+        shutil.rmtree(out, ignore_errors=True)  # an interrupted attempt's files, replaced by this run's
         tensorboard = plan.tensorboard.within(out.name, space.fields, space.metric) if plan.tensorboard else None
         options = headless.RunOptions(eval_every=plan.eval_every, quiet=True, tensorboard=tensorboard)
         run = headless.run(worker_gpu(plan.device), Start(trial_config), space.iterations, out, reporter, options)
