@@ -2,7 +2,8 @@
 # Measures sweeps on a machine with NVIDIA GPUs (README, "Sweeps: measured on GPUs"):
 #   scaling: TRIALS trials of a 2-64-64-64-4 fit (batch 65,536), each about SECONDS_PER_TRIAL s alone,
 #            random sampler, no pruner, on each GPU count of GPUS (CUDA_VISIBLE_DEVICES 0..n-1);
-#            prints trials per hour, a trial's training time and the GPU time not training a trial;
+#            prints trials per hour, a trial's training time, the GPU time not training a trial, and what a
+#            trial after the first on its GPU costs beyond its training;
 #   fractional: 6 trials of 4-16-4 (batch 4,096), --trials-per-gpu K for each K of KS on GPU 0, each
 #            trial's samples/s against a headless run alone; DEVICE=cuda runs them on CUDA (start
 #            NVIDIA's MPS daemon first, nvidia-cuda-mps-control -d, for trials side by side).
@@ -43,6 +44,17 @@ wall, train = end - start, sum(float(r["wall_s"]) for r in rows if r["wall_s"])
 print(f"{gpus} GPU(s): {len(rows)} trials in {wall:.1f} s = {3600 * len(rows) / wall:.0f} trials/h; a trial's training "
       f"{train / len(rows):.2f} s; GPU time not training, a trial {(wall * gpus - train) / len(rows):.2f} s; "
       f"{len({r['gpu'] for r in rows})} GPUs used")
+# A trial after the first on its GPU: from the end of the one before (its files' last write) to its
+# own end, less its training.
+import os
+ends = {r["trial"]: max(e.stat().st_mtime for e in os.scandir(f"{folder}/trials/{r['trial']}")) for r in rows}
+gaps = []
+for gpu in {r["gpu"] for r in rows}:
+    mine = sorted((r for r in rows if r["gpu"] == gpu and r["wall_s"]), key=lambda r: ends[r["trial"]])
+    gaps += [ends[b["trial"]] - ends[a["trial"]] - float(b["wall_s"]) for a, b in zip(mine, mine[1:])]
+if gaps:
+    print(f"  a trial after the first on its GPU, beyond its training: median {sorted(gaps)[len(gaps) // 2]:.2f} s, "
+          f"largest {max(gaps):.2f} s ({len(gaps)} trials)")
 PY
   done
 }

@@ -10,6 +10,7 @@ TOOLS = {  # name on the command line: (module under app/bench/, what it does)
     "frame": ("frame", "frame time of the window, rendered offscreen"),
     "points": ("points", "what a dataset of up to a million points costs"),
     "startup": ("startup", "process start to the first trained step, cold and warm"),
+    "evaluations": ("evaluations", "what an evaluation costs: its figures, the whole maps, the GPU pass"),
     "soak": ("soak", "a long session: memory and frame time stay bounded"),
     "roads": ("roads", "the cooperative-vector trainers beside the app's (a GPU with them)"),
 }
