@@ -2,6 +2,8 @@
 # Prepares a fresh Debian/Ubuntu machine, with or without a GPU, and installs the app into .venv:
 #   - a Vulkan driver: Mesa's lavapipe (software) as the fallback when there is no GPU,
 #   - Xvfb, a virtual display for the window tests, and xdotool, which drives the window there,
+#   - fonts-wqy-microhei (1.6 MB), a font with CJK glyphs: the UI merges it in for names in those
+#     scripts (docs/formats.md, "Names in other scripts"), and the tests check that it does,
 #   - the Python packages (slangpy, imgui-bundle, numpy, pyglm, tqdm; pytest and ruff for the tests;
 #     Ray Tune and Optuna for sweeps).
 # Safe to run again: it skips what is already there.
@@ -15,7 +17,7 @@ mesa_major() { { dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null |
 
 install_system_packages() {
     command -v apt-get >/dev/null || { echo "setup: no apt-get; install a Vulkan driver and Xvfb yourself" >&2; return 0; }
-    local needed=(xvfb xauth xdotool libvulkan1)
+    local needed=(xvfb xauth xdotool libvulkan1 fonts-wqy-microhei)
     local missing=0
     for pkg in "${needed[@]}"; do dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing=1; done
     # SlangPy needs VK_KHR_shader_non_semantic_info, which lavapipe has from Mesa 23 on.

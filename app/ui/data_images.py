@@ -16,6 +16,7 @@ from imgui_bundle import imgui
 
 from ..kernels.view_constants import CLASS_COLOURS
 from ..views.data_view import DataView
+from . import fonts
 from .heatmap_view import axis_labels
 from .style import MUTED, em, fit_text
 
@@ -36,13 +37,14 @@ class Scale:
 
 def scales(view: DataView) -> list[Scale]:
     """The view's colour scales: one per value column, the class probability's for two classes,
-    none for more (their colours are the legend)."""
+    none for more (their colours are the legend). Names are as drawn (app/ui/fonts.py's label)."""
     problem = view.evaluator.trainer.data.dataset.problem
     if problem.kind == "binary":
-        return [Scale(f"p(class {problem.names[1]})", "0", "1")]
+        return [Scale(f"p({fonts.label(problem.names[1], 2, 'class', named=True)})", "0", "1")]
     if problem.kind == "classes":
         return []
-    return [Scale(name, f"{-top:.3g}", f"{top:.3g}") for name, top in zip(problem.names, view.value_ranges)]
+    ranges = enumerate(zip(problem.names, view.value_ranges))
+    return [Scale(fonts.label(name, k + 1), f"{-top:.3g}", f"{top:.3g}") for k, (name, top) in ranges]
 
 
 @dataclass(frozen=True)
@@ -192,7 +194,7 @@ def _class_legend(renderer, view: DataView, side: float, below: bool) -> list[Sc
     for k, name in enumerate(problem.names):
         _swatch(CLASS_COLOURS[k])
         _swatch(CLASS_COLOURS[k], ring=True)
-        imgui.text(name)
+        imgui.text(fonts.label(name, k + 1, "class"))
         if below:
             imgui.same_line(0, em(1))
     imgui.text_colored(MUTED, "filled: train, ring: test")

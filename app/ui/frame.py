@@ -15,7 +15,7 @@ import slangpy as spy
 from imgui_bundle import imgui
 
 from ..loop.frame_driver import FrameWork
-from . import layout, menu, path_prompt, restore
+from . import fonts, layout, menu, path_prompt, restore
 from .failures import guarded, guarded_ui
 from .panels import neuron_view, race, training
 from .panels.table import LOSS, PANELS
@@ -71,6 +71,7 @@ def _failed(app: AppState, part: str) -> None:
 
 
 def _updates(app: AppState) -> None:
+    fonts.want_config(app.config)  # a new CSV's column names: their fonts merged before the frame
     app.files.poll()
     if app.session.poll_rebuild():
         app.on_new_network()

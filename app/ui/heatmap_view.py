@@ -13,6 +13,7 @@ from imgui_bundle import imgui
 
 from ..kernels.view_constants import GRADIENT_VIEW
 from ..views.heatmaps import PANELS, VIEWS, HeatmapImages, shown_range
+from . import fonts
 from .heatmap_legend import contour_legend, invalid_legend
 from .style import MUTED, em
 
@@ -170,7 +171,7 @@ def draw_heatmaps(
     imgui.get_window_draw_list().channels_set_current(TEXT_CHANNEL)
     for row, output in enumerate(outputs):
         if row_title is None:
-            imgui.text(f"f{output + 1} = {labels[output]}")
+            imgui.text(f"f{output + 1} = {fonts.drawable(labels[output])}")  # numbered: '?' will do
         else:
             row_title(output)
         imgui.set_cursor_pos_x(x0)

@@ -6,16 +6,13 @@ measured against it and was no faster (0.99-1.07x), so the one maintained upstre
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import imgui_bundle
 import slangpy as spy
 from imgui_bundle import imgui, implot
 from slangpy.ui import imgui_bundle as spy_imgui
 
+from .fonts import UiFont
 from .style import apply_style
 
-FONT_PIXELS = 15.0
 TARGET_FORMAT = spy.Format.rgba8_unorm  # the renderer encodes sRGB itself for non-sRGB targets
 
 
@@ -27,7 +24,7 @@ class UiRenderer:
         implot.set_current_context(self.plot_context)
         imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard | imgui.ConfigFlags_.docking_enable
         imgui.get_io().set_ini_filename("")  # the window saves its layout itself (app.ui.settings)
-        _load_font()
+        self.font = UiFont()
         apply_style(font_scale)
         self.sgl_context = spy.ui.Context(device)
         self._textures_drawn: dict[int, spy.Texture] = {}  # registered with SlangPy, last frame
@@ -39,6 +36,7 @@ class UiRenderer:
 
     def begin_frame(self, width: int, height: int, delta_time: float) -> None:
         self.make_current()
+        self.font.update()
         spy_imgui.begin_frame(width, height, max(delta_time, 1e-4))
 
     def end_frame(self, target: spy.Texture, encoder: spy.CommandEncoder) -> None:
@@ -86,14 +84,6 @@ class UiRenderer:
         # one. Left to the garbage collector (an AppState in a reference cycle), that happened in
         # the middle of another renderer's frame and crashed its draw: destroy it now.
         self.sgl_context = None
-
-
-def _load_font() -> None:
-    """DroidSans from imgui-bundle's assets: the built-in 13 px bitmap font is hard to read."""
-    path = Path(imgui_bundle.__file__).parent / "assets" / "fonts" / "DroidSans.ttf"
-    if path.is_file():
-        io = imgui.get_io()
-        io.font_default = io.fonts.add_font_from_file_ttf(str(path), FONT_PIXELS)
 
 
 def create_target(device: spy.Device, width: int, height: int) -> spy.Texture:

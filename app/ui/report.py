@@ -17,6 +17,7 @@ from .. import datasets
 from ..files.run_summary import image_text, metrics_text
 from ..kernels.view_constants import GRADIENT_VIEW
 from ..views.heatmaps import PANELS, HeatmapImages
+from . import fonts
 from .data_images import ImageLayout, Scale, draw_data_images
 from .heatmap_view import BAR_COLUMNS, HeatmapLayout, colorbar, draw_heatmaps
 from .image_view import panels_texture, record_panels
@@ -147,6 +148,8 @@ def write_heatmaps_png(
     device = gpu.device
     images.draw_now()
     evaluation = images.evaluator.read()
+    fonts.want(title, subtitle)  # their fonts merged before the first frame, which sizes the picture
+    fonts.want_config(images.evaluator.trainer.config)
     renderer = UiRenderer(device, 4096, 4096)
     try:
         # Auto-resizing settles over two frames; the third is drawn at exactly that size.

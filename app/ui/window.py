@@ -18,7 +18,7 @@ from ..files.atomic import made_whole
 from ..files.autosave import Offer
 from ..files.start import Start
 from ..gpu.gpu import Gpu
-from . import settings, x_errors
+from . import fonts, settings, x_errors
 from .frame import frame
 from .opening import build_restored, open_session
 from .placement import Placement, launch_placement, saved_placement, screen_size
@@ -79,6 +79,8 @@ class _Window:
         # every later one (the app never quit; tests/test_ui_window_autosave.py, cold shader cache)
         if event.is_key_press() and event.key == spy.KeyCode.q and event.has_modifier(spy.KeyModifier.ctrl):
             self.app.quit = True
+        if event.type == spy.KeyboardEventType.input:  # a typed character's font, merged before the next frame
+            fonts.want(chr(event.codepoint))
         spy_imgui.handle_keyboard_event(event)
 
     def placement(self) -> Placement:

@@ -14,6 +14,7 @@ from ... import datasets
 from ...datasets.source import MAX_ROWS
 from ...truth.eval_grid import cell_centre
 from ...views.data_view import DataView
+from .. import fonts
 from ..data_images import draw_data_images, image_layout
 from ..style import BAD, MUTED, em
 
@@ -160,12 +161,14 @@ def _tooltip(app, origin: imgui.ImVec2, side: float, image: int) -> None:
     problem = app.session.trainer.data.dataset.problem
     loss = app.session.trainer.plan.loss
     values = loss.predict(outputs[None, :].astype(float))[0]
+    kind = "class" if problem.classify else "output"
+    names = [fonts.label(name, k + 1, kind) for k, name in enumerate(problem.names)]
     if problem.kind == "binary":
-        text = f"p(class {problem.names[1]}) = {values[0]:.3f}"
+        text = f"p({fonts.label(problem.names[1], 2, 'class', named=True)}) = {values[0]:.3f}"
     elif problem.kind == "classes":
-        text = "\n".join(f"p({name}) = {p:.3f}" for name, p in zip(problem.names, values))
+        text = "\n".join(f"p({name}) = {p:.3f}" for name, p in zip(names, values))
     else:
-        text = f"{problem.names[image]} = {values[image]:.4g}"
+        text = f"{names[image]} = {values[image]:.4g}"
     imgui.set_tooltip(f"x = {x:.3f}   y = {y:.3f}\n{text}")
 
 

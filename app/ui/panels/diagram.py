@@ -14,6 +14,7 @@ import numpy as np
 from imgui_bundle import imgui
 
 from ...datasets.source import problem_of
+from .. import fonts
 from ..style import MUTED, em, fit_text, too_small
 
 NEGATIVE = (0.96, 0.58, 0.13)  # Playground's orange
@@ -46,12 +47,13 @@ def _legend(scale: float) -> None:
 
 
 def output_names(config) -> list[str]:
-    """The output nodes' names: a value CSV's (or generator's) value columns, f1, f2, ... for
-    formulas, images and classes (whose outputs are logits, named by the data view's legend)."""
+    """The output nodes' names: a value CSV's (or generator's) value columns (as drawn:
+    app/ui/fonts.py's label), f1, f2, ... for formulas, images and classes (whose outputs are
+    logits, named by the data view's legend)."""
     if config.dataset is not None:
         problem = problem_of(config.dataset)
         if not problem.classify:
-            return list(problem.names)
+            return [fonts.label(name, k + 1) for k, name in enumerate(problem.names)]
     return [f"f{k + 1}" for k in range(config.output_dim)]
 
 

@@ -23,6 +23,7 @@ from imgui_bundle import imgui
 from ...loop.history import LossRecord, Run, RunHistory
 from ...model.losses import LOSSES
 from ...views.point_metrics import output_test_losses
+from .. import fonts
 from ..style import MUTED, em
 from .loss_colours import ACCURACY, EARLIER, EVAL, OUTPUTS, TRAIN, TRAIN_SET
 
@@ -67,9 +68,8 @@ def _data_series(session, rows: Rows) -> list[Series]:
     series.append(Series("test", rows(run.eval, EVAL_POINTS), EVAL, marker=True))
     for k, (name, metric) in enumerate(zip(problem.names, output_test_losses(problem.names))):
         if metric in run.metrics:
-            series.append(
-                Series(f"test: {name}", rows(run.metrics[metric], EVAL_POINTS), OUTPUTS[k % len(OUTPUTS)], 1.5)
-            )
+            line = f"test: {fonts.label(name, k + 1)}"  # a name no font has: its number too
+            series.append(Series(line, rows(run.metrics[metric], EVAL_POINTS), OUTPUTS[k % len(OUTPUTS)], 1.5))
     for name, colour in ACCURACY.items():
         if name in run.metrics:
             label = name.replace("_accuracy", " acc.")
