@@ -101,6 +101,7 @@ JUNK = {
         "found 'wall' for 'wall_s'",
     ),
     "a short row": (_rows("0000,complete,1\n"), "line 2 has 3 values for 9 columns"),
+    "a row of one value": (_rows("0000\n"), "line 2 has 1 value for 9 columns"),
     "an unknown state": (_rows("0000,running,1,2,3,a,0,0.1,\n"), "state must be one of"),
     "a trial id that is a path": (_rows("../x,complete,1,2,3,a,0,0.1,\n"), "zero-padded number"),
     "a parameter not JSON": (_rows("0000,complete,1,2,3,a,0,fast,\n"), "lr is not JSON text"),

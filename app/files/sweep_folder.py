@@ -19,7 +19,7 @@ from typing import Any
 
 from ..config.config import Config
 from ..config.files import load_file
-from ..errors import UserError, read_user_text
+from ..errors import UserError, counted, read_user_text
 
 MAX_TRIALS_BYTES = 16 << 20  # 100,000 trials of a few hundred bytes; never read an endless file
 MAX_JSON_BYTES = 1 << 20  # best.json and space.json are a few kilobytes
@@ -149,7 +149,7 @@ def _columns(header: list[str]) -> tuple[str, tuple[str, ...]]:
 def _trial(row: list[str], header: list[str], metric: str, searched: tuple[str, ...], line: int) -> Trial:
     where = f"trials.csv line {line}"
     if len(row) != len(header):
-        raise UserError(f"{where} has {len(row)} values for {len(header)} columns")
+        raise UserError(f"{where} has {counted(len(row), 'value')} for {len(header)} columns")
     cell = dict(zip(header, row))
     if not TRIAL_ID.fullmatch(cell["trial"]):
         raise UserError(f"{where}: trial must be a zero-padded number such as 0003 (got {cell['trial'][:20]!r})")
