@@ -17,7 +17,7 @@ from app.config.files import load_file
 from app.entry import cli
 from app.entry.cli_args import build_parser, resolve_start
 from app.entry.cli_checks import check_headless
-from app.errors import UserError
+from app.errors import UserError, counted
 from app.files import checkpoint as ckpt
 from app.kernels.planning import plan_for
 from app.loop.history import Run
@@ -48,6 +48,11 @@ def _save_checkpoint(path, config: Config, step: int = 5) -> None:
     state = ckpt.Checkpoint(config, step, step, step * config.batch_size, np.full(p, 0.1, np.float32), None,
                             np.zeros(2 * p, np.float32), [Run("run 1")])  # fmt: skip
     ckpt.save(path, state)
+
+
+def test_counts_in_messages_take_the_right_number():
+    assert [counted(n, "row") for n in (0, 1, 2, 1024)] == ["0 rows", "1 row", "2 rows", "1,024 rows"]
+    assert (counted(1, "match", "matches"), counted(3, "match", "matches")) == ("1 match", "3 matches")
 
 
 def test_config_loads_a_sweeps_best_json_and_names_the_file_of_a_bad_field(tmp_path):

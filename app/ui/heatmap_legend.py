@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 from imgui_bundle import imgui
 
+from ..errors import counted
 from ..kernels.view_constants import CONTOUR_COLOUR, INVALID_COLOUR, ISOLINE_ALPHA
 from ..views.heatmaps import Contours
 from .style import em
@@ -64,5 +65,5 @@ def invalid_legend(invalid: np.ndarray, outputs: Sequence[int]) -> None:
     )
     imgui.dummy(imgui.ImVec2(side, side))
     imgui.same_line()
-    where = ", ".join(f"f{o + 1}: {n:,} cells" for o, n in counts)
+    where = ", ".join(f"f{o + 1}: {counted(n, 'cell')}" for o, n in counts)
     imgui.text(f"not a number or infinite ({where})")
