@@ -43,10 +43,14 @@ def _resumed(argv: list[str]):
 
 
 def _save_checkpoint(path, config: Config, step: int = 5) -> None:
-    """A checkpoint of `config` at `step`, as a run would leave it (its weights all ones)."""
+    """A checkpoint of `config` at `step`, as a run would leave it (its weights all 0.1), its
+    history a loss a step and an evaluation at its last."""
     p = plan_for(config).param_count
+    run = Run("run 1")
+    run.train.extend(np.arange(1, step + 1), np.full(step, 0.5))
+    run.eval.extend(step, 0.5)
     state = ckpt.Checkpoint(config, step, step, step * config.batch_size, np.full(p, 0.1, np.float32), None,
-                            np.zeros(2 * p, np.float32), [Run("run 1")])  # fmt: skip
+                            np.zeros(2 * p, np.float32), [run])  # fmt: skip
     ckpt.save(path, state)
 
 
@@ -187,6 +191,12 @@ def test_a_resumed_run_and_a_run_of_no_steps_say_what_they_trained(gpu, monkeypa
     assert done[0] == f"slang: {resumed / 'net.slang'}"
     assert done[1].startswith("done: 4 steps in ") and " s (resumed at step 5: 9 in all), train loss " in done[1]
     assert json.loads((resumed / "summary.json").read_text())["steps"] == 9
+    argv[-1] = "5"  # the checkpoint's own step: no step, the checkpoint's network evaluated and written
+    assert cli.main([*argv, "--out", str(tmp_path / "again")]) == 0
+    done = capsys.readouterr().out.strip()
+    assert (
+        done.startswith("done: no steps trained, the network as it starts at step 5: eval loss ") and "nan" not in done
+    )
     start = tmp_path / "start"
     fresh = ["--headless", "--quiet", "--hidden", "4", "--batch-size", "64", "--eval-grid", "8", "--iterations", "0"]
     assert cli.main([*fresh, "--out", str(start)]) == 0

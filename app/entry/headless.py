@@ -98,7 +98,7 @@ def train(
         file=sys.stderr,
         dynamic_ncols=True,
     )
-    start, samples = time.perf_counter(), session.trainer.samples_seen
+    start, samples, first_step = time.perf_counter(), session.trainer.samples_seen, session.trainer.step
     evals = session.history.current.eval
     stopped = False
     with Interrupt() as interrupt:
@@ -113,7 +113,9 @@ def train(
     asked_to_stop = interrupt.requested or stopped
     interrupted = session.trainer.step if asked_to_stop and session.trainer.step < iterations else None
     wall = time.perf_counter() - start
-    if evals.count == 0 or evals.last_x != session.trainer.step:
+    # the figures the run ends with: evaluated now unless this run's last chunk did (a checkpoint's
+    # last evaluation, at the step a run of no steps starts from, is not this session's)
+    if evals.count == 0 or evals.last_x != session.trainer.step or session.trainer.step == first_step:
         session.evaluate()
         if on_evaluation is not None:  # the last evaluation: what the run ends with
             on_evaluation(session, wall)
