@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from reference import grid_centres
+from tensorboard_reader import read_events
 
 from app.config.config import Config, validate
 from app.files.network_io import forward
@@ -26,7 +27,10 @@ def run_cli(*args, timeout=300):
 @pytest.fixture(scope="module")
 def default_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "out"
-    result = run_cli("--headless", "--iterations", "1000", "--eval-every", "250", "--out", str(out), "--quiet")
+    result = run_cli(
+        "--headless", "--iterations", "1000", "--eval-every", "250", "--out", str(out), "--quiet",
+        "--tensorboard", str(out.parent / "tensorboard"),
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     return out
 
@@ -67,6 +71,44 @@ def test_loss_csv_and_heatmaps(default_run):
     assert float(rows[-1]["train_loss"]) < float(rows[0]["train_loss"]) / 100
     png = (default_run / "heatmaps.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000
+
+
+def test_tensorboard_shows_the_runs_figures_its_heatmaps_and_its_config(default_run):
+    """The event files as TensorBoard reads them: the train and eval losses of loss.csv at each
+    evaluation, summary.json's last figures, the heatmaps of the first evaluation and the last
+    (every 10th by default) as images, and the config as hparams with the eval loss as metric."""
+    events = read_events(default_run.parent / "tensorboard")
+    summary = json.loads((default_run / "summary.json").read_text())
+    with open(default_run / "loss.csv") as handle:
+        rows = {int(row["step"]): row for row in csv.DictReader(handle)}
+    assert [step for step, _ in events.scalars["eval_loss"]] == [250, 500, 750, 1000]
+    for step, value in events.scalars["eval_loss"]:
+        assert value == pytest.approx(float(rows[step]["eval_loss"]), rel=1e-6)  # event files hold float32
+    for step, value in events.scalars["train_loss"]:
+        assert value == pytest.approx(float(rows[step]["train_loss"]), rel=1e-6)
+    assert events.last("eval_grad_loss") == pytest.approx(summary["eval_grad_loss"], rel=1e-6)
+    # the last evaluation's count of samples a second, before the run's end took its clock
+    assert events.last("samples_per_second") == pytest.approx(summary["samples_per_second"], rel=0.25)
+    config = summary["config"]
+    assert events.hparams == {
+        name: value if isinstance(value, (str, bool)) else json.dumps(value) if isinstance(value, list) else value
+        for name, value in config.items()
+        if value is not None
+    }
+    assert json.loads(events.texts["config"]) == config
+    assert events.metrics == ["eval_loss"] and events.status == "STATUS_SUCCESS"
+    images = events.images["heatmaps/values"]
+    assert [step for step, _ in images] == [250, 1000]
+    g = summary["eval_grid"]
+    first, last = (image.astype(float) for _, image in images)
+    assert first.shape == (4 * g + 3 * 2, 3 * g + 2 * 2, 3)  # truth | learned | |error|, a row an output
+    rows_of = [slice(o * (g + 2), o * (g + 2) + g) for o in range(4)]
+    truth, learned = (slice(0, g), slice(g + 2, 2 * g + 2))
+    assert np.array_equal(first[:, truth], last[:, truth])  # the truth does not train
+    gap = [np.abs(image[r, truth] - image[r, learned]).mean() for image in (first, last) for r in rows_of]
+    assert sum(gap[4:]) < 0.75 * sum(gap[:4]), gap  # the learned panels close in on the truth
+    f2 = first[rows_of[1], truth].mean(axis=2)  # 2x + y: brighter to the right (viridis)
+    assert f2[:, -1].mean() > f2[:, 0].mean() + 50
 
 
 def test_summary_config_reloads(default_run, tmp_path):

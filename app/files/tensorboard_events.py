@@ -9,16 +9,12 @@ import dataclasses
 import importlib.util
 import json
 import math
-import struct
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..errors import UserError
-from ..kernels.view_constants import GRADIENT_VIEW
+from .tensorboard_images import images, png_bytes
 
 if TYPE_CHECKING:  # the command line reads IMAGE_EVERY and check_installed before any of the app's GPU side
     from ..loop.session import Session
@@ -29,11 +25,9 @@ INSTALL_HINT = (
 # The heatmaps of every 10th evaluation and the last: a default run's (1,000 steps, an evaluation
 # every 100) at steps 100 and 1,000, a 100,000-step run's about 100 of them.
 IMAGE_EVERY = 10
-IMAGE_SIDE = 512  # an image target's panels shrink to at most this many pixels a side
 FLUSH_SECONDS = 5  # TensorBoard, watching a run, sees its figures this late at most
-GAP = 2  # pixels between the panels of an image, in the reports' background colour
-BACKGROUND = (23, 26, 31)
-STATUSES = {"complete": "STATUS_SUCCESS", "diverged": "STATUS_FAILURE", "interrupted": "STATUS_ABORTED"}
+# The HParams view's statuses: a run stopped before its end (Ctrl+C, a sweep's pruner) has none of its own.
+STATUSES = {"complete": "STATUS_SUCCESS", "diverged": "STATUS_FAILURE", "interrupted": "STATUS_UNKNOWN"}
 EVENT_FILES = "events.out.tfevents.*"
 
 
@@ -105,7 +99,8 @@ def hparams(session: Session, fields: tuple[str, ...] | None) -> dict[str, bool 
 
 class RunEvents:
     """One run's event files, in options.folder. A run from step 0 replaces the event files an
-    earlier one left there; a resumed run hides their events from its step on (purge_step)."""
+    earlier one left there; a resumed run hides their events past its step (purge_step), and
+    keeps their hparams and status, TensorBoard reading a tag's first."""
 
     def __init__(self, options: TensorboardOptions, session: Session):
         from tensorboardX import SummaryWriter
@@ -122,7 +117,10 @@ class RunEvents:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise UserError(f"cannot write --tensorboard {str(folder)!r}: {error.strerror or error}") from None
-        self.writer = SummaryWriter(str(folder), purge_step=step, flush_secs=FLUSH_SECONDS)
+        # A resumed run's events go on from its step (TensorBoard hides the earlier ones past it),
+        # in a file of their own even within the second of the last (a file's name has the second).
+        purge, suffix = (step + 1, f".resumed-at-{step:012d}") if step > 0 else (None, "")
+        self.writer = SummaryWriter(str(folder), purge_step=purge, flush_secs=FLUSH_SECONDS, filename_suffix=suffix)
         self.metric = options.metric or metric_for(session.config).name
         self._evaluations = 0
         self.written_step: int | None = None  # the last evaluation's step
@@ -135,8 +133,12 @@ class RunEvents:
         step = session.trainer.step
         if step == self.written_step:
             return
-        for name, value in figures(session, samples_per_second).items():
-            self.writer.add_scalar(name, value, step)
+        from tensorboardX.proto.summary_pb2 import Summary
+
+        values = [
+            Summary.Value(tag=name, simple_value=value) for name, value in figures(session, samples_per_second).items()
+        ]
+        self.writer.file_writer.add_summary(Summary(value=values), step)  # one event, not one a scalar
         every = self.options.image_every
         if every and self._evaluations % every == 0:
             self._write_images(session, step)
@@ -193,91 +195,3 @@ def _session_end(status: str) -> bytes:
 def _config_text(config: dict) -> str:
     """The whole config as the text tab shows it: its JSON, indented as a block of code."""
     return "\n".join("    " + line for line in json.dumps(config, indent=2).splitlines())
-
-
-def images(session: Session) -> list[tuple[str, np.ndarray]]:
-    """The images of the session's last evaluation, (tag, H x W x 3 bytes): an image target's
-    truth | learned; a dataset's points over the learned function; else the heatmaps' values
-    (truth | learned | |error|, a row an output), and with contours the |gradient| too."""
-    if session.image is not None:
-        return [("heatmaps/image", _image_panels(session))]
-    heatmaps = session.heatmaps
-    if heatmaps is None:
-        return []
-    with session.gpu.submit() as encoder:  # from the evaluator's last complete pass
-        heatmaps.record_draw(encoder)
-    if heatmaps.data_view is not None:
-        return [("heatmaps/data", _bytes(heatmaps.data_view.view.to_numpy()))]
-    atlas = _bytes(heatmaps.atlas.to_numpy())
-    views = [("heatmaps/values", 0)] + ([("heatmaps/gradient_norm", GRADIENT_VIEW)] if heatmaps.contours.shown else [])
-    return [(tag, _view_panels(atlas, view, heatmaps.grid)) for tag, view in views]
-
-
-def _bytes(pixels: np.ndarray, linear: bool = True) -> np.ndarray:
-    """Colours in [0, 1] as 8-bit sRGB: a drawn texture's are linear (the UI renderer encodes them
-    on output: shaders/visualize.slang), an image's pixels are sRGB already."""
-    rgb = np.clip((pixels[..., :3] if pixels.shape[2] >= 3 else pixels[..., :1]).astype(np.float32), 0.0, 1.0)
-    if linear:
-        rgb = np.where(rgb <= 0.0031308, 12.92 * rgb, 1.055 * rgb ** (1 / 2.4) - 0.055)
-    rgb = np.round(rgb * 255.0).astype(np.uint8)
-    return rgb if rgb.shape[2] == 3 else np.repeat(rgb, 3, axis=2)
-
-
-def _panels(rows: list[list[np.ndarray]]) -> np.ndarray:
-    """Panels of equal size laid out in rows, GAP pixels of background between them."""
-    height, width, _ = rows[0][0].shape
-    columns = max(len(row) for row in rows)
-    canvas = np.empty((len(rows) * (height + GAP) - GAP, columns * (width + GAP) - GAP, 3), np.uint8)
-    canvas[:] = BACKGROUND
-    for r, row in enumerate(rows):
-        for c, panel in enumerate(row):
-            canvas[r * (height + GAP) : r * (height + GAP) + height, c * (width + GAP) : c * (width + GAP) + width] = (
-                panel
-            )
-    return canvas
-
-
-def _view_panels(atlas: np.ndarray, view: int, grid: int) -> np.ndarray:
-    """One view's three panels of each output from the heatmap atlas (app/views/heatmaps.py)."""
-    outputs = atlas.shape[0] // grid
-    return _panels(
-        [
-            [atlas[o * grid : (o + 1) * grid, (3 * view + p) * grid : (3 * view + p + 1) * grid] for p in range(3)]
-            for o in range(outputs)
-        ]
-    )
-
-
-def _image_panels(session: Session) -> np.ndarray:
-    """An image target's truth | learned, each shrunk by whole blocks of pixels (their mean) to
-    at most IMAGE_SIDE a side."""
-    from ..truth.image_truth import pixels_of
-
-    learned, truth = session.image.learned(), pixels_of(session.config.image)
-    block = math.ceil(max(truth.shape[:2]) / IMAGE_SIDE)
-    return _panels([[_bytes(_shrink(pixels, block), linear=False) for pixels in (truth, learned)]])
-
-
-def _shrink(pixels: np.ndarray, block: int) -> np.ndarray:
-    if block == 1:
-        return pixels
-    height, width = (side // block for side in pixels.shape[:2])
-    cut = pixels[: height * block, : width * block]
-    return cut.reshape(height, block, width, block, -1).mean(axis=(1, 3))
-
-
-def png_bytes(pixels: np.ndarray) -> bytes:
-    """8-bit RGB pixels (H x W x 3) as a PNG file's bytes: TensorBoard's images are PNG."""
-    height, width, _ = pixels.shape
-    rows = np.concatenate([np.zeros((height, 1), np.uint8), pixels.reshape(height, -1)], axis=1)  # filter 0
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8 bits, RGB
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows.tobytes()))
-        + chunk(b"IEND", b"")
-    )
