@@ -70,10 +70,10 @@ def test_after_going_back_the_axis_fits_the_recovered_curve_and_runs_are_named(m
         drawn.clear()
         ui.frame()
         labels = dict(drawn)
-        assert "earlier: 4-16-4 seed 0##0" in labels, labels
-        assert labels["earlier: 4-16-4 seed 0##0"] == pytest.approx(
+        assert "earlier: formulas, 4-16-4 seed 0##0" in labels, labels
+        assert labels["earlier: formulas, 4-16-4 seed 0##0"] == pytest.approx(
             tuple(getattr(loss_colours.EARLIER[0], c) for c in "xyz")
         )
-        assert labels["train (batch)"] != labels["earlier: 4-16-4 seed 0##0"]
+        assert labels["train (batch)"] != labels["earlier: formulas, 4-16-4 seed 0##0"]
     finally:
         ui.close()

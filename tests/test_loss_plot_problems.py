@@ -21,6 +21,7 @@ from test_ui_offscreen import _centre
 from test_value_columns import write_csv
 
 from app.config.config import Config, validate
+from app.config.truths import truth_name
 from app.files import checkpoint
 from app.files import checkpoint_format as ckpt
 from app.loop.session import Session
@@ -178,10 +179,12 @@ def test_checkpoints_keep_each_runs_loss_and_old_ones_hide_their_earlier_runs(gp
     session.reset(seed=1)
     session.advance(10)
     saved = checkpoint.capture(session)
-    assert [run.loss for run in ckpt.decode(ckpt.encode(saved)).runs] == ["logistic", "logistic"]
+    decoded = ckpt.decode(ckpt.encode(saved)).runs
+    assert [run.loss for run in decoded] == ["logistic", "logistic"]
+    assert [run.problem for run in decoded] == [session.history.current.problem] * 2 == ["points/logistic/1"] * 2
     # a version 2 file saved no loss: its last run takes the network's, the earlier one is hidden
     old = ckpt.decode(full_series_bytes(saved, 2))
-    assert [run.loss for run in old.runs] == [None, None]
+    assert [(run.loss, run.problem) for run in old.runs] == [(None, None)] * 2
     fresh = Session(gpu, saved.config, grid=32)
     checkpoint.restore(fresh, old)
     shown, note = comparable(fresh.history)
@@ -197,3 +200,31 @@ def test_a_checkpoint_of_an_unknown_loss_is_refused_in_one_line(gpu):
     with pytest.raises(ckpt.CheckpointError, match="has a run of an unknown loss") as error:
         ckpt.decode(ckpt.encode(saved), "c.ckpt")
     assert "\n" not in str(error.value)
+
+
+def test_runs_are_named_by_their_data():
+    """Issue 42: after a grey image and then a star, two earlier runs were both "earlier: 4-16-1
+    seed 0"."""
+    image = {"file": "/pictures/grey.png", "width": 8, "height": 8, "channels": 1, "sha256": "0" * 64}
+    edited = ["sin(3*x)", "2*x + y", "0.5*x*x + 1.2*y", "x + 0.5*y*y"]
+    configs = [
+        Config(image=image),
+        Config(sdf="star"),
+        Config(sdf="/shapes/key.svg"),
+        Config(dataset={"generator": "spiral"}),
+        Config(dataset={"csv": "/data/values.csv"}),
+        Config(slang_target={"file": "/code/waves.slang"}),
+        Config(),
+        Config(targets=edited),
+    ]
+    names = [truth_name(config) for config in configs]
+    assert names[:7] == [
+        "image grey.png",
+        "shape star",
+        "shape key.svg",
+        "spiral",
+        "values.csv",
+        "waves.slang",
+        "formulas",
+    ]
+    assert names[7] == "sin(3*x); 2*x + y; 0.5*x*x + 1.2*y; x..." and len(set(names)) == len(names)

@@ -260,3 +260,18 @@ def test_a_checkpoint_keeps_each_columns_curve(gpu, csv_table, tmp_path):
     for column in COLUMNS:
         record = session.history.current.metrics[f"test_loss[{column}]"]
         assert np.array_equal(loaded[f"test_loss[{column}]"].y, record.y) and record.count == 2
+
+
+def test_after_formulas_the_csvs_loss_has_the_axis_to_itself(ui, make_session):
+    """Issue 42: a CSV's squared error of about 1,000 (a sweep trial trained again) shared the axis
+    with the formulas' run before it, of the same loss, and squashed it flat. Runs of another
+    problem are hidden as runs of another loss are, and the note names them by their data."""
+    formulas = make_session()
+    formulas.advance(5)
+    history = ui.session.history
+    history.runs.insert(0, formulas.history.current)  # as a rebuild keeps it
+    assert history.current.label == "height_temperature.csv, 4-8-2 seed 0"
+    assert history.current.loss == history.earlier[0].loss
+    ui.frame(force=True)
+    assert not any(entry.earlier for entry in ui.app.loss_series), [entry.label for entry in ui.app.loss_series]
+    assert ui.app.loss_note == "1 earlier run of another problem hidden (formulas, 4-16-4 seed 0)"

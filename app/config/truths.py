@@ -9,10 +9,30 @@ from pathlib import Path
 
 from ..truth.sdf_truth import sdf_domain
 from ..truth.shapes import SILHOUETTE_SUFFIXES
+from ..truth.targets import TUTORIAL_TARGETS
 from .config import Config
 
 REPLACING_TRUTHS = ("slang_target", "image", "dataset", "sdf")  # the fields that replace the targets
 OWN_DOMAIN = {"image", "dataset", "sdf"}  # those that bring a domain of their own
+FORMULAS_SHOWN = 40  # characters of edited formulas in a truth's name
+
+
+def truth_name(config: Config) -> str:
+    """What `config` learns, in a few words that tell two truths apart (the loss plot's runs):
+    "image grey.png", "shape star", "spiral", "points.csv", "targets.slang", "formulas" (the
+    tutorial's) or the edited formulas themselves."""
+    if config.dataset:
+        return config.dataset.get("generator") or Path(config.dataset["csv"]).name
+    if config.image:
+        return f"image {Path(config.image['file']).name}"
+    if config.sdf:
+        return f"shape {Path(config.sdf).name}"
+    if config.slang_target:
+        return Path(config.slang_target["file"]).name
+    if config.targets == TUTORIAL_TARGETS:
+        return "formulas"
+    text = "; ".join(config.targets)
+    return text if len(text) <= FORMULAS_SHOWN else text[: FORMULAS_SHOWN - 3] + "..."
 
 
 def without_other_truths(config: Config, keep: str) -> Config:

@@ -84,7 +84,7 @@ def _psnr_record(history: PsnrHistory) -> dict[str, LossRecord]:
 
 def _copy_run(run: Run) -> Run:
     """A run whose records are copies: the session and the checkpoint never share one."""
-    copy = Run(run.label, run.loss)
+    copy = Run(run.label, run.loss, run.problem)
     for name in SERIES:
         setattr(copy, name, _copy_record(getattr(run, name)))
     copy.metrics = {name: _copy_record(record) for name, record in run.metrics.items()}

@@ -88,6 +88,7 @@ def encode(checkpoint: Checkpoint) -> bytes:
     runs = []
     for run in checkpoint.runs:
         entry = {"label": run.label} | ({"loss": run.loss} if run.loss is not None else {})
+        entry |= {"problem": run.problem} if run.problem is not None else {}
         for name in SERIES:
             meta, record_arrays = getattr(run, name).state()
             entry[name] = meta
@@ -183,6 +184,8 @@ def _from_parts(header, payload: memoryview, fail, version: int = VERSION) -> Ch
     losses = [r.get("loss") for r in runs]  # absent before runs kept it
     if not all(loss is None or (isinstance(loss, str) and loss in LOSSES) for loss in losses):
         raise fail(f"has a run of an unknown loss (one of {', '.join(LOSSES)} or none)")
+    if not all(isinstance(r.get("problem", ""), str) for r in runs):  # absent before runs kept it
+        raise fail("has a run whose problem is not a text")
     width = OPTIMIZERS[config.optimizer].state_width
     saved_width = V1_STATE_WIDTH if version == 1 else width
     lengths = [params, params, saved_width * params] if half else [params, saved_width * params]
@@ -241,7 +244,7 @@ def _runs(entries: list[dict], layouts, history, fail) -> list[Run]:
     """The saved runs, each series rebuilt as a LossRecord from its arrays in `history`."""
     runs, layouts = [], iter(layouts)
     for k, entry in enumerate(entries):
-        run = Run(entry["label"], entry.get("loss"))
+        run = Run(entry["label"], entry.get("loss"), entry.get("problem"))
         names = list(SERIES) + [("metrics", name) for name in _metric_counts(entry, fail)]
         for name in names:
             meta, lengths = next(layouts)

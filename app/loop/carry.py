@@ -27,6 +27,11 @@ def problem_of(plan: NetworkPlan) -> tuple:
     return plan.truth_kind, plan.loss_name
 
 
+def problem_name(plan: NetworkPlan) -> str:
+    """problem_of as the text a run keeps (and a checkpoint saves): "points/squared/2"."""
+    return "/".join(map(str, problem_of(plan)))
+
+
 def default_rows(old_outputs: int, new_outputs: int) -> list[int | None]:
     """Output j continues old output j where there is one: an output added at the end is new."""
     return [j if j < old_outputs else None for j in range(new_outputs)]

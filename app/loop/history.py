@@ -248,6 +248,9 @@ class Run:
     # The loss its curves measure (app/model/losses.py: squared, logistic, softmax); None for an
     # earlier run of a checkpoint saved before runs recorded it
     loss: str | None = None
+    # What the network was asked (app/loop/carry.py problem_name): runs of another problem are no
+    # curve to compare with; None for a run of a checkpoint saved before runs recorded it
+    problem: str | None = None
     train: LossRecord = field(default_factory=LossRecord)  # x: 1-based step, y: mean loss of its batch
     eval: LossRecord = field(default_factory=LossRecord)  # x: steps taken by the network evaluated
     # Points: each evaluation's other figures by name (app/views/point_metrics.py's METRICS but the
@@ -259,8 +262,8 @@ class RunHistory:
     def __init__(self) -> None:
         self.runs: list[Run] = []
 
-    def start(self, label: str, loss: str | None = None) -> Run:
-        self.runs = (self.runs + [Run(label, loss)])[-(EARLIER_RUNS_KEPT + 1) :]
+    def start(self, label: str, loss: str | None = None, problem: str | None = None) -> Run:
+        self.runs = (self.runs + [Run(label, loss, problem)])[-(EARLIER_RUNS_KEPT + 1) :]
         return self.runs[-1]
 
     @property

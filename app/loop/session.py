@@ -22,6 +22,7 @@ import numpy as np
 
 from ..config.config import Config, fields_of
 from ..config.spec import STRUCTURE
+from ..config.truths import truth_name
 from ..errors import first_line
 from ..gpu.gpu import Gpu
 from ..train.trainer import Trainer
@@ -30,7 +31,7 @@ from ..views.evaluation import VIEWS, GridEvaluator, Summary
 from ..views.heatmaps import Contours, HeatmapImages
 from ..views.image_eval import ImageEvaluator
 from .budget import Rate
-from .carry import carry_trainer, default_rows, problem_of
+from .carry import carry_trainer, default_rows, problem_name, problem_of
 from .guard import Divergence, DivergenceGuard
 from .headless_steps import HeadlessSteps
 from .history import LossRecord, Run, RunHistory
@@ -82,7 +83,8 @@ class Session(HeadlessSteps):
 
     def _start_run(self) -> None:
         plan = self.trainer.plan
-        self.history.start(f"{'-'.join(map(str, plan.sizes))} seed {self.config.seed}", plan.loss_name)
+        label = f"{truth_name(self.config)}, {'-'.join(map(str, plan.sizes))} seed {self.config.seed}"
+        self.history.start(label, plan.loss_name, problem_name(plan))
         self.divergence = None
         self.eval_loss = self.eval_grad_loss = float("nan")
         self.metrics: dict | None = None  # points: the last evaluation's train/test loss and accuracy
@@ -127,10 +129,11 @@ class Session(HeadlessSteps):
 
     def continue_history(self, runs: list[Run]) -> None:
         """After the trainer's whole state was replaced (a checkpoint): the saved loss history,
-        whose last run goes on (with this network's loss, where it was saved without one), a
-        fresh guard and no earlier network to go back to."""
+        whose last run goes on (with this network's loss and problem, where it was saved
+        without them), a fresh guard and no earlier network to go back to."""
         self._restart()
         runs[-1].loss = runs[-1].loss or self.trainer.plan.loss_name
+        runs[-1].problem = runs[-1].problem or problem_name(self.trainer.plan)
         self.history.runs = runs
 
     def _restart(self) -> None:

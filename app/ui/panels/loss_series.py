@@ -8,9 +8,9 @@ The series: the current run's batch loss, for formulas the grid's eval loss, for
 training and test sets' losses, each value column's test loss where there are two or more (their
 scales may differ by orders of magnitude: a height's error beside a temperature's), and for
 classes both accuracies on the right-hand axis; an image's PSNR (app/ui/panels/psnr_plot.py);
-the earlier runs' batch losses, faded, where they measured the current run's loss: the loss axis
-is the current run's, and the spiral's cross-entropy drawn on a squared error's axis compared
-what cannot be compared. The legend says how many are hidden, and of which loss."""
+the earlier runs' batch losses, faded, where they measured the current run's loss of the same
+problem: the loss axis is the current run's, and the spiral's cross-entropy drawn on a squared
+error's axis compared what cannot be compared. The legend says how many are hidden, and why."""
 
 from __future__ import annotations
 
@@ -78,15 +78,30 @@ def _data_series(session, rows: Rows) -> list[Series]:
 
 
 def comparable(history: RunHistory) -> tuple[list[Run], str]:
-    """The earlier runs of the current run's loss, and a note of those hidden (or "")."""
-    loss = history.current.loss
-    shown = [run for run in history.earlier if run.loss == loss]
-    hidden = [run for run in history.earlier if run.loss != loss]
-    if not hidden:
-        return shown, ""
-    kinds = sorted({LOSSES[run.loss].label if run.loss in LOSSES else "saved without its loss" for run in hidden})
-    runs = "1 earlier run" if len(hidden) == 1 else f"{len(hidden)} earlier runs"
-    return shown, f"{runs} of another loss hidden ({', '.join(kinds)})"
+    """The earlier runs of the current run's loss and problem, and a note of those hidden (or
+    ""). A run saved before runs kept their problem is compared by its loss alone."""
+    current = history.current
+    shown, other_loss, other_problem = [], [], []
+    for run in history.earlier:
+        if run.loss != current.loss:
+            other_loss.append(run)
+        elif None not in (run.problem, current.problem) and run.problem != current.problem:
+            other_problem.append(run)  # a CSV's loss of 1,000 beside a formula's 0.001 squashed it flat
+        else:
+            shown.append(run)
+    notes = []
+    if other_loss:
+        kinds = sorted(
+            {LOSSES[run.loss].label if run.loss in LOSSES else "saved without its loss" for run in other_loss}
+        )
+        notes.append(f"{_runs(other_loss)} of another loss hidden ({', '.join(kinds)})")
+    if other_problem:
+        notes.append(f"{_runs(other_problem)} of another problem hidden ({'; '.join(r.label for r in other_problem)})")
+    return shown, "; ".join(notes)
+
+
+def _runs(runs: list[Run]) -> str:
+    return "1 earlier run" if len(runs) == 1 else f"{len(runs)} earlier runs"
 
 
 def plotted(session, rows: Rows, earlier: list[Run]) -> list[Series]:
@@ -112,15 +127,20 @@ def draw_legend(app, series: list[Series], note: str = "") -> None:
     right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x
     height, swatch = imgui.get_text_line_height(), em(1.2)
     for k, entry in enumerate(series):
-        width = swatch + em(0.3) + imgui.calc_text_size(entry.name).x
+        name = entry.name
+        width = swatch + em(0.3) + imgui.calc_text_size(name).x
         if k and imgui.get_item_rect_max().x + spacing + width <= right:
             imgui.same_line(0, spacing)
         start = imgui.get_cursor_screen_pos()
+        while start.x + width > right and len(name) > 8:  # a long name (edited formulas) cut at the edge
+            name = entry.name[: len(name) - 4] + "..."
+            width = swatch + em(0.3) + imgui.calc_text_size(name).x
         if imgui.invisible_button(f"##legend {entry.label}", imgui.ImVec2(width, height)):
             app.loss_hidden ^= {entry.label}
         app.remember(f"legend {entry.name}")
         if imgui.is_item_hovered():
-            imgui.set_tooltip("click to hide or show this curve")
+            whole = "" if name == entry.name else f"{entry.name}\n"
+            imgui.set_tooltip(f"{whole}click to hide or show this curve")
         alpha = HIDDEN_ALPHA if entry.label in app.loss_hidden else 1.0
         c = entry.colour
         colour = imgui.get_color_u32(imgui.ImVec4(c.x, c.y, c.z, alpha * entry.alpha))
@@ -128,7 +148,7 @@ def draw_legend(app, series: list[Series], note: str = "") -> None:
         draw.add_line(imgui.ImVec2(start.x, middle), imgui.ImVec2(start.x + swatch, middle), colour, em(0.2))
         text = imgui.get_style().color_(imgui.Col_.text)
         text_colour = imgui.get_color_u32(imgui.ImVec4(text.x, text.y, text.z, alpha))
-        draw.add_text(imgui.ImVec2(start.x + swatch + em(0.3), start.y), text_colour, entry.name)
+        draw.add_text(imgui.ImVec2(start.x + swatch + em(0.3), start.y), text_colour, name)
     if note:
         imgui.push_text_wrap_pos(0.0)
         imgui.text_colored(MUTED, note)
