@@ -17,6 +17,7 @@ from app.entry.cli import main
 from app.errors import UserError
 from app.loop.race import Mark, Metric, Race, Racer
 from tests.helpers import run_headless
+from tests.tensorboard_reader import read_events
 
 ITERATIONS = 60
 TINY = ("--hidden", "8", "--batch-size", "256", "--eval-grid", "16", "--eval-every", "20")
@@ -94,7 +95,8 @@ def race(tmp_path_factory):
     root = tmp_path_factory.mktemp("race")
     out = root / "out"
     variants = ("--variant=", "--variant=hidden=16,16 lr=0.003", "--variant=lr=80 optimizer=sgd")
-    result = run_headless(root, "--iterations", str(ITERATIONS), *TINY, "--out", str(out), *variants)
+    tensorboard = ("--tensorboard", str(root / "tensorboard"))
+    result = run_headless(root, "--iterations", str(ITERATIONS), *TINY, "--out", str(out), *variants, *tensorboard)
     return root, out, result
 
 
@@ -153,6 +155,37 @@ def test_config_of_a_race_summary_is_the_setup_its_variants_vary(race):
     _, out, _ = race
     base = json.loads((out / "racers" / "base" / "summary.json").read_text())["config"]
     assert load_file(out / "summary.json").to_dict() == base
+
+
+def test_tensorboard_shows_the_racers_side_by_side_with_the_fields_their_variants_set(race):
+    """Each racer's event files in DIR/<racer>/, as TensorBoard reads them: its eval loss at each
+    evaluation as race.csv has it, its last figures as its own summary.json, the fields any variant
+    sets as hparams with the race's metric, and a diverged racer's status a failure."""
+    root, out, _ = race
+    summary = json.loads((out / "summary.json").read_text())
+    with open(out / "race.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert sorted(p.name for p in (root / "tensorboard").iterdir()) == sorted(r["name"] for r in summary["racers"])
+    for racer in summary["racers"]:
+        events = read_events(root / "tensorboard" / racer["name"])
+        own = json.loads((out / racer["folder"] / "summary.json").read_text())
+        config = own["config"]
+        fields = {"hidden": json.dumps(config["hidden"]), "lr": config["lr"], "optimizer": config["optimizer"]}
+        assert events.hparams == fields  # the fields any variant sets, each racer's own values
+        assert events.metrics == ["eval_loss"]
+        assert events.last("eval_loss") == pytest.approx(own["eval_loss"], rel=1e-6)
+        assert events.last("samples_per_second") == pytest.approx(racer["samples_per_second"], rel=1e-6)
+        assert events.scalars["eval_loss"][-1][0] == own["steps"]
+        assert len(events.images["heatmaps/values"]) >= 1
+        if racer["diverged_at_step"] is None:
+            assert events.status == "STATUS_SUCCESS"
+            assert [step for step, _ in events.scalars["eval_loss"]] == [20, 40, 60]
+            for (step, value), row in zip(events.scalars["eval_loss"], rows):
+                assert step == int(row["step"]) and value == pytest.approx(
+                    float(row[f"{racer['name']}:eval_loss"]), rel=1e-5
+                )
+        else:
+            assert events.status == "STATUS_FAILURE"
 
 
 def _racer(name: str, marks: list[tuple[int, float, float]], diverged: bool = False) -> Racer:
