@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from helpers import ROOT
+from tensorboard_reader import read_events
 
 ITERATIONS = 60
 # 2 x 3 trials: sgd at lr 1000 diverges within a few steps; 1/x is refused by the run (a target
@@ -74,6 +75,7 @@ def grid(tmp_path_factory):
     root = tmp_path_factory.mktemp("grid")
     (root / "space.json").write_text(json.dumps(GRID))
     command = _command("sweep", str(root / "space.json"), "--out", str(root / "sweep"), "--eval-every", "20")
+    command += ["--tensorboard", str(root / "tensorboard")]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240, env=_environment(root))
     return root / "sweep", result, root
 
@@ -109,6 +111,29 @@ def test_a_diverging_trial_is_pruned_with_its_step_a_failing_one_failed(grid):
             assert row["error"] == f"diverged at step {diverged}"
         else:
             assert row["state"] == "complete" and row["error"] == "" and int(row["steps"]) == ITERATIONS
+
+
+def test_tensorboard_shows_each_trial_by_number_with_its_searched_fields_and_the_metric(grid):
+    """Each trial that ran, side by side in DIR/<trial>/ as TensorBoard reads it: the searched
+    fields as hparams (trials.csv's values), the sweep's metric, its eval loss at each evaluation
+    up to trials.csv's, and its end: a complete trial a success, a diverged one a failure."""
+    folder, _, root = grid
+    ran = [row for row in _rows(folder) if row["state"] != "failed"]
+    assert sorted(p.name for p in (root / "tensorboard").iterdir()) == sorted(row["trial"] for row in ran)
+    for row in ran:
+        events = read_events(root / "tensorboard" / row["trial"])
+        assert {name: json.loads(value) if name == "targets" else value for name, value in events.hparams.items()} == {
+            "lr": json.loads(row["lr"]),
+            "targets": json.loads(row["targets"]),
+        }
+        assert events.metrics == ["eval_loss"]
+        assert events.last("eval_loss") == pytest.approx(float(row["eval_loss"]), rel=1e-6)
+        assert events.scalars["eval_loss"][-1][0] == int(row["steps"])
+        if row["state"] == "complete":
+            assert [step for step, _ in events.scalars["eval_loss"]] == [20, 40, 60]
+            assert events.status == "STATUS_SUCCESS"
+        else:
+            assert events.status == "STATUS_FAILURE"  # pruned: it diverged
 
 
 def test_tables_agree_with_each_trials_summary(grid):
