@@ -7,6 +7,8 @@ The CJK font is scripts/setup.sh's fonts-wqy-microhei."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import slangpy as spy
@@ -16,7 +18,7 @@ from app import datasets
 from app.config.config import Config, validate
 from app.loop.session import Session
 from app.ui import data_images
-from app.ui.font_search import FOLDERS_VARIABLE, faces_for
+from app.ui.font_search import FOLDERS_VARIABLE, Face, faces_for
 from app.ui.offscreen import OffscreenApp
 from app.ui.report import write_run_heatmaps
 
@@ -92,14 +94,13 @@ def test_a_system_font_is_found_for_cjk_and_none_in_an_empty_folder(tmp_path, mo
     assert set(found) == set("高重さ"), "no font with CJK glyphs here: scripts/setup.sh installs fonts-wqy-microhei"
     face = found["高"]
     folder = tmp_path / "fonts"
-    (folder / "deep").mkdir(parents=True)
-    (folder / "deep" / face.path.rsplit("/", 1)[-1]).symlink_to(face.path)
+    copy = folder / "deep" / Path(face.path).name
+    copy.parent.mkdir(parents=True)
+    copy.symlink_to(face.path)
     (folder / "broken.ttf").write_bytes(b"\x00\x01\x00\x00" + bytes(200))  # a font's signature, no font
     (folder / "short.ttc").write_bytes(b"ttcf")
     monkeypatch.setenv(FOLDERS_VARIABLE, str(folder))
-    assert {c: f.path for c, f in faces_for("高重さ").items()} == dict.fromkeys(
-        "高重さ", str(folder / "deep" / face.path.rsplit("/", 1)[-1])
-    )
+    assert faces_for("高重さ") == dict.fromkeys("高重さ", Face(str(copy), face.index))
     (tmp_path / "empty").mkdir()
     monkeypatch.setenv(FOLDERS_VARIABLE, str(tmp_path / "empty"))
     assert faces_for("高重さ") == {}
@@ -130,4 +131,6 @@ def test_without_a_font_each_name_has_its_number(session, titles, tmp_path, monk
         _drawn_apart(pixels, titles[-2:])
     finally:
         ui.close()
+    titles.clear()
     assert [scale.name for scale in write_run_heatmaps(session, tmp_path / "heatmaps.png")] == list(FALLBACK)
+    _drawn_apart(np.asarray(spy.Bitmap(str(tmp_path / "heatmaps.png"))), titles[-2:])

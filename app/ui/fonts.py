@@ -85,5 +85,9 @@ class UiFont:
                 continue
             config = imgui.ImFontConfig()
             config.merge_mode, config.dst_font, config.font_no = True, self.font, face.index
-            if imgui.get_io().fonts.add_font_from_file_ttf(face.path, FONT_PIXELS, config) is not None:
+            try:
+                merged = imgui.get_io().fonts.add_font_from_file_ttf(face.path, FONT_PIXELS, config)
+            except Exception:  # ImGui's assertions, as Python errors: its characters show as UNDRAWN
+                continue
+            if merged is not None:
                 self.merged.append(face)
