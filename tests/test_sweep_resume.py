@@ -116,3 +116,16 @@ def test_ctrl_c_before_a_commands_own_handling_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(cli, "main", interrupted)
     assert entry.main() == 130
     assert capsys.readouterr().err == "interrupted\n"
+
+
+def test_the_last_line_counts_one_trial_as_one(tmp_path, capsys):
+    from app.sweep import command, driver
+    from app.sweep.table import TrialRecord
+
+    space = space_from({**SPACE, "trials": 1}, "space.json")
+    record = TrialRecord(0, "complete", 0.5, ITERATIONS, 1.0, "llvmpipe", 0, {"lr": 0.01, "hidden": [8]}, "")
+    assert command._report(tmp_path, space, driver.SweepOutcome([record], record, 1)) == 0
+    assert capsys.readouterr().out.startswith("done: 1 trial (1 complete, 0 pruned, 0 failed); best: trial 0000")
+    interrupted = TrialRecord(0, "interrupted", None, None, None, "", 0, {"lr": 0.01, "hidden": [8]}, "")
+    assert command._report(tmp_path, space, driver.SweepOutcome([interrupted], None, 1)) == 130
+    assert capsys.readouterr().err.startswith("interrupted: 0 of 1 trial finished (0 complete, 0 pruned, 0 failed; 1")

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import UserError, counted
 from ..files.sweep_folder import FINISHED_STATES
 from ..files.tensorboard_events import IMAGE_EVERY, TensorboardOptions
 from ..gpu.device import DEVICE_TYPES
@@ -180,17 +180,17 @@ def _report(folder: Path, space: Space, outcome) -> int:
         left = len(outcome.records) - len(states)
         again = f"; {left} interrupted, to run again" if left else ""
         print(
-            f"interrupted: {len(states)} of {space.trials} trials finished ({counts}{again}), in {folder / TRIALS_FILE}; "
+            f"interrupted: {len(states)} of {counted(space.trials, 'trial')} finished ({counts}{again}), in {folder / TRIALS_FILE}; "
             f"visual-trainer sweep --resume {folder} runs the rest",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
     best = outcome.best
     if best is None:
-        print(f"done: {len(states)} trials ({counts}), none complete: {folder / TRIALS_FILE} says why")
+        print(f"done: {counted(len(states), 'trial')} ({counts}), none complete: {folder / TRIALS_FILE} says why")
     else:
         print(
-            f"done: {len(states)} trials ({counts}); best: trial {trial_name(best.number)}, "
+            f"done: {counted(len(states), 'trial')} ({counts}); best: trial {trial_name(best.number)}, "
             f"{space.metric} {best.value:.6g} -> {folder / BEST_FILE}"
         )
     return 0
