@@ -4,8 +4,8 @@
 #   - Xvfb, a virtual display for the window tests, and xdotool, which drives the window there,
 #   - fonts-wqy-microhei (1.6 MB), a font with CJK glyphs: the UI merges it in for names in those
 #     scripts (docs/formats.md, "Names in other scripts"), and the tests check that it does,
-#   - the Python packages (slangpy, imgui-bundle, numpy, pyglm, tqdm; pytest and ruff for the tests;
-#     Ray Tune and Optuna for sweeps).
+#   - the Python packages (slangpy, imgui-bundle, numpy, pyglm, tqdm; pytest and ruff for the tests,
+#     with tensorboardX and TensorBoard's reader; Ray Tune and Optuna for sweeps).
 # Safe to run again: it skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +51,7 @@ install_python_packages() {
             sudo_if_needed apt-get install -y -qq python3-venv >/dev/null && "$python" -m venv .venv; }
     fi
     if [ -f .venv/.setup-stamp ] && [ "$(cat .venv/.setup-stamp)" = "$(stamp)" ] \
-        && .venv/bin/python -c 'import slang_visual_trainer, slangpy, imgui_bundle, numpy, glm, tqdm, pytest, ray, optuna' 2>/dev/null; then
+        && .venv/bin/python -c 'import slang_visual_trainer, slangpy, imgui_bundle, numpy, glm, tqdm, pytest, ray, optuna, tensorboardX, tensorboard' 2>/dev/null; then
         return 0
     fi
     echo "setup: installing the Python packages into .venv (once)"
