@@ -200,7 +200,8 @@ def _with_events(events: RunEvents | None, session: Session, then: OnEvaluation 
     first = session.trainer.samples_seen
 
     def evaluated(session: Session, wall: float) -> bool:
-        events.evaluation(session, (session.trainer.samples_seen - first) / wall if wall > 0 else math.nan)
+        samples = session.trainer.samples_seen - first
+        events.evaluation(session, samples / wall if samples and wall > 0 else math.nan)  # nan: left out
         return then is None or then(session, wall)
 
     return evaluated
