@@ -35,7 +35,8 @@ def _evaluate(session: Session, events: RunEvents, steps: int) -> None:
 def test_an_image_target_writes_its_psnr_and_its_truth_beside_what_it_learned(gpu, tmp_path):
     spy.Bitmap(sharp_edges(24)).write(str(tmp_path / "edges.png"))
     info, pixels = image_truth.load(tmp_path / "edges.png")
-    config = validate(Config(image=info, domain=image_truth.aspect_domain(24, 24), hidden=[8], batch_size=512))
+    domain = image_truth.aspect_domain(24, 24)
+    config = validate(Config(image=info, domain=domain, hidden=[8], batch_size=512, eval_grid=16))
     session = Session(gpu, config, heatmaps=True)
     events = RunEvents(TensorboardOptions(str(tmp_path / "tb"), image_every=1), session)
     _evaluate(session, events, 5)
@@ -55,7 +56,9 @@ def test_an_image_target_writes_its_psnr_and_its_truth_beside_what_it_learned(gp
 
 def test_a_dataset_writes_its_sets_figures_and_its_points_over_the_function(gpu, tmp_path):
     config = datasets.configure(
-        validate(Config(encoding="features", features=["x", "y"], hidden=[4], domain=[-6.0, 6.0, -6.0, 6.0])),
+        validate(
+            Config(encoding="features", features=["x", "y"], hidden=[4], domain=[-6.0, 6.0, -6.0, 6.0], eval_grid=16)
+        ),
         {"generator": "spiral"},
     )
     session = Session(gpu, config, heatmaps=True)
@@ -76,17 +79,17 @@ def test_a_dataset_writes_its_sets_figures_and_its_points_over_the_function(gpu,
 
 
 def test_every_kth_evaluation_and_the_last_bring_images_and_zero_none(gpu, tmp_path):
-    config = validate(Config(hidden=[4], batch_size=256, eval_grid=16, targets=["x*y"]))
+    session = Session(gpu, validate(Config(hidden=[4], batch_size=256, eval_grid=16, targets=["x*y"])), heatmaps=True)
     for every, evaluations, imaged in ((2, 4, [1, 3, 4]), (2, 5, [1, 3, 5]), (0, 2, [])):
-        session = Session(gpu, config, heatmaps=True)
+        first = session.trainer.step  # each case a run resumed where the last stopped
         folder = tmp_path / f"every-{every}-{evaluations}"
         events = RunEvents(TensorboardOptions(str(folder), image_every=every), session)
         for _ in range(evaluations):
             _evaluate(session, events, 1)
         events.close(session, "complete")
         read = read_events(folder)
-        assert [step for step, _ in read.scalars["eval_loss"]] == list(range(1, evaluations + 1))
-        assert [step for step, _ in read.images.get("heatmaps/values", [])] == imaged, every
+        assert [step - first for step, _ in read.scalars["eval_loss"]] == list(range(1, evaluations + 1))
+        assert [step - first for step, _ in read.images.get("heatmaps/values", [])] == imaged, every
         for _, image in read.images.get("heatmaps/values", []):
             assert image.shape == (16, 3 * 16 + 2 * 2, 3)
 
