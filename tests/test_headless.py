@@ -68,6 +68,8 @@ def test_loss_csv_and_heatmaps(default_run):
     evals = [(int(r["step"]), float(r["eval_loss"])) for r in rows if r["eval_loss"]]
     assert [s for s, _ in evals] == [250, 500, 750, 1000]
     assert evals[-1][1] < evals[0][1]
+    # the last evaluation's loss, not the one before it: the same value summary.json reports
+    assert evals[-1][1] == json.loads((default_run / "summary.json").read_text())["eval_loss"]
     assert float(rows[-1]["train_loss"]) < float(rows[0]["train_loss"]) / 100
     png = (default_run / "heatmaps.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000

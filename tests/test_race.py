@@ -21,6 +21,7 @@ from tests.tensorboard_reader import read_events
 
 ITERATIONS = 60
 TINY = ("--hidden", "8", "--batch-size", "256", "--eval-grid", "16", "--eval-every", "20")
+VARIANTS = ("", "hidden=16,16 lr=0.003", "lr=80 optimizer=sgd", "seed=7 batch_size=128")
 
 
 def test_a_variant_reads_its_fields_as_their_options_do():
@@ -91,10 +92,11 @@ def test_a_variant_is_refused_beside_an_option_of_single_runs(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def race(tmp_path_factory):
-    """One headless race of three: the setup, a wider Adam, and an SGD at a rate that diverges."""
+    """One headless race of four: the setup, a wider Adam, an SGD at a rate that diverges, and the
+    setup with a seed and a batch size of its own."""
     root = tmp_path_factory.mktemp("race")
     out = root / "out"
-    variants = ("--variant=", "--variant=hidden=16,16 lr=0.003", "--variant=lr=80 optimizer=sgd")
+    variants = [f"--variant={text}" for text in VARIANTS]
     tensorboard = ("--tensorboard", str(root / "tensorboard"))
     result = run_headless(root, "--iterations", str(ITERATIONS), *TINY, "--out", str(out), *variants, *tensorboard)
     return root, out, result
@@ -119,6 +121,27 @@ def test_each_racer_trains_to_the_bytes_it_trains_to_alone(race):
     assert base != wider  # the racers are different networks, not one network written twice
 
 
+def test_each_racers_config_is_its_variant_laid_over_the_base(race):
+    """Seed and batch size included: a racer given seed=7 trains with seed 7, to the bytes of a
+    single run with --seed 7, not with the first racer's seed."""
+    root, out, _ = race
+    base = load_file(out / "summary.json")  # the race's base config (the "" racer's)
+    for text in VARIANTS:
+        variant = parse_variant(text)
+        name = "base" if text == "" else variant.name
+        own = json.loads((out / "racers" / name / "summary.json").read_text())["config"]
+        assert own == variant.apply(base).to_dict(), name
+    seeded = out / "racers" / "seed-7_batch_size-128"
+    assert json.loads((seeded / "summary.json").read_text())["config"]["seed"] == 7
+    alone = root / "alone-seed-7"
+    options = [*TINY, "--seed", "7", "--batch-size", "128"]  # the later --batch-size wins, as on any command line
+    result = run_headless(root, "--iterations", str(ITERATIONS), *options, "--out", str(alone))
+    assert result.returncode == 0, result.stderr
+    assert (seeded / "network.json").read_bytes() == (alone / "network.json").read_bytes()
+    base_network = (out / "racers" / "base" / "network.json").read_bytes()
+    assert (seeded / "network.json").read_bytes() != base_network
+
+
 def test_a_diverged_racer_stops_and_the_others_go_on(race):
     _, out, result = race
     summary = json.loads((out / "summary.json").read_text())
@@ -129,7 +152,9 @@ def test_a_diverged_racer_stops_and_the_others_go_on(race):
     assert (out / "racers" / "lr-80_optimizer-sgd" / "network.json").exists()  # its last finite network
     for name in ("base", "hidden-16-16_lr-0.003"):
         assert racers[name]["steps"] == ITERATIONS and racers[name]["diverged_at_step"] is None
-    assert summary["race"]["leader"]["equal_steps"] in ("base", "hidden-16-16_lr-0.003")
+    finished = [r for r in summary["racers"] if r["diverged_at_step"] is None]
+    assert len(finished) == 3
+    assert summary["race"]["leader"]["equal_steps"] == min(finished, key=lambda r: r["eval_loss"])["name"]
 
 
 def test_race_csv_agrees_with_the_racers_own_summaries(race):
@@ -171,6 +196,7 @@ def test_tensorboard_shows_the_racers_side_by_side_with_the_fields_their_variant
         own = json.loads((out / racer["folder"] / "summary.json").read_text())
         config = own["config"]
         fields = {"hidden": json.dumps(config["hidden"]), "lr": config["lr"], "optimizer": config["optimizer"]}
+        fields |= {"seed": config["seed"], "batch_size": config["batch_size"]}
         assert events.hparams == fields  # the fields any variant sets, each racer's own values
         assert events.metrics == ["eval_loss"]
         assert events.last("eval_loss") == pytest.approx(own["eval_loss"], rel=1e-6)

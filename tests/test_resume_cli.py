@@ -56,11 +56,19 @@ def test_resumed_run_writes_a_byte_identical_network(tmp_path, precision):
     expected = (tmp_path / "whole" / "network.json").read_bytes()
     assert (tmp_path / "resumed" / "network.json").read_bytes() == expected
     assert (tmp_path / "first" / "network.json").read_bytes() != expected, "the first part really stopped early"
-    whole_rows = (tmp_path / "whole" / "loss.csv").read_text().splitlines()
-    resumed_rows = (tmp_path / "resumed" / "loss.csv").read_text().splitlines()
-    assert [r.split(",")[:2] for r in resumed_rows] == [r.split(",")[:2] for r in whole_rows], "one loss history"
-    summary = json.loads((tmp_path / "resumed" / "summary.json").read_text())
+    whole_rows, resumed_rows, first_rows = (
+        (tmp_path / name / "loss.csv").read_text().splitlines() for name in ("whole", "resumed", "first")
+    )
+    # One loss history, every column: the resumed run's differs only where the first part ended,
+    # at step 55, with the evaluation it took then (its summary's eval loss).
+    assert resumed_rows[0] == whole_rows[0] == "step,train_loss,eval_loss"
+    first_end = json.loads((tmp_path / "first" / "summary.json").read_text())["eval_loss"]
+    assert first_rows[55] == resumed_rows[55] == whole_rows[55] + repr(first_end)
+    assert resumed_rows[:55] + resumed_rows[56:] == whole_rows[:55] + whole_rows[56:]
+    summary, whole_summary = (json.loads((tmp_path / n / "summary.json").read_text()) for n in ("resumed", "whole"))
     assert summary["steps"] == 130 and summary["config"]["precision"] == precision
+    assert resumed_rows[-1] == f"130,{whole_rows[-1].split(',')[1]},{summary['eval_loss']!r}"
+    assert summary["eval_loss"] == whole_summary["eval_loss"]
 
 
 def test_resume_defaults_and_overrides(tmp_path):
