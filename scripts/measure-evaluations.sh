@@ -10,7 +10,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD; PY=${PYTHON:-python3}; WORK=${WORK:-$(mktemp -d)}; APP_DIR=${APP_DIR:-$ROOT}
-ITERATIONS=${ITERATIONS:-60000}; GPUS=${GPUS:-0 1}
+ITERATIONS=${ITERATIONS:-60000}; GPUS=${GPUS:-0 1}; mkdir -p "$WORK"
 NETWORK=${NETWORK:---hidden 64,64,64 --precision half --batch-size 65536}
 RUN="$NETWORK --iterations $ITERATIONS --quiet"
 

@@ -1,6 +1,7 @@
-"""A headless evaluation (Session.evaluate: headless runs, races, sweep trials) brings back its
-figures alone, in one submit: they match numpy's forward pass, and are bit for bit those of the
-whole maps read back (what summary.json held before)."""
+"""A headless evaluation (Session.evaluate, and Session.advance's at eval_every: headless runs, races,
+sweep trials) brings back its figures alone, in the submit and wait of the steps before it: they
+match numpy's forward pass, and are bit for bit those of the whole maps read back (what
+summary.json held before)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import numpy as np
 from reference import forward_with_input_gradients, grid_centres, kernel_parameters, truth_gradient, truth_values
 
 from app.config.config import Config, validate
-from app.gpu.gpu import HostCopy
+from app.gpu.gpu import Gpu, HostCopy
+from app.loop.headless_steps import SUBMIT_STEPS, submit_sizes
 from app.loop.session import Session
 
 GRID = 24
@@ -51,3 +53,35 @@ def test_an_evaluation_is_one_submit_with_no_staging_buffer(gpu, monkeypatch):
     session.evaluate()
     assert len(submits) == 1, "the pass and its figures' copy go in one submit, with one wait"
     assert not staging, "the figures come back through the evaluator's own host copy"
+
+
+def test_a_chunk_and_its_evaluation_share_one_wait(gpu, monkeypatch):
+    session = _session(gpu)
+    session.eval_every = 50
+    waits, submit = [], Gpu.submit
+    monkeypatch.setattr(gpu, "submit", lambda wait=True: waits.append(wait) or submit(gpu, wait))
+    session.advance(30)
+    assert waits.count(True) == 1, "the evaluation runs behind the steps, under their wait"
+    assert session.history.current.eval.last_x == 50
+    assert session.evaluator.complete.step == 50
+
+
+def test_a_dropped_pass_leaves_the_one_before(gpu):
+    session = _session(gpu)
+    session.evaluate()
+    before = session.evaluator.read()
+    session.trainer.train(5)
+    with gpu.submit() as encoder:
+        session.record_evaluation(encoder)
+    assert session.evaluator.read().step == 25
+    session.drop_recorded_evaluation()
+    after = session.evaluator.read()
+    assert after.step == 20
+    np.testing.assert_array_equal(after.predictions, before.predictions)
+    np.testing.assert_array_equal(after.cell_loss, before.cell_loss)
+
+
+def test_submit_sizes_start_small_and_double():
+    assert submit_sizes(200) == [4, 8, 16, 32, 64, 64, 12]
+    assert submit_sizes(3) == [3]
+    assert sum(submit_sizes(SUBMIT_STEPS * 5 + 1)) == SUBMIT_STEPS * 5 + 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import slangpy as spy
 
 from ..config.config import Config, fields_of
 from ..config.spec import STRUCTURE
@@ -249,17 +250,32 @@ class Session(HeadlessSteps):
         """A whole evaluation pass now, recorded as a point of the eval curve (and an image
         target's PSNR on its curve). Its figures come back alone, in one submit and one wait: the
         maps stay on the GPU, where the heatmaps draw them and a run's files read them."""
-        grid = self.evaluator
         with self.gpu.submit() as encoder:
-            if self.image is not None:
-                self.image.progress = 0
-                self.image.record(encoder)
-            grid.evaluate_figures(encoder)
+            self.record_evaluation(encoder)
+        return self.take_recorded_evaluation()
+
+    def record_evaluation(self, encoder: spy.CommandEncoder) -> None:
+        """Records a whole pass of the current network (an image target's too) and the copy of its
+        figures; once `encoder` has run, take_recorded_evaluation or drop_recorded_evaluation."""
+        if self.image is not None:
+            self.image.progress = 0
+            self.image.record(encoder)
+        self.evaluator.record_figures(encoder)
+
+    def take_recorded_evaluation(self) -> float:
+        """The recorded pass's figures, as a point of the eval curve; its loss."""
         if self.image is not None:
             self.image.take_pass()
-        summary = grid.read_summary()
-        self.take_evaluation(summary, grid.complete.step)
+        summary = self.evaluator.read_summary()
+        self.take_evaluation(summary, self.evaluator.complete.step)
         return summary.loss
+
+    def drop_recorded_evaluation(self) -> None:
+        """Forgets the recorded pass (it evaluated a network since put back): the pass before it
+        is the complete one again, and the eval curve has no point for it."""
+        if self.image is not None:
+            self.image.drop_pass()
+        self.evaluator.drop_pass()
 
     def take_losses(self, steps: range, losses: np.ndarray) -> np.ndarray:
         losses, divergence = self.guard.check(steps, losses)

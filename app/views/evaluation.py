@@ -256,7 +256,12 @@ class GridEvaluator:
             metrics=metrics,
         )
 
-    def evaluate_figures(self, encoder: spy.CommandEncoder) -> None:
+    def drop_pass(self) -> None:
+        """The pass just completed is not taken: the one before it, which it did not overwrite, is
+        the complete one again."""
+        self._writing, self.passes = 1 - self._writing, self.passes - 1
+
+    def record_figures(self, encoder: spy.CommandEncoder) -> None:
         """Records a whole pass of the current network (a pass in progress is started over) and
         the copy of its figures alone, for read_summary once `encoder` has run: what a headless
         evaluation needs. The maps stay on the GPU for whatever draws or writes them."""

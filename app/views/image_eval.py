@@ -135,6 +135,10 @@ class ImageEvaluator:
         self.history.add(self.complete.step, self.psnr)
         return self.psnr
 
+    def drop_pass(self) -> None:
+        """The pass just completed is not taken: the one before it is the complete one again."""
+        self._writing, self.passes = 1 - self._writing, self.passes - 1
+
     def evaluate(self) -> float:
         """A whole pass of the current network now; its PSNR."""
         self.progress = 0
