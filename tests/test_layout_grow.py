@@ -96,3 +96,22 @@ def test_the_size_the_user_sets_is_kept_until_reset_layout(make_session, tmp_pat
             later.close()
     finally:
         ui.close()
+
+
+def test_one_outputs_maps_grow_to_the_panel(make_session):
+    """Issue 42: a shape's one row of three maps, sized for the panel's width, left about 60% of
+    the Heatmaps panel blank at 1280 x 800. Its row wraps, |error| under truth and learned, and the
+    maps grow into the height, with nothing to scroll to either way."""
+    ui = OffscreenApp(make_session(sdf="star"), 1280, 800)
+    try:
+        ui.app.running = False
+        ui.frame(4)
+        ui.renderer.make_current()
+        heatmaps = imgui_internal.find_window_by_name("Heatmaps")
+        panel = ui.app.windows["Heatmaps"]
+        assert ui.app.layout.columns == 2, "truth and learned, then |error|"
+        assert em(ui.app.layout.image_em) >= 13 * em(), "twice the area of 7.9 em maps at least"
+        assert ui.app.dock.content["Heatmaps"] >= 0.8 * (panel[3] - panel[1]), "the panel is filled"
+        assert (heatmaps.scroll_max.x, heatmaps.scroll_max.y) == (0, 0)
+    finally:
+        ui.close()

@@ -40,6 +40,9 @@ class HeatmapLayout:
     fitted: bool = False
     besides_images: float | None = None
     fitted_for: tuple | None = None
+    # Images a line: 3 (truth, learned, |error| side by side), or a row wrapped into lines of 2
+    # or 1, each under its own titles, where that gives larger maps (one output in a tall panel)
+    columns: int = 3
 
     def follow_window(self) -> None:
         """View > Reset layout: the size is the one that fits the window again."""
@@ -157,12 +160,9 @@ def draw_heatmaps(
     rows = _Rows(renderer, images, layout, domain, view, lookup)
     outputs = list(range(len(labels))) if layout.outputs is None else list(layout.outputs)
     x0 = imgui.get_cursor_pos_x() + rows.margin
-    for panel, title in enumerate(column_titles(view)):
-        offset = panel * (rows.size + rows.spacing) + (panel == 2) * (rows.bar_block + rows.spacing)
-        imgui.set_cursor_pos_x(x0 + offset + (rows.size - imgui.calc_text_size(title).x) / 2)
-        imgui.text_colored(MUTED, title)
-        if panel < 2:
-            imgui.same_line()
+    lines = line_panels(layout.columns)
+    if len(lines) == 1:  # the titles once, above the columns; wrapped, above each line
+        rows.titles(x0, lines[0], view)
     if view == 0 and images.contours.shown:
         imgui.set_cursor_pos_x(x0)
         contour_legend(images.contours)
@@ -174,10 +174,24 @@ def draw_heatmaps(
             imgui.text(f"f{output + 1} = {fonts.drawable(labels[output])}")  # numbered: '?' will do
         else:
             row_title(output)
-        imgui.set_cursor_pos_x(x0)
-        rows.draw(output, len(labels), float(error_max[view][output]), last=row == len(outputs) - 1)
+        for k, panels in enumerate(lines):
+            if len(lines) > 1:
+                rows.titles(x0, panels, view)
+            imgui.set_cursor_pos_x(x0)
+            last = row == len(outputs) - 1 and k == len(lines) - 1
+            rows.draw(output, len(labels), float(error_max[view][output]), panels, last)
     imgui.get_window_draw_list().channels_merge()
     imgui.dummy(imgui.ImVec2(0, imgui.get_text_line_height()))  # room for x's labels
+
+
+def line_panels(columns: int) -> list[tuple[int, ...]]:
+    """A row's panels (0 truth, 1 learned, 2 |error|) line by line, `columns` to a line."""
+    return [tuple(range(first, min(first + columns, 3))) for first in range(0, 3, columns)]
+
+
+def _value_bar_after(panels: tuple[int, ...]) -> int | None:
+    """The panel of a line that the values' bar follows: its last of truth and learned."""
+    return max((panel for panel in panels if panel < 2), default=None)
 
 
 class _Rows:
@@ -198,26 +212,46 @@ class _Rows:
         ticks = bar_ticks(view, lo, hi)
         colorbar(self.renderer, self.images, column, lo, hi, self.size, self.bar, BAR_CHANNEL, ticks)
 
-    def draw(self, output: int, rows: int, error_top: float, last: bool) -> None:
-        """Row `output` of `rows` at the cursor: truth, learned, their bar, |error| and its bar."""
-        size, width = self.size, 3 * len(VIEWS)
-        for panel in range(3):
-            if panel == 2:
-                self._value_bar(output)
-                imgui.same_line(0, self.bar_block - self.bar + self.spacing)
+    def titles(self, x0: float, panels: tuple[int, ...], view: int) -> None:
+        """The titles of a line's panels, each centred over its image."""
+        names, after = column_titles(view), _value_bar_after(panels)
+        for k, panel in enumerate(panels):
+            offset = k * (self.size + self.spacing)
+            offset += (self.bar_block + self.spacing) if after is not None and panel > after else 0
+            imgui.set_cursor_pos_x(x0 + offset + (self.size - imgui.calc_text_size(names[panel]).x) / 2)
+            imgui.text_colored(MUTED, names[panel])
+            if k < len(panels) - 1:
+                imgui.same_line()
+
+    def draw(self, output: int, rows: int, error_top: float, panels: tuple[int, ...], last: bool) -> None:
+        """A line of row `output` of `rows` at the cursor: of truth, learned and |error| those in
+        `panels`, truth and learned followed by their bar, |error| by its own."""
+        size, width, after = self.size, 3 * len(VIEWS), _value_bar_after(panels)
+        for k, panel in enumerate(panels):
             u0, v0 = (3 * self.view + panel) / width, output / rows
             image_min = imgui.get_cursor_screen_pos()
             uv1 = imgui.ImVec2(u0 + 1 / width, v0 + 1 / rows)
             _image(ATLAS_CHANNEL, self.atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), uv1)
-            if panel == 0:
+            if k == 0:
                 axis_labels(self.domain, image_min, size, x_axis=False)
             if last:
                 axis_labels(self.domain, image_min, size, x_axis=True)
             if self.lookup is not None and imgui.is_item_hovered():
                 _tooltip(self.lookup, self.view, output, self.images.grid, image_min, size)
             imgui.same_line()
-        colorbar(self.renderer, self.images, BAR_COLUMNS["error"], 0.0, error_top, size, self.bar, BAR_CHANNEL)
-        # The tick labels are drawn beside the bar, outside any item: reserve their width so
-        # auto-sized windows (heatmaps.png) and scrollbars include them.
+            if panel == after:
+                self._value_bar(output)
+                self._labels_room(more=panel != panels[-1])
+        if 2 in panels:
+            colorbar(self.renderer, self.images, BAR_COLUMNS["error"], 0.0, error_top, size, self.bar, BAR_CHANNEL)
+            self._labels_room(more=False)
+
+    def _labels_room(self, more: bool) -> None:
+        """After a bar: its tick labels' width, drawn beside it outside any item. Reserved, so
+        that auto-sized windows (heatmaps.png) and scrollbars include them, or skipped to the
+        line's next image."""
+        if more:
+            imgui.same_line(0, self.bar_block - self.bar + self.spacing)
+            return
         imgui.same_line(0, 0)
-        imgui.dummy(imgui.ImVec2(self.bar_block - self.bar, size))
+        imgui.dummy(imgui.ImVec2(self.bar_block - self.bar, self.size))

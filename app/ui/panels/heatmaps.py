@@ -13,7 +13,7 @@ from ...kernels.view_constants import GRADIENT_VIEW
 from ...truth.eval_grid import cell_centre
 from ...views.heatmaps import VIEWS, Contours
 from .. import image_view
-from ..heatmap_view import draw_heatmaps
+from ..heatmap_view import draw_heatmaps, line_panels
 from ..layout import drawn_height
 from ..sliders import real, typed_slider
 from ..style import MUTED, em, field_error
@@ -22,12 +22,14 @@ from . import data, shapes, targets
 IMAGE_EM = (4.0, 14.0)  # the heatmap size slider's range
 # Until the user sets a size, the heatmaps fill the panel's height with their rows, between these
 # (below 6 em, a small window's panel scrolls instead), and the panel's width at most this share
-# of the window's
+# of the window's, and the panel at most MOST_SHARE of the width right of its left edge
 FITTED_EM = (6.0, 14.0)
 FITTED_WIDTH = 0.45
+MOST_SHARE = 0.6
 # A row's width besides its three images: two colour bars with their tick labels, spacing and
-# the scrollbar gutter
+# the scrollbar gutter; a row wrapped into lines (app/ui/heatmap_view.py) has one bar a line
 WIDTH_BESIDES_EM = 14.5
+WRAPPED_BESIDES_EM = 10.0
 
 
 def _lookup(app):
@@ -140,8 +142,8 @@ def draw(app) -> None:
         image_view.draw(app)
         return
     _fit(app)
-    spacing = imgui.get_style().item_spacing.x
-    row_width = 3 * em(app.layout.image_em) + em(app.layout.bar_em + 3.6) + 2 * spacing
+    spacing, columns = imgui.get_style().item_spacing.x, app.layout.columns
+    row_width = columns * em(app.layout.image_em) + em(app.layout.bar_em + 3.6) + (columns - 1) * spacing
     draw_heatmaps(
         app.renderer,
         session.heatmaps,
@@ -176,12 +178,21 @@ def _shown_rows(app) -> int:
     return app.config.output_dim if app.layout.outputs is None else len(app.layout.outputs)
 
 
+def _image_lines(columns: int, rows: int) -> tuple[int, int]:
+    """(lines of images, title lines beyond the one above the rows) for `rows` at `columns`
+    images a line: a wrapped row's lines are each titled."""
+    lines = rows * len(line_panels(columns))
+    return lines, 0 if columns == 3 else lines - 1
+
+
 def _fit(app) -> None:
-    """While the size follows the window: the side at which the shown rows fill the panel's
-    height, from what the panel held besides its images when last drawn; no wider a panel than
-    FITTED_WIDTH of the window's width. Fitted again only when the panel's height, the window's
-    width or the rows change: a message that comes and goes under a row (a target's error while
-    typing) scrolls the panel instead of resizing every heatmap and the panels beside them."""
+    """While the size follows the window: the side and the images a line (3, or a row wrapped
+    into lines of 2 or 1) at which the shown rows fill the panel's height with the largest maps,
+    from what the panel held besides its images when last drawn; no wider a panel than
+    FITTED_WIDTH of the window's width. One output's three maps in a line left 60% of the panel
+    empty at 1280 x 800. Fitted again only when the panel's height, the window's width or the
+    rows change: a message that comes and goes under a row (a target's error while typing)
+    scrolls the panel instead of resizing every heatmap and the panels beside them."""
     layout = app.layout
     if not layout.fitted:
         return
@@ -197,21 +208,32 @@ def _fit(app) -> None:
     if layout.fitted_for in (key, key[:4] + (True,)):
         return
     layout.fitted_for = key
-    by_height = (imgui.get_window_height() - layout.besides_images) / _shown_rows(app)
-    by_width = (FITTED_WIDTH * imgui.get_main_viewport().work_size.x - em(WIDTH_BESIDES_EM)) / 3
-    # Whole pixels: ImGui rounds each line's height down, and a fraction flipped the size
-    # between two values frame after frame
-    side = min(max(math.floor(min(by_height, by_width)), em(FITTED_EM[0])), em(FITTED_EM[1]))
-    layout.image_em = side / em()
+    viewport, title = imgui.get_main_viewport(), imgui.get_text_line_height_with_spacing()
+    right = viewport.work_pos.x + viewport.work_size.x - imgui.get_window_pos().x  # the widest it gets
+    width = min(FITTED_WIDTH * viewport.work_size.x, MOST_SHARE * right)
+    best = None
+    for columns in (3, 2, 1):  # the most images a line, of those that give the largest side
+        lines, titles = _image_lines(columns, _shown_rows(app))
+        by_height = (imgui.get_window_height() - layout.besides_images - titles * title) / lines
+        by_width = (width - em(WIDTH_BESIDES_EM if columns == 3 else WRAPPED_BESIDES_EM)) / columns
+        # Whole pixels: ImGui rounds each line's height down, and a fraction flipped the size
+        # between two values frame after frame
+        side = math.floor(min(by_height, by_width, em(FITTED_EM[1])))
+        if best is None or side > best[0]:
+            best = (side, columns)
+    layout.image_em, layout.columns = max(best[0], em(FITTED_EM[0])) / em(), best[1]
 
 
 def _measure(app, passing: float) -> None:
     """After the rows: the height of the panel's content besides its images (rows' titles,
     the controls above them), which does not change with their size; less the `passing` line
     of the first evaluation."""
-    app.layout.besides_images = drawn_height() - passing - _shown_rows(app) * em(app.layout.image_em)
+    lines, titles = _image_lines(app.layout.columns, _shown_rows(app))
+    images = lines * em(app.layout.image_em) + titles * imgui.get_text_line_height_with_spacing()
+    app.layout.besides_images = drawn_height() - passing - images
 
 
 def wanted_width(app) -> float:
-    """The panel's width for a row of three images and what a row holds besides them."""
-    return em(3 * app.layout.image_em + WIDTH_BESIDES_EM)
+    """The panel's width for a line of images and what a line holds besides them."""
+    columns = app.layout.columns
+    return em(columns * app.layout.image_em + (WIDTH_BESIDES_EM if columns == 3 else WRAPPED_BESIDES_EM))

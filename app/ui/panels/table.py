@@ -28,7 +28,7 @@ PANELS = (
         HEATMAPS,
         heatmaps.draw,
         column=1,
-        width=fits(heatmaps.wanted_width, 0.3, 0.6),
+        width=fits(heatmaps.wanted_width, 0.3, heatmaps.MOST_SHARE),
         flags=imgui.WindowFlags_.horizontal_scrollbar,
     ),
     Panel(DIAGRAM, diagram.draw, column=2, height=fraction(0.5), flags=imgui.WindowFlags_.no_scrollbar),
