@@ -151,3 +151,6 @@ def test_saturated_neurons_keep_the_gradient_finite(make_trainer, activation):
     trainer.set_parameters(params)
     loss, gradient = gpu_loss_and_gradient(trainer)
     assert np.isfinite(loss) and np.all(np.isfinite(gradient)), gradient
+    ref_loss, ref_gradient = numeric_gradient(trainer.config, params)  # float64 holds e^100 and cosh 100
+    assert abs(loss - ref_loss) / ref_loss < 1e-4
+    _assert_close(gradient, ref_gradient, 1e-3)

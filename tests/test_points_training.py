@@ -200,6 +200,14 @@ def test_overfitting_shows_in_the_test_loss(gpu):
     assert regularised["test_loss"] < free["test_loss"] / 2, (free, regularised)
 
 
+def _test_loss(session: Session) -> float:
+    """numpy's loss of the session's network on its data's test points."""
+    data, loss = session.trainer.data.dataset, session.trainer.plan.loss
+    params = kernel_parameters(session.config, session.trainer.parameters())
+    outputs = reference_forward(session.config, params, data.x, data.y)
+    return sample_losses(loss.name, outputs, data.truth.astype(np.float64))[0][data.train_count :].mean()
+
+
 def test_data_changes_live_and_bad_ones_change_nothing(gpu, tmp_path):
     session = Session(gpu, _config(None, **dict(SPIRAL, hidden=[8]), batch_size=50))
     trainer = session.trainer
@@ -211,7 +219,8 @@ def test_data_changes_live_and_bad_ones_change_nothing(gpu, tmp_path):
     session.change(datasets.configure(session.config, {"generator": "xor"}))
     assert session.rebuild is None and session.trainer is trainer, "same problem: no rebuild"
     session.advance(5)
-    assert trainer.step == 25 and session.evaluate() > 0
+    assert trainer.step == 25 and trainer.data.dataset.source["generator"] == "xor"
+    assert session.evaluate() == pytest.approx(_test_loss(session), rel=1e-4)  # on the xor points now
     path = tmp_path / "points.csv"
     path.write_text("1,2,a\n3,4,b\n5,6,a\n")
     config = datasets.configure(session.config, datasets.entry_for(str(path)))

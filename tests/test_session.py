@@ -89,7 +89,7 @@ def test_a_change_in_the_middle_of_a_step_keeps_the_stable_network(gpu, where):
     t.train(STABLE_STEPS)
     start = t.parameters()
     with gpu.submit() as encoder:
-        t.record_piece(encoder, 1 if where == "learn" else t.learn_units)
+        t.record_piece(encoder, 1 if where == "learn" else t.launch.units.learn_units)
     assert t.progress.started and not t.progress.updating and t.progress.phase == where.split(",")[0]
     session.apply(session.config.replace(lr=0.5))
     assert session.stable_step == STABLE_STEPS and session.stable.kept.config.lr == pytest.approx(0.01)
@@ -116,12 +116,16 @@ def test_guard_puts_back_exactly_the_last_finite_network(gpu):
     replay.train(divergence.restored_step)
     assert np.array_equal(params, replay.parameters()), "the network put back is the one of that step"
     run = session.history.current
-    assert run.train.count == divergence.step - 1 and np.all(np.isfinite(run.train.y))
+    # the curve goes back with the network: the steps after it are undone, so are their points
+    assert np.array_equal(run.train.x, np.arange(1, divergence.restored_step + 1))
+    assert np.all(np.isfinite(run.train.y))
     assert session.restorable_config() is None, "a config that diverged is never saved for the next launch"
     session.advance(1)
     assert session.trainer.step == divergence.restored_step, "no training until resumed"
-    session.resume(0.1)
-    assert session.config.lr == pytest.approx(3.0) and session.divergence is None
+    session.resume(0.001)
+    assert session.config.lr == pytest.approx(0.03) and session.divergence is None
+    session.advance(3)  # the network put back may diverge again, even at this rate: it is put back again
+    assert np.array_equal(run.train.x, np.arange(1, session.trainer.step + 1)), "each step once, in order"
 
 
 # ---- the frame budget, on made-up costs ----------------------------------------------------

@@ -4,15 +4,19 @@ overridden by what the last session left selected; the window says what it resto
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import slangpy as spy
+from reference import grid_centres
 from test_bad_input import _assert_rejected, _run
 
 from app.config.config import Config, validate
 from app.config.files import load_preset
 from app.entry import cli
 from app.entry.cli_args import build_parser, resolve_start
+from app.files.network_io import forward
 
 
 @pytest.mark.parametrize(
@@ -32,8 +36,18 @@ def test_two_truths_on_the_command_line_are_one_line_and_exit_2(tmp_path, option
 
 
 def test_dataset_none_goes_back_to_formulas_and_names_no_truth(tmp_path):
-    result, _ = _run(["--dataset", "none", "--target", "x*y"], tmp_path)
+    """--dataset none beside --target trains on the formula: one output, x*y, no data in the
+    summary, and an eval loss that is the trained network's error against x*y (numpy)."""
+    result, out = _run(["--dataset", "none", "--target", "x*y", "--eval-grid", "8"], tmp_path)
     assert result.returncode == 0, result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    config = summary["config"]
+    assert config["targets"] == ["x*y"] and config["dataset"] is None and "data" not in summary
+    network = json.loads((out / "network.json").read_text())
+    x, y = (a.ravel() for a in grid_centres(config["domain"], summary["eval_grid"]))
+    predicted = forward(network, x, y)
+    assert predicted.shape == (x.size, 1)
+    assert np.mean((predicted[:, 0] - x * y) ** 2) == pytest.approx(summary["eval_loss"], rel=1e-4)
 
 
 @pytest.fixture

@@ -48,7 +48,10 @@ def test_divergence_pauses_and_puts_back_the_last_finite_network(ui, tmp_path, m
     steps = ui.session.trainer.step
     assert steps == divergence.restored_step == divergence.step - 2
     assert np.all(np.isfinite(ui.session.trainer.parameters())), "the last finite network is back"
-    assert np.all(np.isfinite(ui.session.history.current.train.y)), "no NaN on the loss plot"
+    train = ui.session.history.current.train
+    # the loss plot ends at the network put back: every step up to it once, none of the diverged ones
+    assert np.array_equal(train.x, np.arange(1, steps + 1)), train.x[-5:]
+    assert np.all(np.isfinite(train.y)) and np.all(train.y > 0), "no NaN on the loss plot"
     ui.frame(3)
     assert ui.session.trainer.step == steps, "it stays paused"
     # the next launch starts from the settings that trained stably, never from those that diverged
@@ -172,9 +175,9 @@ def test_gradient_check_while_paused_in_the_middle_of_a_step(split_steps, gpu):
     # Paused after the step's first parameter updates: the frames finish the step.
     ui.app.running = False
     with gpu.submit() as encoder:
-        t.record_piece(encoder, t.learn_units)
+        t.record_piece(encoder, t.launch.units.learn_units)
         t.record_piece(encoder, 1)
-    assert t.progress.updating and t.adjust_units > 1
+    assert t.progress.updating and t.launch.units.adjust_units > 1
     ui.frames_until(lambda: not t.progress.started)
     assert not t.progress.started and t.step == step + 2 and not ui.app.running
     reference.train(1)
@@ -189,7 +192,7 @@ def test_heatmaps_follow_a_network_paused_between_a_steps_two_phases(split_steps
     ui.app.running = False
     ui.frame()
     with gpu.submit() as encoder:
-        t.record_piece(encoder, t.learn_units)
+        t.record_piece(encoder, t.launch.units.learn_units)
     assert t.progress.phase == "adjust" and not t.progress.updating
     t.set_parameters(np.full(t.plan.param_count, np.nan, np.float32))  # a new network to show
     ui.frames_until(lambda: ui.session.evaluator.complete.version == t.version)

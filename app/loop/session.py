@@ -280,7 +280,12 @@ class Session(HeadlessSteps):
     def take_losses(self, steps: range, losses: np.ndarray) -> np.ndarray:
         losses, divergence = self.guard.check(steps, losses)
         self.divergence = divergence or self.divergence
-        self.history.current.train.extend(np.arange(steps.start + 1, steps.start + 1 + len(losses)), losses)
+        run = self.history.current
+        run.train.extend(np.arange(steps.start + 1, steps.start + 1 + len(losses)), losses)
+        if divergence is not None:  # the steps past the network put back are undone: their points go too
+            run.train.drop_after(self.trainer.step)
+            run.eval.drop_after(self.trainer.step)
+            losses = losses[: max(self.trainer.step - steps.start, 0)]
         return losses
 
     def take_summary(self, summary: Summary) -> None:
