@@ -246,3 +246,23 @@ def test_the_viewer_of_eight_trials_marks_them_by_state_and_metric(ui, tmp_path)
     grey = np.array([round(255 * c) for c in (marks.PRUNED.x, marks.PRUNED.y, marks.PRUNED.z)])
     assert np.abs(colour_at("sweep point 0002") - grey).max() <= 40, "pruned: grey"
     assert "sweep point 0004" not in ui.app.rects and "sweep line 0004" in ui.app.rects
+
+
+def test_the_colour_scales_labels_are_whole_inside_the_window(ui, tmp_path):
+    """Issue 42: the scale beside the parallel coordinates was 5 em wide whatever its labels, and
+    the window's edge cut a label of the metric's 4 digits ("0.0002153") or the last of 3."""
+    from imgui_bundle.imgui import internal as imgui_internal
+
+    rows = screenshot_rows()
+    for row, metric in zip(rows, (0.000315, 0.00131, None, 0.00021534, None, 0.00052, None, 0.0123)):
+        row["metric"] = metric if row["state"] == "complete" else row["metric"]
+    assert ui.app.sweep.open_folder(str(write_sweep(tmp_path / "sweep", rows))) is None
+    ui.frame(3)
+    labels = {
+        name[len("sweep scale ") :]: rect for name, rect in ui.app.rects.items() if name.startswith("sweep scale")
+    }
+    assert {"0.0002153", "0.51"} <= set(labels), labels
+    ui.renderer.make_current()
+    inside = imgui_internal.find_window_by_name("###sweep").inner_clip_rect.max.x
+    for text, rect in labels.items():
+        assert rect[2] <= inside, f"{text!r} ends at x = {rect[2]}, past the window's {inside}"

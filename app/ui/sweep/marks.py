@@ -27,6 +27,7 @@ SELECTED = imgui.ImVec4(1.0, 1.0, 1.0, 1.0)
 BEST = GOOD
 STATE_COLOURS = {"failed": FAILED, "pruned": PRUNED, "interrupted": INTERRUPTED}  # complete: the metric's
 BAR_STEPS = 32  # the colour bar's gradient, in steps of the colour map
+BAR_EM = 1.0  # its width
 
 
 def colour(shown: Shown, trial: Trial) -> imgui.ImVec4:
@@ -110,9 +111,9 @@ def _gradient(corner: imgui.ImVec2, top: float, bottom: float, width: float) -> 
         )
 
 
-def _tick_labels(shown: Shown, left: float, top: float, bottom: float) -> None:
+def _tick_labels(shown: Shown, left: float, top: float, bottom: float, rects: dict | None) -> None:
     """Ticks and values at `left` of a bar from `top` (best) to `bottom` (worst); a label that
-    would overlap one placed before it is left out."""
+    would overlap one placed before it is left out. Each label's rectangle goes into `rects`."""
     axis, draw = shown.metric, imgui.get_window_draw_list()
     line, colour = imgui.get_text_line_height(), imgui.get_color_u32(MUTED)
     placed: list[float] = []
@@ -124,22 +125,38 @@ def _tick_labels(shown: Shown, left: float, top: float, bottom: float) -> None:
             continue
         placed.append(y)
         draw.add_line(imgui.ImVec2(left, y), imgui.ImVec2(left + em(0.3), y), colour)
-        draw.add_text(imgui.ImVec2(left + em(0.45), y - line / 2), colour, value_text(value))
+        text = value_text(value)
+        draw.add_text(imgui.ImVec2(left + em(0.45), y - line / 2), colour, text)
+        if rects is not None:
+            rects[f"sweep scale {text}"] = (
+                left,
+                y - line / 2,
+                left + em(0.45) + imgui.calc_text_size(text).x,
+                y + line / 2,
+            )
 
 
-def scale(shown: Shown, size: imgui.ImVec2) -> None:
+def scale_width(shown: Shown) -> float:
+    """The colour bar's width with its widest label beside it: a fixed 5 em cut "0.0002153" at
+    the window's edge."""
+    labels = [value_text(value) for value in _ticks(shown.metric)]
+    widest = max((imgui.calc_text_size(text).x for text in labels), default=0.0)
+    return max(em(BAR_EM + 0.45) + widest, em(4)) + imgui.get_style().item_spacing.x
+
+
+def scale(shown: Shown, size: imgui.ImVec2, rects: dict | None = None) -> None:
     """The colour bar of complete trials' metric in `size`: the metric's name over a bar from
     the worst value (bottom) to the best (top), on the metric's axis (log or linear), labelled
-    with its ends and the powers of ten between."""
+    with its ends and the powers of ten between (their rectangles into `rects`)."""
     imgui.begin_group()
     end = imgui.get_cursor_screen_pos().y + size.y
     imgui.text_colored(MUTED, fit_text(shown.metric.name, size.x))
     line = imgui.get_text_line_height()
     corner = imgui.get_cursor_screen_pos()
     top, bottom = corner.y + line / 2, end - line / 2  # half a label's room at each end
-    _gradient(corner, top, bottom, em(1.0))
+    _gradient(corner, top, bottom, em(BAR_EM))
     if any(trial.metric is not None for trial in shown.folder.trials):
-        _tick_labels(shown, corner.x + em(1.0), top, bottom)
+        _tick_labels(shown, corner.x + em(BAR_EM), top, bottom, rects)
     imgui.dummy(imgui.ImVec2(size.x, end - corner.y))
     imgui.end_group()
 

@@ -159,7 +159,7 @@ def _nearest(pixels: dict[str, list[imgui.ImVec2]]) -> str | None:
 def draw(app, viewer: SweepViewer, size: imgui.ImVec2) -> None:
     """The plot and, at its right, the colour scale, in `size`."""
     shown = viewer.shown
-    scale_width = em(5)
+    scale_width = marks.scale_width(shown)
     flags = implot.Flags_.no_legend | implot.Flags_.no_mouse_text  # a point between normalised axes means nothing
     if not implot.begin_plot("##sweep parallel", imgui.ImVec2(size.x - scale_width, size.y), flags):
         return
@@ -174,4 +174,4 @@ def draw(app, viewer: SweepViewer, size: imgui.ImVec2) -> None:
             viewer.select(hovered)
     implot.end_plot()
     imgui.same_line()
-    marks.scale(shown, imgui.ImVec2(scale_width - imgui.get_style().item_spacing.x, size.y))
+    marks.scale(shown, imgui.ImVec2(scale_width - imgui.get_style().item_spacing.x, size.y), app.rects)
