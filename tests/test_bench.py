@@ -28,9 +28,18 @@ def test_frame_benchmark_writes_its_figures(tmp_path):
     assert result.returncode == 0, result.stderr
     figures = json.loads(out.read_text())
     assert figures["paused"]["frames"] == 3 and figures["training"]["ms_per_frame"] > 0
-    assert figures["training"]["samples_per_second"] > 0 and figures["headless_samples_per_second"] > 0
+    assert figures["paused"]["samples"] == 0, "nothing trains while paused"
+    _assert_rate(figures["training"], figures["batch_size"])
+    _assert_rate(figures["headless"], figures["batch_size"])
+    assert figures["headless_samples_per_second"] == figures["headless"]["samples_per_second"]
     assert "window / headless" in result.stdout
     assert [p.name for p in tmp_path.iterdir()] == ["frame.json"], "no temporary file is left"
+
+
+def _assert_rate(figures: dict, batch: int) -> None:
+    """A rate is the run's own whole steps of `batch` samples over its own seconds."""
+    assert figures["samples"] >= batch and figures["samples"] % batch == 0, figures
+    assert figures["samples_per_second"] == pytest.approx(figures["samples"] / figures["seconds"], rel=1e-12)
 
 
 def test_json_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, capsys):
@@ -98,7 +107,8 @@ def test_the_window_row_is_the_windows_training_against_headless(gpu, monkeypatc
     monkeypatch.setattr(speed, "WINDOW", dict(network="4-16-4", batch=256, precision="float", frames=4, seconds=0.2))
     row = speed._window_row(gpu)
     assert (row["trainer"], row["network"], row["batch"], row["precision"]) == ("app-window", "4-16-4", 256, "float")
-    assert row["samples_per_second"] > 0 and row["headless_samples_per_second"] > 0
+    _assert_rate(row, 256)
+    _assert_rate(row["headless"], 256)
     assert row["window_over_headless"] == pytest.approx(row["samples_per_second"] / row["headless_samples_per_second"])
     assert row["frames_per_second"] > 0 and row["record_ms"] >= 0
     line = capsys.readouterr().out

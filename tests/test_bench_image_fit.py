@@ -4,6 +4,7 @@ PyTorch twin train the same grid, and the image-fit row's PSNR curve is the phot
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from app.bench import hashgrid_task, image_fit, speed
 from app.config.config import Config, validate
@@ -40,7 +41,9 @@ def test_the_image_fit_row_reports_a_rising_psnr_against_the_clock(gpu, monkeypa
     pixels = hashgrid_task.photo_pixels(64)
     grey = 10 * np.log10(1.0 / np.mean((pixels - pixels.mean()) ** 2))
     assert psnr[-1] > psnr[0] and psnr[-1] > grey + 1.0, (psnr, grey)
-    assert row["samples_per_second"] > 0
+    # the rate is the fit's own steps over its own training clock (the warm-up's steps not counted)
+    assert row["steps"] >= len(seconds) and row["seconds"] == pytest.approx(seconds[-1], abs=1e-3)
+    assert row["samples_per_second"] == pytest.approx(row["steps"] * 4096 / row["seconds"], rel=1e-12)
     speed._print_image_fit(row)
     line = capsys.readouterr().out
     assert "app-image-fit" in line and ("30 dB after" in line or "30 dB not reached" in line)

@@ -63,6 +63,7 @@ def test_emulated_fused_jets_match_the_nested_float64_twin(gpu, monkeypatch, nam
     _check(gpu, dict(CASES[name], batch_size=100))  # a partial tile
 
 
+@pytest.mark.gpu_machine
 @pytest.mark.parametrize("name", CASES)
 def test_fused_jets_on_tensor_cores(gpu, name):
     if not (gpu.tensor_cores and gpu.fused_fragments):

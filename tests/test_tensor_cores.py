@@ -17,6 +17,7 @@ from app.config.config import Config, validate
 from app.loop.session import Session
 from app.train.trainer import Trainer
 
+pytestmark = pytest.mark.gpu_machine
 WIDE = dict(encoding="raw", hidden=[64, 64, 64], activation="leaky_relu")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.gpu_machine  # PyTorch is installed there (docs/extending.md, tests on the GPU machine)
 torch = pytest.importorskip("torch", reason="PyTorch is not installed (only the benchmark's reference rows use it)")
 
 import torch_derivatives_check as check  # noqa: E402  (it imports torch, which may be missing)

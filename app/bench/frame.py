@@ -53,6 +53,8 @@ def _frames(ui: OffscreenApp, frames: int, force: bool = False) -> dict:
         "ms_per_frame": statistics.median(times) * 1000,
         "p95_ms": times[int(0.95 * (len(times) - 1))] * 1000,
         "frames": frames,
+        "samples": ui.session.trainer.samples_seen - samples,
+        "seconds": wall,
         "samples_per_second": (ui.session.trainer.samples_seen - samples) / wall,
         "frames_per_second": frames / wall,
         "ui_drawn_per_second": (ui.app.redraw.count - drawn) / wall,
@@ -64,14 +66,16 @@ def _frames(ui: OffscreenApp, frames: int, force: bool = False) -> dict:
     return result
 
 
-def _headless_rate(gpu, config: Config, seconds: float) -> float:
+def _headless(gpu, config: Config, seconds: float) -> dict:
+    """`config` trained headless for about `seconds`: its samples, its seconds and their rate."""
     session = Session(gpu, config)
     session.eval_every = 1 << 30
     session.advance(2)
     start, samples = time.perf_counter(), session.trainer.samples_seen
     while time.perf_counter() - start < seconds:
         session.advance(session.chunk_size(1 << 62))
-    return (session.trainer.samples_seen - samples) / (time.perf_counter() - start)
+    wall, samples = time.perf_counter() - start, session.trainer.samples_seen - samples
+    return {"samples": samples, "seconds": wall, "samples_per_second": samples / wall}
 
 
 def _config(args) -> Config:
@@ -107,15 +111,18 @@ def window_row(gpu, network: str, config: Config, frames: int, seconds: float) -
     `frames` training frames, beside a headless run of `seconds`."""
     with _settled_window(gpu, config, 1280, 800) as ui:
         training = _training(ui, frames)
-    headless = _headless_rate(gpu, config, seconds)
+    headless = _headless(gpu, config, seconds)
     return dict(
         trainer="app-window",
         network=network,
         batch=config.batch_size,
         precision=config.precision,
+        samples=training["samples"],
+        seconds=training["seconds"],
         samples_per_second=training["samples_per_second"],
-        headless_samples_per_second=headless,
-        window_over_headless=training["samples_per_second"] / headless,
+        headless=headless,
+        headless_samples_per_second=headless["samples_per_second"],
+        window_over_headless=training["samples_per_second"] / headless["samples_per_second"],
         frames_per_second=training["frames_per_second"],
         record_ms=training["record_ms"],
     )
@@ -138,7 +145,7 @@ def run(args) -> dict:
         paused = _frames(ui, args.frames)
         paused_drawn = _frames(ui, args.frames, force=True)
         training = _training(ui, args.frames)
-    headless = _headless_rate(gpu, config, args.seconds)
+    headless = _headless(gpu, config, args.seconds)
     return {
         "device": describe(gpu.device),
         "size": [args.width, args.height],
@@ -151,8 +158,9 @@ def run(args) -> dict:
         "paused": paused,
         "paused_drawn": paused_drawn,
         "training": training,
-        "headless_samples_per_second": headless,
-        "window_over_headless": training["samples_per_second"] / headless if headless else None,
+        "headless": headless,
+        "headless_samples_per_second": headless["samples_per_second"],
+        "window_over_headless": training["samples_per_second"] / headless["samples_per_second"],
     }
 
 

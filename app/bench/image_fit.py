@@ -78,6 +78,8 @@ def fit(gpu, config: Config, seconds: float, target: float, every: float, quiet:
         "gradient_path": plan.gradient_path,
         "batch_size": config.batch_size,
         "precision": config.precision,
+        "steps": session.trainer.step,
+        "seconds": clock,
         "samples_per_second": session.trainer.samples_seen / clock if clock else None,
         "seconds_to_target": reached,
         "target_db": target,

@@ -197,6 +197,8 @@ def _image_fit_row(gpu, name: str) -> dict:
         network=name,
         batch=IMAGE_FIT_BATCH,
         precision="half",
+        steps=fit["steps"],
+        seconds=fit["seconds"],
         samples_per_second=fit["samples_per_second"],
         seconds_to_30db=fit["seconds_to_target"],
         psnr_curve=[(round(p["seconds"], 3), round(p["psnr"], 2)) for p in fit["points"]],

@@ -237,13 +237,6 @@ def sample(pixels: np.ndarray, domain, x: np.ndarray, y: np.ndarray) -> np.ndarr
     return (1 - fy) * top + fy * bottom
 
 
-def psnr(learned: np.ndarray, truth: np.ndarray) -> float:
-    """Peak signal-to-noise ratio in dB of values in [0, 1]: 10 log10(1 / mean squared error),
-    the learned values clamped to [0, 1] first, as an image of them would hold."""
-    error = np.mean((np.clip(learned.astype(np.float64), 0.0, 1.0) - truth.astype(np.float64)) ** 2)
-    return float("inf") if error == 0 else float(10.0 * np.log10(1.0 / error))
-
-
 def to_png_array(values: np.ndarray) -> np.ndarray:
     """(H, W, C) values as 8-bit pixels, clamped to [0, 1] and rounded."""
     return np.round(np.clip(values, 0.0, 1.0) * 255.0).astype(np.uint8)
