@@ -3,9 +3,7 @@
 import sys
 
 from .entry.fast_start import skip_torch
-
-
-EXIT_INTERRUPTED = 130
+from .errors import EXIT_INTERRUPTED
 
 
 def main() -> int:

@@ -1,9 +1,15 @@
 """Errors the user can fix: the entry points print them on one line and exit with code 2;
-reading a user's text file, where each way it can fail is one of them; and counts in messages."""
+reading a user's text file, where each way it can fail is one of them; counts in messages; and
+the exit codes every command shares."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+EXIT_USAGE = 2  # a UserError: bad input, one line on stderr
+EXIT_DIVERGED = 3  # a headless run diverged (a race: every racer did)
+EXIT_GRAD_CHECK = 4  # the gradient check found the training kernels' gradients wrong
+EXIT_INTERRUPTED = 130  # Ctrl+C: what was trained is written first
 
 
 class UserError(Exception):

@@ -98,7 +98,7 @@ def _config(shape: str, precision: str, truth: dict, encoding: str) -> Config:
 
 
 def _network_json(session: Session) -> bytes:
-    """network.json's bytes, as a headless run writes them (app/entry/run_output.py)."""
+    """network.json's bytes, as a headless run writes them (app/run/output.py)."""
     trainer = session.trainer
     data = trainer.data.dataset.summary(session.config) if trainer.data is not None else None
     document = export_network(trainer.plan, session.config, trainer.parameters(), data)

@@ -276,7 +276,7 @@ def test_a_first_run_says_it_is_compiling_and_a_cached_one_does_not(tmp_path):
     of it, and --quiet never does."""
     import os
 
-    from app.entry.headless import COMPILE_NOTICE
+    from app.run.headless import COMPILE_NOTICE
 
     def run(cache: str, *more: str) -> subprocess.CompletedProcess:
         # Mesa's shader cache too: where MESA_SHADER_CACHE_DIR is set (CI's is), it is not under XDG_CACHE_HOME

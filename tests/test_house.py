@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.kernels.paths import PATHS, PathRequest, choose_path
-from app.kernels.paths.group import GROUP
+from app.kernels.paths.group.path import GROUP
 from app.model.activations import ACTIVATIONS
 from app.model.encodings import ENCODINGS
 
@@ -32,7 +32,9 @@ LAYERS = [
     {"files"},
     {"check"},
     {"ui"},
-    {"entry", "sweep"},  # the ways in: `sweep` goes from entry's command line to app/sweep, whose trials run headless
+    {"run"},  # a headless run: the command line's --headless and each sweep trial
+    {"sweep"},
+    {"entry"},  # the command line, which hands `visual-trainer sweep ...` to app/sweep
     {"bench", "__main__"},
 ]
 RANK = {part: k for k, layer in enumerate(LAYERS) for part in layer}
@@ -88,6 +90,74 @@ def test_the_layering_check_sees_an_upward_import(tmp_path):
     (tmp_path / "ui" / "window.py").write_text("from ..model import optimizers\n")
     (tmp_path / "model" / "optimizers.py").write_text("from ..ui import window\nimport app.ui.window\n")
     assert upward_imports(tmp_path) == ["model/optimizers.py -> ui"]
+
+
+def _module(root: Path, path: Path) -> tuple[str, ...]:
+    parts = path.relative_to(root).with_suffix("").parts
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _is_module(root: Path, module: tuple[str, ...]) -> bool:
+    place = root.joinpath(*module)
+    return place.with_suffix(".py").is_file() or (place / "__init__.py").is_file()
+
+
+def _imported_modules(root: Path, path: Path) -> set[tuple[str, ...]]:
+    """The modules of `root` that `path` imports, at its top or inside a function: `from a import b`
+    is module a.b where there is one, else a."""
+    package = list(_module(root, path)) if path.name == "__init__.py" else list(_module(root, path)[:-1])
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("app.")):
+            base = package[: len(package) - (node.level - 1)] if node.level else []
+            base += (node.module.split(".")[0 if node.level else 1 :]) if node.module else []
+            for alias in node.names:
+                module = tuple([*base, alias.name])
+                found.add(module if _is_module(root, module) else tuple(base))
+        elif isinstance(node, ast.Import):
+            found.update(tuple(a.name.split(".")[1:]) for a in node.names if a.name.startswith("app."))
+    return {module for module in found if _is_module(root, module)} - {_module(root, path)}
+
+
+def import_circles(root: Path) -> list[list[str]]:
+    """Modules that import each other, round a loop of any length (Tarjan's strongly connected
+    components of the import graph), each as its modules' dotted names."""
+    graph = {_module(root, path): _imported_modules(root, path) for path in root.rglob("*.py")}
+    index, low, stack, circles = {}, {}, [], []
+
+    def visit(module):
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in graph.get(module, ()):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            circle = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(circle) > 1:
+                circles.append(sorted(".".join(m) for m in circle))
+
+    for module in graph:
+        if module not in index:
+            visit(module)
+    return circles
+
+
+def test_no_modules_import_each_other():
+    """Not even lazily, inside a function: a circle is two modules that are one."""
+    assert import_circles(APP) == []
+
+
+def test_the_circle_check_sees_a_circle_through_a_function(tmp_path):
+    (tmp_path / "entry").mkdir()
+    (tmp_path / "entry" / "__init__.py").write_text("")
+    (tmp_path / "entry" / "cli.py").write_text("from . import race_run\nEXIT = 2\n")
+    (tmp_path / "entry" / "race_run.py").write_text("def main():\n    from .cli import EXIT\n")
+    (tmp_path / "entry" / "alone.py").write_text("from .cli import EXIT\n")
+    assert import_circles(tmp_path) == [["entry.cli", "entry.race_run"]]
 
 
 def test_no_module_compares_a_gradient_path_name():

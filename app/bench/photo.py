@@ -14,8 +14,8 @@ import sys
 
 import numpy as np
 
-from ..entry.run_output import SGL_OPEN_FAILED
 from ..errors import first_line
+from ..run.output import SGL_OPEN_FAILED
 from ..truth.image_truth import MAX_PIXELS
 from . import tools
 

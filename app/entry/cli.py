@@ -12,14 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..config import config as cfg
-from ..errors import UserError
+from ..errors import EXIT_DIVERGED, EXIT_GRAD_CHECK, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from ..files.tensorboard_events import TensorboardOptions
+from ..run.output import WINDOW_DEFAULT
 from .cli_args import build_parser, iterations_for, resolve_start, without_other_truths
-from .cli_checks import WINDOW_DEFAULT, check_export_image, check_headless, check_window
+from .cli_checks import check_export_image, check_headless, check_window
 
-EXIT_USAGE = 2
-EXIT_GRAD_CHECK = 4  # the gradient check found the training kernels' gradients wrong
-EXIT_INTERRUPTED = 130  # Ctrl+C: a headless run writes what it trained first
 OUTPUT_OPTIONS = {
     "--save-checkpoint": "checkpoint",
     "--export-slang": "slang",
@@ -73,7 +71,7 @@ def _grad_check(args: argparse.Namespace) -> int:
 
 def _headless(args: argparse.Namespace) -> int:
     from ..gpu.gpu import create_gpu
-    from . import headless
+    from ..run import headless
 
     check_headless(args)
     if args.variant:
@@ -107,7 +105,8 @@ def _out_folder(args: argparse.Namespace) -> Path:
 def _race(args: argparse.Namespace) -> int:
     """--headless with --variant: a race of the variants of the options' setup (app/entry/race_run.py)."""
     from ..gpu.gpu import create_gpu
-    from . import headless, race_run
+    from ..run import headless
+    from . import race_run
 
     race_run.check_race_options(args)
     variants = race_run.variants_of(args.variant)
@@ -140,7 +139,6 @@ def _report_headless(session, result, written, out: Path, check, first_step: int
     resumed run's checkpoint step)."""
     from ..files.run_summary import image_text, metrics_text
     from ..model.half_range import half_hint
-    from .headless import EXIT_DIVERGED
 
     for what, where in written.files:
         if what in OUTPUT_OPTIONS:

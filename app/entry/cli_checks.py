@@ -7,41 +7,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from ..errors import UserError
 from ..files.folder_kind import KIND_NAMES, RACE, RUN, folder_kind
-from ..files.tensorboard_events import check_installed
+from ..files.tensorboard_events import check_options as check_tensorboard
+from ..files.writable import check_output_dir
 from .cli_fields import FLAGGED, NETWORK_FILE_OPTIONS, option_dest
 
 WINDOW_MIN = (320, 240)
-WINDOW_DEFAULT = (1280, 800)  # a headless screenshot's size; the window's is app/ui/placement.py's
 WINDOW_MAX = 16384
 MAX_EXPORT_SCALE = 16
 MAX_EXPORT_PIXELS = 1 << 26  # --export-image: 64 megapixels
-
-
-def check_output_dir(path: Path, option: str = "--out", named: str | None = None) -> None:
-    """Fails early, before any training, on a folder that can't be written: the nearest folder
-    that exists must take a file (one is made there and removed at once: permissions alone miss
-    a read-only file system, or /proc, where root may write nothing). `named`: what the message
-    calls the output (a file in `path`), else the folder itself."""
-    named = str(path) if named is None else named
-    probe = path
-    while not probe.exists():
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    if not probe.is_dir():
-        raise UserError(f"cannot write {option} {named!r}: {str(probe)!r} is not a folder")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise UserError(f"cannot write {option} {named!r}: no write permission in {str(probe)!r}")
-    try:
-        with tempfile.NamedTemporaryFile(dir=probe, prefix=".visual-trainer-probe-"):
-            pass
-    except OSError as error:
-        raise UserError(f"cannot write {option} {named!r}: {error.strerror or error} in {str(probe)!r}") from None
 
 
 def check_out_kind(path: Path, kind: str) -> None:
@@ -93,19 +70,6 @@ def check_export_image(args: argparse.Namespace, config) -> None:
         raise UserError(
             f"--export-image at scale {args.export_scale} would be {pixels:,} pixels; at most {MAX_EXPORT_PIXELS:,}"
         )
-
-
-def check_tensorboard(folder: str | None, image_every: int | None) -> None:
-    """--tensorboard DIR: a folder that can be written, and tensorboardX installed (the optional
-    extra); --tensorboard-images K only with it, K 0 or more."""
-    if folder is None:
-        if image_every is not None:
-            raise UserError("--tensorboard-images is for --tensorboard DIR, which is not given")
-        return
-    if image_every is not None and image_every < 0:
-        raise UserError(f"--tensorboard-images must be 0 or more (got {image_every})")
-    check_output_dir(Path(folder), "--tensorboard")
-    check_installed()
 
 
 def check_headless(args: argparse.Namespace) -> None:

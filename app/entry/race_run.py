@@ -16,17 +16,16 @@ from tqdm import tqdm
 
 from ..config.config import Config
 from ..config.variants import Variant, parse_variant, unique_names
-from ..errors import UserError
+from ..errors import EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from ..files.race_files import RaceTable, race_summary
 from ..files.run_summary import HeadlessResult
 from ..files.tensorboard_events import RunEvents, TensorboardOptions, status_of
 from ..gpu.gpu import Gpu
 from ..loop.headless_steps import CHUNK_SECONDS
 from ..loop.race import MAX_RACERS, MIN_RACERS, Race
-from . import run_output
-from .headless import Interrupt
+from ..run import output as run_output
+from ..run.headless import Interrupt
 
-EXIT_ALL_DIVERGED = 3
 # The options a race has no use for: each names one network's output, or a network to go on from.
 SINGLE_RUN_OPTIONS = ("--resume", "--load-network", "--save-checkpoint", "--export-slang", "--export-image")
 SINGLE_RUN_OPTIONS += ("--screenshot", "--grad-check")
@@ -182,7 +181,6 @@ def write_race(race: Race, table: RaceTable, out: Path, iterations: int, wall: f
 def report(race: Race, written, out: Path, interrupted: int | None) -> int:
     """The race's last lines (a line a racer, the leaders) and its exit code: a failed write (2),
     every racer diverged (3), an interruption (130), else 0."""
-    from .cli import EXIT_INTERRUPTED, EXIT_USAGE
 
     metric = race.metric.name
     for racer in race.racers:
@@ -202,7 +200,7 @@ def report(race: Race, written, out: Path, interrupted: int | None) -> int:
         return EXIT_USAGE
     if all(r.diverged_at is not None for r in race.racers):
         print("error: every racer diverged; each folder holds its last finite network", file=sys.stderr)
-        return EXIT_ALL_DIVERGED
+        return EXIT_DIVERGED
     if interrupted is not None:
         print(f"interrupted at step {interrupted:,}: the race so far is in {out}", file=sys.stderr)
         return EXIT_INTERRUPTED

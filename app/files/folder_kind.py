@@ -8,7 +8,7 @@ from pathlib import Path
 
 RUN, RACE, SWEEP = "run", "race", "sweep"
 # Each kind's own files: a sweep's (app/sweep/), a race's (app/entry/race_run.py), a run's
-# (app/entry/run_output.py; a race writes summary.json too, so its race.csv tells them apart).
+# (app/run/output.py; a race writes summary.json too, so its race.csv tells them apart).
 SWEEP_FILES = ("space.json", "study.journal", "trials.csv")
 RACE_FILES = ("race.csv", "racers")
 RUN_FILES = ("network.json", "loss.csv", "summary.json")

@@ -1,6 +1,6 @@
 """What a headless run's files say, built from its Session after training: summary.json's
 document and loss.csv's rows, and the one-line figures of a dataset that the progress lines, the
-window's report and network.json share. app/entry/run_output.py writes them."""
+window's report and network.json share. app/run/output.py writes them."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from .tensorboard_images import images, png_bytes
+from .writable import check_output_dir
 
 if TYPE_CHECKING:  # the command line reads IMAGE_EVERY and check_installed before any of the app's GPU side
     from ..loop.session import Session
@@ -41,6 +42,19 @@ def installed() -> bool:
 def check_installed(option: str = "--tensorboard") -> None:
     if not installed():
         raise UserError(f"{option} needs tensorboardX, which is not installed: {INSTALL_HINT}")
+
+
+def check_options(folder: str | None, image_every: int | None) -> None:
+    """--tensorboard DIR: a folder that can be written, and tensorboardX installed (the optional
+    extra); --tensorboard-images K only with it, K 0 or more."""
+    if folder is None:
+        if image_every is not None:
+            raise UserError("--tensorboard-images is for --tensorboard DIR, which is not given")
+        return
+    if image_every is not None and image_every < 0:
+        raise UserError(f"--tensorboard-images must be 0 or more (got {image_every})")
+    check_output_dir(Path(folder), "--tensorboard")
+    check_installed()
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,15 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..errors import UserError, counted
+from ..errors import EXIT_INTERRUPTED, EXIT_USAGE, UserError, counted
 from ..files.sweep_folder import FINISHED_STATES
 from ..files.tensorboard_events import IMAGE_EVERY, TensorboardOptions
+from ..files.tensorboard_events import check_options as check_tensorboard
+from ..files.writable import check_output_dir
 from ..gpu.device import DEVICE_TYPES
 from .space import Space, read_space
 from .table import BEST_FILE, TRIALS_FILE, trial_name
 
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 SPACE_FILE = "space.json"
 ADDRESS_TIMEOUT_S = 5
 NEEDED = ("ray", "optuna")
@@ -101,8 +101,6 @@ def _folder_and_space(args: argparse.Namespace) -> tuple[Path, Space, bool]:
         raise UserError(f"--out {str(folder)!r} holds a sweep already: --resume {str(folder)!r} goes on with it")
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise UserError(f"--out {str(folder)!r} exists and is not an empty folder")
-    from ..entry.cli_checks import check_output_dir
-
     check_output_dir(folder)
     return folder, space, True
 
@@ -112,8 +110,6 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UserError(f"--trials-per-gpu must be at least 1 (got {args.trials_per_gpu})")
     if args.eval_every < 1:
         raise UserError(f"--eval-every must be at least 1 (got {args.eval_every})")
-    from ..entry.cli_checks import check_tensorboard
-
     check_tensorboard(args.tensorboard, args.tensorboard_images)
     if args.address is not None:
         _check_address(args.address)

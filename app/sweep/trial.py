@@ -1,5 +1,5 @@
 """One trial of a sweep, in a Ray worker: a headless run of the base config with the trial's
-values, through app/entry/headless.py's `run` (the path `--headless` takes, so the trial's files
+values, through app/run/headless.py's `run` (the path `--headless` takes, so the trial's files
 are those a plain headless run of its summary.json's config writes), into DIR/trials/<trial>/.
 
 Each evaluation's metric goes to Ray Tune (`tune.report`), whose scheduler may stop the trial
@@ -12,8 +12,14 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+# A Ray worker is one of the app's processes: SlangPy, imported below, must not load PyTorch, as
+# app/entry/fast_start.py keeps it from the others (4-5 s of a worker's start on an H200 machine).
+if "slangpy" not in sys.modules:
+    sys.modules.setdefault("torch", None)
 
 from ray import tune
 
@@ -120,7 +126,7 @@ def worker_gpu(kind: str = "auto"):
 
 def run_trial(config: dict, plan: TrialPlan) -> None:
     """Tune's trial function: `config` holds the trial's number and its searched values."""
-    from ..entry import headless  # the app's GPU side: in the worker only
+    from ..run import headless  # the app's GPU side: in the worker only
 
     space = plan.space
     out = Path(plan.folder) / TRIALS_FOLDER / trial_name(config[TRIAL_KEY])

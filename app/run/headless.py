@@ -2,7 +2,7 @@
 command line and for each trial of a sweep (app/sweep/trial.py): it makes the Session, drives it
 for exactly N steps with a progress bar (Ctrl+C, or the caller's evaluation callback, stops it
 after the current chunk), and writes the files: app/files/run_summary.py builds summary.json and
-loss.csv, and app/entry/run_output.py writes them with network.json, and for a dataset split.csv,
+loss.csv, and app/run/output.py writes them with network.json, and for a dataset split.csv,
 a grid's tables, an image's learned.png and the rest."""
 
 from __future__ import annotations
@@ -26,13 +26,11 @@ from ..files.start import Start
 from ..files.tensorboard_events import RunEvents, TensorboardOptions, status_of
 from ..gpu.gpu import Gpu
 from ..loop.session import Session
-from .cli_checks import WINDOW_DEFAULT
-from .run_output import Written, write_run
+from .output import WINDOW_DEFAULT, Written, write_run
 
 if TYPE_CHECKING:
     from ..check.grad_check import GradCheck
 
-EXIT_DIVERGED = 3
 # A network's first run compiles its shaders (the driver's pipelines above all): 2 to 5 s for the
 # default and the photo preset on a CPU driver, 2 s on an H200, against 0.3 to 0.8 s once they
 # are in the caches. A start still going after this long is one of those compiles.
@@ -139,7 +137,7 @@ class RunOptions:
     eval_every: int = 100
     quiet: bool = False
     grad_check: bool = False  # after the run, unless it was interrupted
-    asked: dict[str, str | None] = field(default_factory=dict)  # files by option: run_output.write_run
+    asked: dict[str, str | None] = field(default_factory=dict)  # files by option: output.write_run
     screen: tuple[int, int] = WINDOW_DEFAULT  # --screenshot's size
     image_scale: int = 1  # --export-image's
     tensorboard: TensorboardOptions | None = None  # --tensorboard's event files

@@ -25,6 +25,7 @@ from ..gpu.device import cache_dir
 
 SGL_OPEN_FAILED = "I/O error while attempting to open file: "
 RESCUE_FOLDER = "rescued"  # under the cache folder: a run's network when --out refused it
+WINDOW_DEFAULT = (1280, 800)  # a headless screenshot's size; the window's is app/ui/placement.py's
 
 
 @dataclass(frozen=True)
