@@ -24,14 +24,14 @@ def _learned_sums(trainer, step: int) -> tuple[float, np.ndarray]:
     saved_step, saved_position = trainer.step, trainer.data_position
     trainer.step = step
     with gpu.submit() as encoder:
-        trainer.record_piece(encoder, trainer.learn_units)  # the learn phase, whole
+        trainer.record_piece(encoder, launch.units.learn_units)  # the learn phase, whole
     assert trainer.progress.phase == "adjust" and trainer.progress.position == 0
-    slots = gpu.read(trainer.gradient_slots, launch.gradient_slot_count * plan.slot_stride)
-    losses = gpu.read(trainer.loss_slots, launch.loss_slot_count)
+    slots = gpu.read(launch.gradient_slots, launch.shape.gradient_slot_count * plan.slot_stride)
+    losses = gpu.read(launch.loss_slots, launch.shape.loss_slot_count)
     grid = gpu.read(trainer.grid_gradients, plan.grid_param_count, np.int64) / GRID_FIXED_SCALE
     trainer.abandon_step()  # clears the sums: the next step starts from nothing
     trainer.step, trainer.data_position = saved_step, saved_position
-    rows = slots.astype(np.float64).reshape(launch.gradient_slot_count, plan.slot_stride)
+    rows = slots.astype(np.float64).reshape(launch.shape.gradient_slot_count, plan.slot_stride)
     gradient = rows[:, : plan.mlp_param_count].sum(axis=0)
     return float(losses.astype(np.float64).sum()), np.concatenate([gradient, grid])
 
@@ -102,7 +102,7 @@ def assert_tables_keep_their_bytes_under_another_launch(gpu, monkeypatch, config
     for name, value in limits.items():
         monkeypatch.setattr(fused_path if hasattr(fused_path, name) else launch_shape, name, value)
     other = Trainer(gpu, config)
-    assert other.launch.group_count != one.launch.group_count
+    assert other.launch.shape.group_count != one.launch.shape.group_count
     other.train(1)
     mlp = one.plan.mlp_param_count
     assert np.count_nonzero(one.parameters()[mlp:] != Trainer(gpu, config).parameters()[mlp:]) > 0

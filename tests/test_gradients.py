@@ -200,7 +200,7 @@ def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for
 
 def test_small_network_gradient_through_thread_accumulators(make_trainer):
     trainer = make_trainer(batch_size=20_000, seed=4)  # several samples per thread
-    assert trainer.plan.thread_accumulators and trainer.launch.thread_count < 20_000
+    assert trainer.plan.thread_accumulators and trainer.launch.shape.thread_count < 20_000
     _, gpu_g = gpu_loss_and_gradient(trainer)
     _, ref_g = _reference(trainer)
     _assert_close(gpu_g, ref_g, 1e-4)
@@ -213,7 +213,9 @@ def test_half_pairs_gradient_on_unaligned_layers(make_trainer, activation):
     and each thread gets three samples (a pair, then one beside padding)."""
     trainer = make_trainer(activation=activation, precision="half", hidden=[7, 5], batch_size=12_000, seed=2)
     assert (
-        trainer.plan.gradient_path == "pairs" and trainer.plan.layers[1].offset % 8 and trainer.samples_per_thread == 3
+        trainer.plan.gradient_path == "pairs"
+        and trainer.plan.layers[1].offset % 8
+        and trainer.launch.units.samples_per_thread == 3
     )
     gpu_l, gpu_g = gpu_loss_and_gradient(trainer)
     ref_l, ref_g = _reference(trainer)
@@ -229,7 +231,7 @@ def test_half_pairs_count_every_sample_once(make_trainer):
     trainer = make_trainer(
         targets=["x", "y"], hidden=[4], precision="half", batch_size=12_001, seed=11, domain=[-2.0, 3.0, 0.5, 1.5]
     )
-    assert trainer.plan.gradient_path == "pairs" and trainer.samples_per_thread == 3
+    assert trainer.plan.gradient_path == "pairs" and trainer.launch.units.samples_per_thread == 3
     trainer.set_parameters(np.zeros_like(trainer.parameters()))
     loss, gradient = gpu_loss_and_gradient(trainer, step=5)
     x, y = sample_points(11, 5, 12_001, [-2.0, 3.0, 0.5, 1.5])

@@ -177,7 +177,7 @@ def test_large_batch_loops_samples_per_thread(gpu):
     from reference import loss_and_gradient, sample_points, truth_values
 
     trainer = Trainer(gpu, validate(Config(batch_size=150_001, hidden=[8], seed=2)))
-    assert trainer.launch.thread_count < trainer.config.batch_size
+    assert trainer.launch.shape.thread_count < trainer.config.batch_size
     loss, gradient = gpu_loss_and_gradient(trainer)
     x, y = sample_points(2, 0, 150_001, trainer.config.domain)
     ref_loss, ref_gradient = loss_and_gradient(

@@ -105,7 +105,7 @@ def test_a_hash_grid_on_tensor_cores_is_bit_reproducible_whatever_the_outputs(te
         )
     )
     first, second = Trainer(tensor_gpu, config), Trainer(tensor_gpu, config)
-    assert first.plan.matmul == "tensor-core" and first.launch.group_count > 1
+    assert first.plan.matmul == "tensor-core" and first.launch.shape.group_count > 1
     first.train(30)
     second.train(30)
     assert np.array_equal(first.parameters(), second.parameters())

@@ -70,7 +70,7 @@ def test_emulated_tensor_cores_are_bit_reproducible(gpu, monkeypatch, fused):
     their slots in a fixed order, and nothing in the emulation depends on timing."""
     fields = dict(encoding="raw", hidden=[64, 64, 64], activation="leaky_relu")
     first, second = _trainer(gpu, monkeypatch, fused, **fields), _trainer(gpu, monkeypatch, fused, **fields)
-    assert first.launch.group_count > 1
+    assert first.launch.shape.group_count > 1
     first.train(6)
     second.train(2)
     second.train(4)

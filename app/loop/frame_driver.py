@@ -31,7 +31,7 @@ from .session import Session
 from .step_cost import StepCost
 
 EVAL_INTERVAL_S = 0.5  # the window plots an eval point at most this often
-FRAME_SUBMIT_STEPS = 64  # whole steps per command buffer (the most a buffer takes: app/train/step_recording.py SUBMIT_STEPS): the GPU starts on one while the CPU records more
+FRAME_SUBMIT_STEPS = 64  # whole steps per command buffer (the most a buffer takes: app/train/trainer.py SUBMIT_STEPS): the GPU starts on one while the CPU records more
 # A frame's first buffer holds few steps: the GPU has been idle since the previous frame's wait,
 # and recording 64 steps of 2-64-64-64-4 takes the CPU about 1.2 ms on the H200. With 4, the GPU
 # trained 14.0 instead of 13.45 ms of a 15.3 ms frame (python -m app.bench.frame, batch 4096).
@@ -209,12 +209,13 @@ class FrameDriver:
     def _step_shape(self) -> StepShape:
         t = self.session.trainer
         side_by_side = t.path.side_by_side and not self.session.gpu.software
+        units = t.launch.units
         return StepShape(
             t.batch_size,
-            t.learn_units,
-            t.learn_unit_samples,
-            t.adjust_units,
-            t.launch.gradient_slot_count * ADJUST_PARAMS,
+            units.learn_units,
+            units.learn_unit_samples,
+            units.adjust_units,
+            t.launch.shape.gradient_slot_count * ADJUST_PARAMS,
             side_by_side,
         )
 

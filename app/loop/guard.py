@@ -11,8 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import slangpy as spy
 
-from ..train.trainer import Trainer
-from ..train.training_state import Snapshot
+from ..train.trainer import Snapshot, Trainer
 
 
 @dataclass(frozen=True)

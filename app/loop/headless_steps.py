@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from ..train.loss_ring import LOSS_HISTORY
-from ..train.step_recording import SUBMIT_STEPS
+from ..train.trainer import SUBMIT_STEPS
 
 CHUNK_SECONDS = 0.25  # headless: whole steps between loss reads, enough to hide launch cost
 FIRST_SUBMIT_STEPS = 4  # a chunk's first submit (submit_sizes)

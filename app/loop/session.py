@@ -241,7 +241,7 @@ class Session(HeadlessSteps):
         with self.gpu.submit() as encoder:
             steps = range(0)
             while not steps:
-                steps = t.record_piece(encoder, t.learn_units + t.adjust_units)
+                steps = t.record_piece(encoder, t.launch.units.learn_units + t.launch.units.adjust_units)
             t.losses.record_readback(encoder, steps)
         self.take_losses(steps, t.losses.read())
 

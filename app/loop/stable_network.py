@@ -5,8 +5,7 @@ trainer and tells it when settings change and when a divergence makes it worth g
 
 from __future__ import annotations
 
-from ..train.trainer import Trainer
-from ..train.training_state import Snapshot
+from ..train.trainer import Snapshot, Trainer
 
 STABLE_STEPS = 50  # finite steps with unchanged settings: a network worth going back to
 
