@@ -94,7 +94,7 @@ def assert_tables_keep_their_bytes_under_another_launch(gpu, monkeypatch, config
     fixed-point adds), and differ from the fresh tables (the step did reach them). One step: the
     MLP's float sums follow the slots, so a second step would start from other weights."""
     import app.kernels.launch_shape as launch_shape
-    import app.kernels.paths.fused as fused_path
+    import app.kernels.paths.fused.path as fused_path
     from app.train.trainer import Trainer
 
     one = Trainer(gpu, config)

@@ -13,7 +13,7 @@ import pytest
 import slangpy as spy
 
 from app.gpu.gpu import Gpu
-from app.kernels.fragments import fragment_slot, operand_slot
+from app.kernels.paths.fused.fragments import fragment_slot, operand_slot
 
 ROWS, COLUMNS = np.divmod(np.arange(256), 16)
 

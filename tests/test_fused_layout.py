@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from app.config.config import Config, validate
-from app.kernels.fragments import fragment_slot, operand_slot
-from app.kernels.fused_layout import FUSED_SHARED_BUDGET, fused_layout
 from app.kernels.network_module import network_source
 from app.kernels.paths import path_of
+from app.kernels.paths.fused.fragments import fragment_slot, operand_slot
+from app.kernels.paths.fused.layout import FUSED_SHARED_BUDGET, fused_layout
+from app.kernels.paths.fused.shadergen import weight_copies_function
 from app.kernels.planning import plan_for
-from app.kernels.shadergen.fused import weight_copies_function
 
 WIDE = dict(encoding="raw", hidden=[64, 64, 64], precision="half")
 

@@ -167,8 +167,8 @@ def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for
     float32 rounding (learnGradient's slot sums, read exactly, show it: an SGD step's read,
     rounded at each parameter's scale, had hidden it)."""
     from app.kernels.network_module import network_source
+    from app.kernels.paths.tiles import shadergen as tiles
     from app.kernels.plan import NetworkPlan
-    from app.kernels.shadergen import tiles
 
     if gpu.software and activation != "leaky_relu":
         # 12 s of a CPU driver's compiling (CI's 2 cores): the blocked tiles' activation

@@ -15,7 +15,7 @@ from tensor_core_checks import tensor_cores_for
 from test_hashgrid import SMALL
 
 from app.config.config import Config, validate
-from app.kernels.paths.fused import FUSED
+from app.kernels.paths.fused.path import FUSED
 from app.kernels.planning import plan_for
 from app.model.hashgrid import GRID_EPSILON
 from app.train.trainer import Trainer

@@ -10,9 +10,9 @@ from __future__ import annotations
 from ..model import activations, optimizers
 from .launch_shape import ADJUST_PARAMS, ADJUST_PARTS
 from .paths import path_of
+from .paths.fused.shadergen import weight_copies_function
 from .plan import NetworkPlan
 from .shadergen.chain import LayerStep, indent, layer_lines
-from .shadergen.fused import weight_copies_function
 from .shadergen.grid import encoding_constants, encoding_includes, table_optimizer_settings
 from .shadergen.truth import truth_header, truth_slang
 from .view_constants import heatmap_constants, point_constants

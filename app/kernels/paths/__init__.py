@@ -1,18 +1,18 @@
-"""The gradient paths: each way learnGradient may sum a network's gradients is one object in one
-module of this package (base.py says what a path declares). PATHS lists them in the order they
-are tried: the first that fits a network takes it, so faster paths come first and group tiles,
-which fit every network, come last. Adding a path is a module beside these and its line here."""
+"""The gradient paths: each way learnGradient may sum a network's gradients is one folder here,
+paths/<name>/: its object (path.py), its layout, its generator and its .slang files, with a
+README.md (base.py says what a path declares). PATHS lists them in the order they are tried: the
+first that fits a network takes it, so group tiles, which fit every network, come last."""
 
 from __future__ import annotations
 
 from ..plan import NetworkPlan
 from .base import GradientPath, PathRequest
-from .fused import FUSED
-from .group import GROUP
-from .lanes import LANES
-from .pairs import PAIRS
-from .thread import THREAD
-from .tiles import TILES
+from .fused.path import FUSED
+from .group.path import GROUP
+from .lanes.path import LANES
+from .pairs.path import PAIRS
+from .thread.path import THREAD
+from .tiles.path import TILES
 
 PATHS: tuple[GradientPath, ...] = (PAIRS, THREAD, FUSED, LANES, TILES, GROUP)
 _BY_NAME = {path.name: path for path in PATHS}

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the plan's types only: this module stays below app/kernels/plan.py
-    from .plan import LayerPlan
+    from ...plan import LayerPlan
 
 # Shared memory for a tile's activations, registers for the weight-gradient accumulators.
 TILED_THREADS = 256

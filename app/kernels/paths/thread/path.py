@@ -4,9 +4,9 @@ MAX_THREAD_ACCUMULATORS parameters the sums spill out of registers."""
 
 from __future__ import annotations
 
-from ..launch_shape import LaunchShape, thread_launch
-from ..plan import NetworkPlan
-from .base import GradientPath, PathRequest
+from ...launch_shape import LaunchShape, thread_launch
+from ...plan import NetworkPlan
+from ..base import GradientPath, PathRequest
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
 # spill, so the group sums gradients through shared-memory tiles (shaders/gradients.slang).

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..fused_layout import fused_layout
-from ..launch_shape import LaunchShape, tile_launch
-from ..plan import NetworkPlan
-from ..shadergen.fused import fused_constants, fused_kernel, layout_of
-from .base import PathRequest
-from .tiles import WorkgroupTiles, emulation_define
+from ...launch_shape import LaunchShape, tile_launch
+from ...plan import NetworkPlan
+from ..base import PathRequest
+from ..tiles.path import WorkgroupTiles, emulation_define
+from .layout import fused_layout
+from .shadergen import fused_constants, fused_kernel, layout_of
 
 # Two 128-thread workgroups an SM ran fastest on an H200 (2^16 and 2^20); as many threads in
 # groups of 256.

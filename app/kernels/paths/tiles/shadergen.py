@@ -4,9 +4,9 @@ forward and backward passes over a tile of samples, and the gradient accumulator
 
 from __future__ import annotations
 
-from ..plan import NetworkPlan
-from ..workgroup_tiles import MMA_SUBGROUP, TILED_THREADS, tile_height
-from .chain import LayerStep, indent, layer_lines
+from ...plan import NetworkPlan
+from ...shadergen.chain import LayerStep, indent, layer_lines
+from .layout import MMA_SUBGROUP, TILED_THREADS, tile_height
 
 
 def tile_rows(plan: NetworkPlan) -> tuple[int, ...]:

@@ -6,11 +6,11 @@ after the gradient slots. Formulas and the squared error alone: no grid, no imag
 
 from __future__ import annotations
 
-from ..lane_tiles import LANE_THREADS, LANE_TILE, MAX_LANE_GROUPS, lanes_fit, scratch_layout
-from ..launch_shape import LaunchShape, tile_launch
-from ..plan import NetworkPlan
-from ..shadergen.lanes import lanes_constants, lanes_kernel, lanes_views
-from .base import GradientPath, PathRequest
+from ...launch_shape import LaunchShape, tile_launch
+from ...plan import NetworkPlan
+from ..base import GradientPath, PathRequest
+from .layout import LANE_THREADS, LANE_TILE, MAX_LANE_GROUPS, lanes_fit, scratch_layout
+from .shadergen import lanes_constants, lanes_kernel, lanes_views
 
 
 class LaneTiles(GradientPath):

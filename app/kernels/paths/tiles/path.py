@@ -5,12 +5,12 @@ app/kernels/workgroup_tiles.py, the kernel app/kernels/shadergen/tiles.py)."""
 
 from __future__ import annotations
 
-from .. import launch_shape
-from ..launch_shape import LaunchShape, tile_launch
-from ..plan import NetworkPlan
-from ..shadergen.tiles import tile_constants, tiles_kernel
-from ..workgroup_tiles import TILED_THREADS, workgroup_tiles
-from .base import GradientPath, PathRequest
+from ... import launch_shape
+from ...launch_shape import LaunchShape, tile_launch
+from ...plan import NetworkPlan
+from ..base import GradientPath, PathRequest
+from .layout import TILED_THREADS, workgroup_tiles
+from .shadergen import tile_constants, tiles_kernel
 
 
 def emulation_define(plan: NetworkPlan) -> str:

@@ -3,9 +3,9 @@ scratch offsets (app/kernels/lane_tiles.py) the kernel walks, and the kernel's t
 
 from __future__ import annotations
 
-from ..lane_tiles import LANE_SAMPLES, LANE_THREADS, MAX_ROWS, pad4, scratch_layout
-from ..plan import NetworkPlan
-from .chain import LayerStep, indent, layer_lines
+from ...plan import NetworkPlan
+from ...shadergen.chain import LayerStep, indent, layer_lines
+from .layout import LANE_SAMPLES, LANE_THREADS, MAX_ROWS, pad4, scratch_layout
 
 
 def lanes_constants(plan: NetworkPlan) -> str:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..launch_shape import LaunchShape, thread_launch
-from ..plan import NetworkPlan
-from ..shadergen.derivatives import scratch_floats
-from .base import GradientPath, PathRequest
+from ...launch_shape import LaunchShape, thread_launch
+from ...plan import NetworkPlan
+from ...shadergen.derivatives import scratch_floats
+from ..base import GradientPath, PathRequest
 
 TILE_BUDGET_FLOATS = 4096  # 16 KiB of shared memory, the Vulkan minimum, for x and dZ tiles
 MIN_TILE_SAMPLES, MAX_TILE_SAMPLES = 8, 256

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..fused_layout import FusedLayout, WeightCopy, fused_layout
-from ..plan import NetworkPlan
-from .chain import LayerStep, indent, layer_lines
+from ...plan import NetworkPlan
+from ...shadergen.chain import LayerStep, indent, layer_lines
+from .layout import FusedLayout, WeightCopy, fused_layout
 
 
 def layout_of(plan: NetworkPlan) -> FusedLayout:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..launch_shape import LaunchShape, thread_launch
-from ..plan import NetworkPlan
-from ..shadergen.pairs import PAIR_LINE_HALVES, pair_kernel
-from .base import PathRequest
-from .thread import ThreadAccumulators
+from ...launch_shape import LaunchShape, thread_launch
+from ...plan import NetworkPlan
+from ..base import PathRequest
+from ..thread.path import ThreadAccumulators
+from .shadergen import PAIR_LINE_HALVES, pair_kernel
 
 
 class Pairs(ThreadAccumulators):

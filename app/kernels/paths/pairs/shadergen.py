@@ -6,8 +6,8 @@ layer, the dZ of the layer below."""
 
 from __future__ import annotations
 
-from ..plan import LayerPlan, NetworkPlan
-from .chain import LayerStep, indent, layer_lines, layer_steps
+from ...plan import LayerPlan, NetworkPlan
+from ...shadergen.chain import LayerStep, indent, layer_lines, layer_steps
 
 PAIR_LINE_HALVES = 8  # pairs read the half weights in 16-byte lines (shaders/pairs.slang)
 

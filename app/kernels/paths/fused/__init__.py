@@ -1,0 +1,1 @@
+"""The fused gradient path: its object (path.py), its layout, its generator and its Slang; README.md says more."""

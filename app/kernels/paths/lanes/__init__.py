@@ -1,0 +1,1 @@
+"""The lanes gradient path: its object (path.py), its layout, its generator and its Slang; README.md says more."""
