@@ -1,6 +1,6 @@
 """What an evaluation costs, and where its time goes.
 
-    python -m app.bench evaluations [--hidden 64,64,64] [--precision half] [--batch-size 65536]
+    python -m app.bench.evaluations [--hidden 64,64,64] [--precision half] [--batch-size 65536]
         [--grid 64] [--repeats 200] [--gpu N] [--json PATH] [--device auto]
 
 The median of `repeats` of each, in ms: an evaluation as a headless run takes it (its figures
@@ -85,3 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<12} {row['ms']:8.3f} ms  ({row['cpu_per_wall']:.2f})")
     options.write_json(args.json, {"network": shape, "precision": args.precision, "grid": args.grid, **figures})
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
