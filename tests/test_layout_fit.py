@@ -5,7 +5,9 @@ below its fold, behind the Network panel."""
 from __future__ import annotations
 
 import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
+import numpy as np
 import pytest
+from imgui_bundle import imgui
 from imgui_bundle.imgui import internal as imgui_internal
 
 from app.ui.offscreen import OffscreenApp
@@ -205,5 +207,49 @@ def test_the_batch_slider_ends_at_the_whole_set_clear_of_its_text(make_session):
         left = frame[0] + (frame[2] - frame[0] - text) / 2  # ImGui centres a slider's text
         grab = _grab(frame, 8, 9)  # 1, 2, ..., 256
         assert left + text < grab[0], f"the text ends at x = {left + text}, the grab starts at {grab[0]}"
+    finally:
+        ui.close()
+
+
+def _text_runs(ui, box) -> list[tuple[int, int]]:
+    """The x extents of the text in `box` (x0, y0, x1, y1) of the last frame: columns holding a
+    pixel brighter than the plot's frame, joined where less than 6 px apart (a word's letters)."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    pixels = ui.target.to_numpy()[y0:y1, x0:x1, :3].astype(int).sum(axis=2)
+    lit = np.flatnonzero((pixels > pixels.min() + 150).any(axis=0))
+    runs: list[list[int]] = []
+    for x in lit:
+        if runs and x - runs[-1][1] < 6:
+            runs[-1][1] = x
+        else:
+            runs.append([x, x])
+    return [(x0 + a, x0 + b) for a, b in runs]
+
+
+def test_at_1024_x_640_the_step_labels_and_the_data_sliders_keep_apart(make_session):
+    """Issue 42: at 1024 x 640 the loss plot's step labels ran together beside the accuracy axis
+    ("20000 60000100000140000"), and the third data slider's label was cut off behind the
+    Heatmaps panel's horizontal scroll."""
+    ui = OffscreenApp(make_session(**STARTS["spiral"]), 1024, 640)
+    try:
+        ui.app.running = False
+        steps = np.arange(1, 150_001, dtype=np.float64)
+        ui.session.history.current.train.extend(steps, 1 / np.sqrt(steps))
+        ui.frame(4, force=True)
+        frame, axes = ui.app.rects["loss plot"], ui.app.rects["loss axes"]
+        ui.renderer.make_current()
+        # the line under the axes (below their tick marks), up to the frame's border
+        band = (axes[0] - 20, axes[3] + 4, frame[2] - 4, axes[3] + 4 + imgui.get_text_line_height())
+        labels = _text_runs(ui, band)
+        assert len(labels) >= 2, labels
+        gaps = [b[0] - a[1] for a, b in zip(labels, labels[1:])]
+        assert min(gaps) >= 8, f"step labels {labels} only {min(gaps)} px apart"
+        widest = imgui.calc_text_size("1000000").x  # one label of 7 digits at most, not two run together
+        assert max(b - a for a, b in labels) <= widest, f"step labels {labels} run together"
+        assert labels[-1][1] <= axes[2], "the last label ends under the axes, not under the accuracy's"
+        heatmaps = imgui_internal.find_window_by_name("Heatmaps")
+        assert heatmaps.scroll_max.x == 0, "nothing to scroll to sideways"
+        slider, panel = ui.app.rects["train ratio"], ui.app.windows["Heatmaps"]
+        assert slider[2] + imgui.calc_text_size("train").x < panel[2], "the slider's label shows whole"
     finally:
         ui.close()

@@ -77,3 +77,26 @@ def test_after_going_back_the_axis_fits_the_recovered_curve_and_runs_are_named(m
         assert labels["train (batch)"] != labels["earlier: formulas, 4-16-4 seed 0##0"]
     finally:
         ui.close()
+
+
+@pytest.mark.parametrize(("x1", "pixels"), [(150_000, 150), (37, 400), (2e8, 300), (14_000, 600), (5, 100)])
+def test_step_ticks_are_their_labels_width_apart_and_inside_the_axis(x1, pixels):
+    """Issue 42: ImPlot's own step labels ran together on a narrow plot ("60000100000140000")."""
+    from app.ui.panels.step_ticks import step_ticks
+
+    width_of, gap = (lambda text: 7.0 * len(text)), 14.0
+    values, labels = step_ticks(1.0, x1, pixels, width_of, gap)
+    assert values, "at least one tick"
+    centres = [(value - 1.0) / (x1 - 1.0) * pixels for value in values]
+    for (a, left), (b, right) in zip(zip(centres, labels), list(zip(centres, labels))[1:]):
+        assert b - a >= (width_of(left) + width_of(right)) / 2 + gap, (labels, centres)
+    assert all(width_of(t) / 2 <= c <= pixels - width_of(t) / 2 for c, t in zip(centres, labels))
+    assert all(value == int(value) for value in values), "steps are whole"
+
+
+def test_step_labels_are_short_from_10k():
+    from app.ui.panels.step_ticks import step_ticks
+
+    assert step_ticks(1.0, 150_000, 150, lambda text: 7.0 * len(text), 14.0)[1] == ["50k", "100k"]
+    assert step_ticks(1.0, 2e8, 600, lambda text: 7.0 * len(text), 14.0)[1][:2] == ["20M", "40M"]
+    assert step_ticks(1.0, 9000, 600, lambda text: 7.0 * len(text), 14.0)[1][:2] == ["1000", "2000"]

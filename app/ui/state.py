@@ -88,6 +88,7 @@ class AppState:
         self.loss_hidden: set[str] = set()  # the loss plot's series hidden by a click on the legend
         self.loss_series: list = []  # the loss plot's series as last drawn (app/ui/panels/loss_series.py)
         self.loss_note = ""  # and its note of earlier runs hidden
+        self.loss_ticks: dict[str, float] = {}  # and its step axis' labels, at their steps
         self.race = None  # a RaceState while a race is open (app/ui/race_state.py): the main network waits
         self.on_new_network()
 

@@ -19,6 +19,7 @@ from ..data_images import draw_data_images, image_layout
 from ..style import BAD, MUTED, em
 
 FORMULAS = "formulas (the targets)"
+SLIDER_EM = 7.0  # the points settings' sliders
 
 
 def truth_entry(config) -> str:
@@ -100,23 +101,36 @@ def _percent(value: float) -> str:
     return f"{value:.0f}%%"  # ImGui reads it as a printf format: %% is one %
 
 
+def _beside(right: float, width: float) -> None:
+    """The next item, `width` wide, on the line of the last one where it fits left of `right`,
+    else on a line of its own: at 1024 x 640 the third slider's label ran past the panel's edge,
+    behind a horizontal scroll."""
+    if imgui.get_item_rect_max().x + imgui.get_style().item_spacing.x + width <= right:
+        imgui.same_line()
+
+
+def _slider_width(label: str) -> float:
+    return em(SLIDER_EM) + imgui.get_style().item_inner_spacing.x + imgui.calc_text_size(label).x
+
+
 def _settings(app) -> None:
     edits, config = app.data, app.config
-    imgui.push_item_width(em(7))
+    right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x
+    imgui.push_item_width(em(SLIDER_EM))
     if "generator" in config.dataset:
         _slider(app, "points", "points", math.log10(config.points), 1.0, math.log10(MAX_ROWS),
                 lambda v: f"{max(2, round(10**v)):,}", lambda v: edits.set(points=max(2, round(10**v))))  # fmt: skip
-        imgui.same_line()
+        _beside(right, _slider_width("noise"))
         _slider(
             app, "noise", "noise", 100 * config.noise, 0.0, 50.0, _percent, lambda v: edits.set(noise=round(v) / 100)
         )
-        imgui.same_line()
+        _beside(right, _slider_width("train"))
     _slider(app, "train ratio", "train", 100 * config.train_ratio, 10.0, 90.0, _percent,
             lambda v: edits.set(train_ratio=round(v) / 100))  # fmt: skip
     if imgui.is_item_hovered():
         imgui.set_tooltip("the share of the points that trains; the rest only tests")
     imgui.pop_item_width()
-    imgui.same_line()
+    _beside(right, imgui.calc_text_size("Regenerate").x + 2 * imgui.get_style().frame_padding.x)
     if imgui.button("Regenerate"):
         edits.regenerate()
     app.remember("regenerate")
@@ -125,12 +139,17 @@ def _settings(app) -> None:
 
 
 def _toggles(app, view: DataView) -> None:
-    for label, attribute in (("training points", "show_train"), ("test points", "show_test")):
+    right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x
+    box = imgui.get_frame_height() + imgui.get_style().item_inner_spacing.x  # a checkbox's square
+    for label, attribute, after in (
+        ("training points", "show_train", "test points"),
+        ("test points", "show_test", "discretize output"),
+    ):
         changed, on = imgui.checkbox(label, getattr(view, attribute))
         app.remember(label)
         if changed:
             setattr(view, attribute, on)
-        imgui.same_line()
+        _beside(right, box + imgui.calc_text_size(after).x)
     changed, view.discretize = imgui.checkbox("discretize output", view.discretize)
     app.remember("discretize")
     if imgui.is_item_hovered():

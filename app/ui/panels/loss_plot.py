@@ -18,8 +18,10 @@ from ..style import MUTED, em, too_small
 from . import psnr_plot
 from .loss_colours import ACCURACY
 from .loss_series import EVAL_MARKERS, EVAL_POINTS, MAX_POINTS, Series, comparable, draw_legend, plotted
+from .step_ticks import step_ticks
 
 BAND_ALPHA = 0.45
+TICK_GAP_EM = 1.0  # between two step labels
 
 
 def _grouped(values: np.ndarray, size: int, combine) -> np.ndarray:
@@ -177,14 +179,20 @@ def loss_axis_title(loss, height: float) -> str:
     return next((title for title in titles if imgui.calc_text_size(title).x <= height), titles[-1])
 
 
-def _setup_axes(app, limits: tuple[float, float, float, float], height: float) -> None:
+def _setup_axes(app, limits: tuple[float, float, float, float], size: imgui.ImVec2) -> None:
     """Step and the current run's loss, on a log scale; accuracy or PSNR on the right."""
     trainer = app.session.trainer
     x0, x1, y0, y1 = limits
-    axis = height - 2 * imgui.get_text_line_height() - em(0.7)  # less the x axis' ticks and title
+    axis = size.y - 2 * imgui.get_text_line_height() - em(0.7)  # less the x axis' ticks and title
     implot.setup_axes("step", loss_axis_title(trainer.plan.loss, axis))
     implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
     implot.setup_axes_limits(x0, x1, y0, y1, implot.Cond_.always)
+    axes = app.rects.get("loss axes")  # as laid out last frame: the y axes' ticks take their part
+    width = axes[2] - axes[0] if axes is not None else size.x - em(8)
+    values, labels = step_ticks(x0, x1, width, lambda text: imgui.calc_text_size(text).x, em(TICK_GAP_EM))
+    app.loss_ticks = dict(zip(labels, values))  # what was labelled (tests)
+    if values:
+        implot.setup_axis_ticks(implot.ImAxis_.x1, values, labels)
     if trainer.data is not None and trainer.plan.loss.classifies:
         implot.setup_axis(implot.ImAxis_.y2, "accuracy", implot.AxisFlags_.opposite)
         implot.setup_axis_limits(implot.ImAxis_.y2, 0.0, 1.02, implot.Cond_.always)
@@ -223,7 +231,7 @@ def draw(app) -> None:
     size = imgui.get_content_region_avail()
     if not implot.begin_plot("##loss", imgui.ImVec2(size.x, size.y), implot.Flags_.no_legend):
         return
-    _setup_axes(app, axis_limits(current, earlier), size.y)
+    _setup_axes(app, axis_limits(current, earlier), size)
     for entry in sorted(series, key=lambda entry: not entry.earlier):  # earlier runs underneath
         if entry.label not in app.loss_hidden:
             _draw(entry)
