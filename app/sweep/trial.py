@@ -7,6 +7,7 @@ there; the last one is reported once the files are written, so the row of a tria
 end (or diverged) never comes before its folder. A trial the pruner stops writes its folder as its
 worker stops, just after its row. Anything the run raises ends the trial as one line (TrialFailed)."""
 
+# ruff: noqa: E402 (PyTorch is marked absent before the imports that load SlangPy, then unmarked)
 from __future__ import annotations
 
 import functools
@@ -18,8 +19,10 @@ from pathlib import Path
 
 # A Ray worker is one of the app's processes: SlangPy, imported below, must not load PyTorch, as
 # app/entry/fast_start.py keeps it from the others (4-5 s of a worker's start on an H200 machine).
-if "slangpy" not in sys.modules:
-    sys.modules.setdefault("torch", None)
+# The mark goes once SlangPy is in: Ray's tune.report imports torch wherever sys.modules names it.
+_TORCH_MARKED = "slangpy" not in sys.modules and "torch" not in sys.modules
+if _TORCH_MARKED:
+    sys.modules["torch"] = None
 
 from ray import tune
 
@@ -31,6 +34,9 @@ from ..loop.session import Session
 from ..views.point_metrics import finite_or_none
 from .space import Space
 from .table import trial_name
+
+if _TORCH_MARKED:
+    del sys.modules["torch"]
 
 TRIAL_KEY = "sweep_trial"  # a trial's Optuna trial number, beside its values in Tune's config
 TRIALS_FOLDER = "trials"
