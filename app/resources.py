@@ -1,10 +1,7 @@
 """Where the app's data lives: the Slang shaders and the assets (presets, target presets, images).
-
-The one resolver every module uses. In an installed wheel they travel inside the package
-(`slang_visual_trainer/shaders`, `slang_visual_trainer/assets`, see pyproject.toml); in a
-checkout, editable install or not, they are the repository's top-level `shaders/` and `assets/`,
-beside `app/`. Both are found from the package itself through importlib.resources, so the app
-runs from any folder."""
+In an installed wheel shaders/ and assets/ travel inside the package (pyproject.toml); in a
+checkout they are the repository's, beside app/. Both are found from the package itself, so the
+app runs from any folder; each gradient path's own Slang is in app/kernels/paths/<name>/."""
 
 from __future__ import annotations
 
@@ -32,6 +29,13 @@ def data_dir(name: str) -> Path:
 
 def shader_dir() -> Path:
     return data_dir("shaders")
+
+
+def slang_include_paths() -> list[Path]:
+    """The roots every `#include "folder/file.slang"` starts from: shaders/ (what the gradient
+    paths share, a folder a role: common/, model/, truth/, views/, ...) and the package's kernels/
+    (each path's own, paths/<name>/). A file includes those of its own folder by name."""
+    return [shader_dir(), Path(str(resources.files(ROOT_PACKAGE))) / "kernels"]
 
 
 def asset(*parts: str) -> Path:

@@ -67,8 +67,12 @@ def test_wheel_holds_the_code_shaders_and_assets(wheel):
     assert not any(name.startswith("app/") for name in names), "no top-level `app` package"
     for source in (ROOT / "app").rglob("*.py"):
         assert f"{PACKAGE}/{source.relative_to(ROOT / 'app').as_posix()}" in names, source
-    for shader in (ROOT / "shaders").glob("*.slang"):
-        assert f"{PACKAGE}/shaders/{shader.name}" in names, shader
+    shaders = list((ROOT / "shaders").rglob("*.slang"))
+    assert any(shader.parent != ROOT / "shaders" for shader in shaders), "shaders/ is laid out by role"
+    for shader in shaders:
+        assert f"{PACKAGE}/shaders/{shader.relative_to(ROOT / 'shaders').as_posix()}" in names, shader
+    for kernel in (ROOT / "app").rglob("*.slang"):  # each gradient path's own, app/kernels/paths/<name>/
+        assert f"{PACKAGE}/{kernel.relative_to(ROOT / 'app').as_posix()}" in names, kernel
     for preset in (ROOT / "assets" / "presets").glob("*.json"):
         assert f"{PACKAGE}/assets/presets/{preset.name}" in names, preset
     assert f"{PACKAGE}/assets/targets.json" in names

@@ -37,7 +37,7 @@ def measure(device: spy.Device) -> dict:
     w = (rng.standard_normal((64, 64)) / 8).astype(np.float16)  # keeps the chain's scale near 1
     xb, wb = device.create_buffer(data=x, usage=USAGE), device.create_buffer(data=w, usage=USAGE)
     out = device.create_buffer(size=GROUPS * 64 * 64 * 4, usage=USAGE)
-    source = (shader_dir() / "bench_chains.slang").read_text()
+    source = (shader_dir() / "bench" / "bench_chains.slang").read_text()
     module = device.load_module_from_source("bench_chains", source)
     results = {}
     for road, entry in (

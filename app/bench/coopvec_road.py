@@ -96,7 +96,7 @@ def road_module(device: spy.Device, grad_type: str) -> spy.SlangModule:
         f"typealias GradT = {grad_type};\n"
         f"static const CoopVecComponentType GRAD_TYPE = CoopVecComponentType.{component};\n"
     )
-    source = prefix + (shader_dir() / "bench_roads.slang").read_text()
+    source = prefix + (shader_dir() / "bench" / "bench_roads.slang").read_text()
     return device.load_module_from_source(f"bench_roads_{grad_type}", source)
 
 

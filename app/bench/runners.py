@@ -85,7 +85,7 @@ class AtomicReference:
         self.gpu, device = gpu, gpu.device
         # the constants (LeakyReLU slope, ...) and optimizers the app's generated modules start with
         prefix = slang_constants() + "\n" + optimizers.slang_source() + "\n"
-        source = prefix + (shader_dir() / "atomic_reference.slang").read_text()
+        source = prefix + (shader_dir() / "bench" / "atomic_reference.slang").read_text()
         module = device.load_module_from_source("atomic_reference", source)
 
         def link(name: str) -> spy.ComputeKernel:

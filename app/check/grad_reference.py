@@ -60,9 +60,9 @@ def _module_source(plan: NetworkPlan) -> str:
     return (
         "\n".join(constants)
         + """
-#include "grad_check.slang"
-#include "sampling.slang"
-#include "targets.slang"
+#include "check/grad_check.slang"
+#include "truth/sampling.slang"
+#include "truth/targets.slang"
 
 float2 batchPoint(int index, uint seed, uint step, float4 domain)
 {

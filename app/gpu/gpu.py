@@ -13,7 +13,7 @@ import numpy as np
 import slangpy as spy
 
 from ..config.config import Config
-from ..kernels.paths.fused.fragments import fragment_slot, operand_slot
+from ..kernels.paths.fused.fragments import FRAGMENT_PROBE, fragment_slot, operand_slot
 from ..kernels.plan import NetworkPlan
 from ..kernels.planning import plan_for
 from ..resources import shader_dir
@@ -85,7 +85,7 @@ class Gpu:
     def emulated_tensor_cores(self) -> bool:
         """VISUAL_TRAINER_TENSOR_CORES=emulated: the fused trainer and the tensor-core workgroup
         tiles, with every cooperative-matrix product, load and store in plain loops
-        (shaders/mma_emulated.slang), on any device. So CI's lavapipe runs those kernels' layout,
+        (shaders/common/mma_emulated.slang), on any device. So CI's lavapipe runs those kernels' layout,
         shared memory and barriers against numpy; slow, for tests (tests set the attribute)."""
         return os.environ.get("VISUAL_TRAINER_TENSOR_CORES") == "emulated"
 
@@ -93,7 +93,7 @@ class Gpu:
     def fused_fragments(self) -> bool:
         """Whether this device's cooperative matrices hold B operands as the fused trainer's
         fragment-native weight copies assume (app/kernels/paths/fused/fragments.py: fragment_slot), and on
-        CUDA A operands and accumulators where shaders/fused_registers.slang reads and writes them
+        CUDA A operands and accumulators where app/kernels/paths/fused/fused_registers.slang reads and writes them
         (operand_slot): checked once with a probe kernel; where they don't, plans keep the other
         tensor-core path. On CUDA (tensor cores forced on) the fused trainer runs where the probe
         agrees (app/kernels/paths/fused/layout.py: CUDA_OVERREAD_COLUMNS)."""
@@ -114,9 +114,9 @@ class Gpu:
         )
 
     def _fragment_probe(self) -> np.ndarray:
-        """shaders/fragment_probe.slang's four tiles: for each (B, A, float and half accumulator)
-        and each lane's component, the element (row * 16 + column) it held."""
-        program = self.device.load_program(str(shader_dir() / "fragment_probe.slang"), ["fragmentLayout"])
+        """The fragment probe's four tiles (FRAGMENT_PROBE): for each (B, A, float and half
+        accumulator) and each lane's component, the element (row * 16 + column) it held."""
+        program = self.device.load_program(str(FRAGMENT_PROBE), ["fragmentLayout"])
         halves = self.device.create_buffer(data=np.arange(256, dtype=np.float16), usage=spy.BufferUsage.shader_resource)
         floats = self.device.create_buffer(data=np.arange(256, dtype=np.float32), usage=spy.BufferUsage.shader_resource)
         out = self.buffer(4 * 256 * 4)
@@ -127,7 +127,7 @@ class Gpu:
 
     @functools.cached_property
     def lane_tiles(self) -> bool:
-        """Lane tiles for wide float networks (shaders/lanes.slang): on a CPU driver, where they
+        """Lane tiles for wide float networks (app/kernels/paths/lanes/): on a CPU driver, where they
         train 8 x 256 layers ~10x faster than the GPU paths. VISUAL_TRAINER_LANE_TILES=1 or 0
         decides elsewhere (tests set the attribute to train the other paths on lavapipe)."""
         forced = os.environ.get("VISUAL_TRAINER_LANE_TILES")
@@ -147,7 +147,7 @@ class Gpu:
     @functools.cached_property
     def wave_width(self) -> int:
         """The device's wave (subgroup) width: 8 on lavapipe, 32 on NVIDIA. Never assume 32."""
-        program = self.device.load_program(str(shader_dir() / "probe.slang"), ["waveWidth"])
+        program = self.device.load_program(str(shader_dir() / "common" / "probe.slang"), ["waveWidth"])
         result = self.buffer(4)
         self.device.create_compute_kernel(program).dispatch([64, 1, 1], result=result.device_address)
         return int(self.read(result, 1, np.uint32)[0])

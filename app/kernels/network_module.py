@@ -165,14 +165,14 @@ def network_source(plan: NetworkPlan) -> str:
 
 {_constants(plan)}
 
-#include "mlvec.slang"
-#include "gradients.slang"
-#include "activations.slang"
-#include "layers.slang"
-#include "encodings.slang"
+#include "model/mlvec.slang"
+#include "common/gradients.slang"
+#include "model/activations.slang"
+#include "model/layers.slang"
+#include "model/encodings.slang"
 {encoding_includes(plan)}
-#include "sampling.slang"
-#include "targets.slang"
+#include "truth/sampling.slang"
+#include "truth/targets.slang"
 
 typealias HiddenActivation = {hidden_act.slang};
 typealias OutputActivation = {output_act.slang};
@@ -193,17 +193,17 @@ float outputLoss(MLVec<OUTPUT_DIM> y, no_diff float truth[OUTPUT_DIM])
     return {plan.loss.slang}(y, truth);
 }}
 
-#include "loss.slang"
+#include "model/loss.slang"
 {optimizers.slang_source()}
 {table_optimizer_settings()}
-#include "step_args.slang"
+#include "common/step_args.slang"
 
 {truth.draw_sample}
 
 {_weight_ranges(plan)}
 
 {weight_copies_function(path_of(plan).weight_copies(plan))}
-#include "adjust.slang"
+#include "common/adjust.slang"
 {path_of(plan).derivative_part(plan)}
 {path_of(plan).kernel(plan)}
 

@@ -98,9 +98,9 @@ def derivative_functions(plan: NetworkPlan) -> str:
     if not plan.derivatives:
         return "#define DERIVATIVE_LOSS 0"
     body = _register_body(plan) if plan.unroll_matvec else _scratch_body(plan)
-    grid = '\n#include "hashgrid_derivatives.slang"' if plan.grid is not None else ""
+    grid = '\n#include "model/hashgrid_derivatives.slang"' if plan.grid is not None else ""
     return f"""#define DERIVATIVE_LOSS 1
-#include "derivatives.slang"{grid}
+#include "model/derivatives.slang"{grid}
 
 // One sample of a loss with derivative terms: the forward pass with tangents along x and y from
 // the encoding's forward mode, the loss's gradients (its value to threadLossSum), the backward pass

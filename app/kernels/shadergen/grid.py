@@ -42,8 +42,8 @@ def encoding_constants(plan: NetworkPlan) -> str:
 
 
 def encoding_includes(plan: NetworkPlan) -> str:
-    grid = '\n#include "hashgrid.slang"' if plan.grid is not None else ""
-    return f'#include "kernel_context.slang"{grid}'
+    grid = '\n#include "model/hashgrid.slang"' if plan.grid is not None else ""
+    return f'#include "common/kernel_context.slang"{grid}'
 
 
 def table_optimizer_settings() -> str:

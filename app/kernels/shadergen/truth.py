@@ -130,7 +130,7 @@ def _grid_truth(width: int, height: int, sample: str = _FORMULA_SAMPLE) -> Truth
     # kernel sets from its arguments; the bilinear interpolation is shaders/image_truth.slang's.
     ground_truth = f"""static const int IMAGE_WIDTH = {width};
 static const int IMAGE_HEIGHT = {height};
-#include "image_truth.slang"
+#include "truth/image_truth.slang"
 
 [Differentiable]
 float[OUTPUT_DIM] groundTruth(float2 p)

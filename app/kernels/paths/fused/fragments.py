@@ -1,10 +1,15 @@
 """Where NVIDIA's tensor cores hold each element of a 16x16 tile among a subgroup's 32 lanes (lane *
 8 + component), as mma.sync's m16n8k16 fragments do. The fused trainer relies on it twice: its
-weight copies are stored in the B operands' order (fused_layout.py), and on CUDA its loads and
-stores move each lane's own elements (shaders/fused_registers.slang). app/gpu/gpu.py checks the
-device holds its tiles so (shaders/fragment_probe.slang) before a plan relies on either."""
+weight copies are stored in the B operands' order (layout.py), and on CUDA its loads and stores
+move each lane's own elements (fused_registers.slang). app/gpu/gpu.py checks the device holds its
+tiles so (fragment_probe.slang) before a plan relies on either."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+# The kernel that reports where a device holds each element (app/gpu/gpu.py: fused_fragments)
+FRAGMENT_PROBE = Path(__file__).with_name("fragment_probe.slang")
 
 
 def fragment_slot(k, n):

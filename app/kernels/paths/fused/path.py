@@ -43,11 +43,11 @@ class FusedTrainer(WorkgroupTiles):
         return tile_launch(plan, batch_size, FUSED_MAX_THREADS // plan.group_size)
 
     def kernel(self, plan: NetworkPlan) -> str:
-        includes = '#include "fused.slang"\n#include "fused_layers.slang"\n#include "fused_gradients.slang"'
+        includes = '#include "paths/fused/fused.slang"\n#include "paths/fused/fused_layers.slang"\n#include "paths/fused/fused_gradients.slang"'
         if plan.grid is not None:
-            includes += '\n#include "fused_grid.slang"'
+            includes += '\n#include "paths/fused/fused_grid.slang"'
         if plan.derivatives:
-            includes += '\n#include "fused_jets.slang"'
+            includes += '\n#include "paths/fused/fused_jets.slang"'
         return f"\n{fused_constants(plan)}{emulation_define(plan)}\n{includes}\n\n{fused_kernel(plan)}"
 
     def derivative_part(self, plan: NetworkPlan) -> str:
@@ -55,7 +55,7 @@ class FusedTrainer(WorkgroupTiles):
         each sample's tangents themselves (fused_jets.slang)."""
         if not plan.derivatives:
             return super().derivative_part(plan)
-        return '#define DERIVATIVE_LOSS 1\n#include "derivatives.slang"'
+        return '#define DERIVATIVE_LOSS 1\n#include "model/derivatives.slang"'
 
     def weight_copies(self, plan: NetworkPlan) -> tuple:
         return layout_of(plan).copies

@@ -41,7 +41,7 @@ class GroupTiles(GradientPath):
         return replace(shape, scratch_floats=shape.thread_count * scratch_floats(plan))
 
     def kernel(self, plan: NetworkPlan) -> str:
-        return '#include "train.slang"'
+        return '#include "paths/thread/train.slang"'
 
 
 GROUP = GroupTiles()

@@ -41,7 +41,7 @@ class LaneTiles(GradientPath):
         return plan.tile_samples
 
     def kernel(self, plan: NetworkPlan) -> str:
-        return f'\n{lanes_constants(plan)}\n#include "lanes.slang"\n\n{lanes_kernel(plan)}'
+        return f'\n{lanes_constants(plan)}\n#include "paths/lanes/lanes.slang"\n\n{lanes_kernel(plan)}'
 
     def views(self, plan: NetworkPlan) -> str:
         return lanes_views(plan)

@@ -112,4 +112,4 @@ def lanes_views(plan: NetworkPlan) -> str:
     """networkOfInput and networkWithNeurons as loops over the layer table (shaders/lane_views.slang
     says why), for arrays as wide as the widest layer."""
     return f'''static const uint VIEW_WIDTH = {max(plan.sizes)};
-#include "lane_views.slang"'''
+#include "paths/lanes/lane_views.slang"'''

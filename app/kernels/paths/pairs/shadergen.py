@@ -47,7 +47,7 @@ def _backward(s: LayerStep) -> list[str]:
 
 def pair_kernel(plan: NetworkPlan) -> str:
     last = layer_steps(plan)[-1].k
-    return f"""#include "pairs.slang"
+    return f"""#include "paths/pairs/pairs.slang"
 
 // Two samples forward and back (shaders/pairs.slang); dL: 1 for a sample of the batch, 0 for padding.
 void trainPair(half* w, float2 pA, float2 pB, float2 dL)

@@ -33,7 +33,7 @@ class ThreadAccumulators(GradientPath):
         return thread_launch(plan, batch_size, wave_width)
 
     def kernel(self, plan: NetworkPlan) -> str:
-        return '#include "train.slang"'
+        return '#include "paths/thread/train.slang"'
 
 
 THREAD = ThreadAccumulators()

@@ -14,10 +14,12 @@ from .shadergen import tile_constants, tiles_kernel
 
 
 def emulation_define(plan: NetworkPlan) -> str:
-    """The line that makes the tensor-core kernels' products plain loops (shaders/mma_emulated.slang)
+    """The line that makes the tensor-core kernels' products plain loops (shaders/common/mma_emulated.slang)
     where the plan emulates them, before their includes; else nothing."""
     return (
-        "\n#define EMULATED_MMA 1  // products in plain loops (shaders/mma_emulated.slang)" if plan.emulated_mma else ""
+        "\n#define EMULATED_MMA 1  // products in plain loops (shaders/common/mma_emulated.slang)"
+        if plan.emulated_mma
+        else ""
     )
 
 
@@ -46,10 +48,12 @@ class WorkgroupTiles(GradientPath):
         return -(-tiles // launch.group_count) * plan.tile_samples
 
     def kernel(self, plan: NetworkPlan) -> str:
-        products = '\n#include "tiles_mma.slang"' if any(plan.mma) else '\n#include "tiles_simt.slang"'
+        products = (
+            '\n#include "paths/tiles/tiles_mma.slang"' if any(plan.mma) else '\n#include "paths/tiles/tiles_simt.slang"'
+        )
         products = emulation_define(plan) + products
-        grid = '\n#include "hashgrid_tiles.slang"' if plan.grid else ""
-        return f'\n{tile_constants(plan)}\n#include "tiles.slang"{products}{grid}\n\n{tiles_kernel(plan)}'
+        grid = '\n#include "paths/tiles/hashgrid_tiles.slang"' if plan.grid else ""
+        return f'\n{tile_constants(plan)}\n#include "paths/tiles/tiles.slang"{products}{grid}\n\n{tiles_kernel(plan)}'
 
     def products_note(self, plan: NetworkPlan) -> str:
         """Half precision would multiply on tensor cores but for the loss."""
