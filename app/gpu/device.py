@@ -24,20 +24,11 @@ DEVICE_TYPES = {
     "d3d12": spy.DeviceType.d3d12,
     "metal": spy.DeviceType.metal,
 }
-KERNEL_CACHE_VARIABLE = "VISUAL_TRAINER_KERNEL_CACHE"
 
 
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "slang-visual-trainer"
-
-
-def kernel_cache_dir() -> Path:
-    """Where SlangPy keeps compiled kernels: KERNEL_CACHE_VARIABLE's folder where it is set (one
-    cache for many runs, each with a cache folder of its own: the tests', a cluster's), else the
-    cache folder. SlangPy's caches are LMDB databases, which several processes share safely."""
-    folder = os.environ.get(KERNEL_CACHE_VARIABLE)
-    return Path(folder) if folder else cache_dir()
 
 
 def device_kind(kind: str = "auto") -> str:
@@ -86,7 +77,7 @@ def _new_device(kind: str, adapter: Adapter | None) -> spy.Device:
     # gradient check's module (app/check/grad_check.py) needs its tensor types.
     options.include_paths = [*map(str, slang_include_paths()), spy.SHADER_PATH]
     # SlangPy's own caches: compiled Slang modules, and the driver's pipeline binaries.
-    caches = {"module_cache_path": kernel_cache_dir() / "modules", "shader_cache_path": kernel_cache_dir() / "shaders"}
+    caches = {"module_cache_path": cache_dir() / "modules", "shader_cache_path": cache_dir() / "shaders"}
     try:
         for path in caches.values():
             path.mkdir(parents=True, exist_ok=True)
