@@ -4,7 +4,10 @@ rectangles offscreen frames record. Before, a 1920 x 1080 window drew the heatma
 
 from __future__ import annotations
 
+import math
+
 import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
+import numpy as np
 import pytest
 from imgui_bundle.imgui import internal as imgui_internal
 from test_ui_offscreen import _centre
@@ -98,20 +101,52 @@ def test_the_size_the_user_sets_is_kept_until_reset_layout(make_session, tmp_pat
         ui.close()
 
 
-def test_one_outputs_maps_grow_to_the_panel(make_session):
+@pytest.fixture(scope="module")
+def star(gpu):
+    """A shape's one output at 1280 x 800, paused, laid out."""
+    from app.config.config import Config, validate
+    from app.loop.session import Session
+
+    ui = OffscreenApp(Session(gpu, validate(Config(sdf="star")), grid=64, heatmaps=True), 1280, 800)
+    ui.app.running = False
+    ui.session.advance(100)  # every view's |error| in colour: the far side the truth's edge wrapped to
+    ui.frame(4)
+    yield ui
+    ui.close()
+
+
+def test_one_outputs_maps_grow_to_the_panel(star):
     """Issue 42: a shape's one row of three maps, sized for the panel's width, left about 60% of
     the Heatmaps panel blank at 1280 x 800. Its row wraps, |error| under truth and learned, and the
     maps grow into the height, with nothing to scroll to either way."""
-    ui = OffscreenApp(make_session(sdf="star"), 1280, 800)
-    try:
-        ui.app.running = False
-        ui.frame(4)
-        ui.renderer.make_current()
-        heatmaps = imgui_internal.find_window_by_name("Heatmaps")
-        panel = ui.app.windows["Heatmaps"]
-        assert ui.app.layout.columns == 2, "truth and learned, then |error|"
-        assert em(ui.app.layout.image_em) >= 13 * em(), "twice the area of 7.9 em maps at least"
-        assert ui.app.dock.content["Heatmaps"] >= 0.8 * (panel[3] - panel[1]), "the panel is filled"
-        assert (heatmaps.scroll_max.x, heatmaps.scroll_max.y) == (0, 0)
-    finally:
-        ui.close()
+    ui = star
+    ui.renderer.make_current()
+    heatmaps = imgui_internal.find_window_by_name("Heatmaps")
+    panel = ui.app.windows["Heatmaps"]
+    assert ui.app.layout.columns == 2, "truth and learned, then |error|"
+    assert em(ui.app.layout.image_em) >= 13 * em(), "twice the area of 7.9 em maps at least"
+    assert ui.app.dock.content["Heatmaps"] >= 0.8 * (panel[3] - panel[1]), "the panel is filled"
+    assert (heatmaps.scroll_max.x, heatmaps.scroll_max.y) == (0, 0)
+
+
+def test_no_map_takes_colour_from_beyond_its_edges(star):
+    """Issue 42: the renderer's sampler wraps, so the ground truth's left edge was a 1-pixel
+    stripe of the atlas' far side (a |error| map's magma). Drawn 3.3 px a texel here, each map's
+    outermost pixels show its edge texels: they differ from the pixels inside them no more than
+    those differ from the next ones in (the map's own gradient)."""
+    ui = star
+    ui.frame(force=True)
+    pixels = ui.target.to_numpy()[..., :3].astype(int)
+    for panel in range(3):
+        x0, y0, x1, y1 = (math.ceil(v - 0.5) for v in ui.app.rects[f"heatmap 0 {panel}"])  # pixel centres inside
+        image = pixels[y0:y1, x0:x1]
+        for where, lines in (
+            ("left", image.transpose(1, 0, 2)),
+            ("right", image.transpose(1, 0, 2)[::-1]),
+            ("top", image),
+            ("bottom", image[::-1]),
+        ):
+            step_out = np.abs(lines[0] - lines[1]).max(axis=-1)
+            step_in = np.abs(lines[1] - lines[2]).max(axis=-1)
+            worst = int((step_out - step_in).max())
+            assert worst <= 4, f"map {panel}'s {where} edge stands out by {worst} from the map inside it"

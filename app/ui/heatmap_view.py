@@ -14,6 +14,7 @@ from imgui_bundle import imgui
 from ..kernels.view_constants import GRADIENT_VIEW
 from ..views.heatmaps import PANELS, VIEWS, HeatmapImages, shown_range
 from . import fonts
+from .clamped_image import clamped_image
 from .heatmap_legend import contour_legend, invalid_legend
 from .style import MUTED, em
 
@@ -53,12 +54,16 @@ def _format(value: float) -> str:
     return f"{value:.3g}"
 
 
-def _image(channel: int | None, texture, size: imgui.ImVec2, uv0: imgui.ImVec2, uv1: imgui.ImVec2) -> None:
-    """imgui.image, into draw-list `channel` where draw_heatmaps split the list (None: as is)."""
+def _image(
+    channel: int | None, texture, size: imgui.ImVec2, uv0: imgui.ImVec2, uv1: imgui.ImVec2, texels: tuple[int, int]
+) -> None:
+    """The `texels` (columns, rows) of a texture's region as an image, without its neighbours'
+    (app/ui/clamped_image.py), into draw-list `channel` where draw_heatmaps split the list (None:
+    as is)."""
     draw = imgui.get_window_draw_list()
     if channel is not None:
         draw.channels_set_current(channel)
-    imgui.image(texture, size, uv0, uv1)
+    clamped_image(texture, size, uv0, uv1, texels)
     if channel is not None:
         draw.channels_set_current(TEXT_CHANNEL)
 
@@ -89,7 +94,8 @@ def colorbar(
     u = (column + 0.5) / columns
     start = imgui.get_cursor_screen_pos()
     texture = renderer.texture(images.colorbars)
-    _image(channel, texture, imgui.ImVec2(width, height), imgui.ImVec2(u, 0), imgui.ImVec2(u, 1))
+    bar = imgui.ImVec2(width, height)
+    _image(channel, texture, bar, imgui.ImVec2(u, 0), imgui.ImVec2(u, 1), (1, images.colorbars.height))
     draw = imgui.get_window_draw_list()
     text = imgui.get_color_u32(imgui.Col_.text)
     notch = imgui.get_color_u32(imgui.ImVec4(0.09, 0.10, 0.12, 1.0))
@@ -149,6 +155,7 @@ def draw_heatmaps(
     view: int = 0,
     lookup: Lookup | None = None,
     row_title: RowTitle | None = None,
+    rects: dict | None = None,
 ) -> None:
     """Draws the rows of `view` (0 values, 1 d/dx, 2 d/dy, 3 |gradient|) at the cursor;
     `error_max` and `invalid` are (views, outputs). Values: truth and learned share the viridis
@@ -158,6 +165,7 @@ def draw_heatmaps(
     the diverging map, white at 1, from 0 to the truth's largest (at least 2). |error| has its own
     magma scale from 0."""
     rows = _Rows(renderer, images, layout, domain, view, lookup)
+    rows.rects = rects  # each image's rectangle, "heatmap {output} {panel}" (tests)
     outputs = list(range(len(labels))) if layout.outputs is None else list(layout.outputs)
     x0 = imgui.get_cursor_pos_x() + rows.margin
     lines = line_panels(layout.columns)
@@ -199,6 +207,7 @@ class _Rows:
 
     def __init__(self, renderer, images: HeatmapImages, layout: HeatmapLayout, domain, view: int, lookup):
         self.renderer, self.images, self.domain, self.view, self.lookup = renderer, images, domain, view, lookup
+        self.rects: dict | None = None
         self.size, self.bar = em(layout.image_em), em(layout.bar_em)
         self.bar_block = self.bar + em(3.6)  # bar plus room for its tick labels
         self.margin = max(imgui.calc_text_size(_format(v)).x for v in domain[2:]) + em(0.5)  # y's labels
@@ -231,7 +240,15 @@ class _Rows:
             u0, v0 = (3 * self.view + panel) / width, output / rows
             image_min = imgui.get_cursor_screen_pos()
             uv1 = imgui.ImVec2(u0 + 1 / width, v0 + 1 / rows)
-            _image(ATLAS_CHANNEL, self.atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), uv1)
+            grid = (self.images.grid, self.images.grid)
+            _image(ATLAS_CHANNEL, self.atlas, imgui.ImVec2(size, size), imgui.ImVec2(u0, v0), uv1, grid)
+            if self.rects is not None:
+                self.rects[f"heatmap {output} {panel}"] = (
+                    image_min.x,
+                    image_min.y,
+                    image_min.x + size,
+                    image_min.y + size,
+                )
             if k == 0:
                 axis_labels(self.domain, image_min, size, x_axis=False)
             if last:

@@ -15,6 +15,7 @@ from imgui_bundle import imgui
 
 from ...datasets.source import problem_of
 from .. import fonts
+from ..clamped_image import add_clamped_image
 from ..style import MUTED, em, fit_text, too_small
 
 NEGATIVE = (0.96, 0.58, 0.13)  # Playground's orange
@@ -196,6 +197,7 @@ def _nodes(app, draw_list, plan, sizes, neurons, xs, columns) -> None:
     frame = imgui.get_color_u32(imgui.ImVec4(0.55, 0.58, 0.64, 1.0))
     chosen = imgui.get_color_u32(imgui.ImVec4(1.0, 1.0, 1.0, 1.0))
     atlas = app.renderer.texture(app.session.heatmaps.neurons.atlas)
+    tile = (app.session.heatmaps.neurons.side, app.session.heatmaps.neurons.side)
     clicked = imgui.is_window_hovered() and imgui.is_mouse_clicked(0)
     mouse = imgui.get_mouse_pos()
     app.diagram_nodes = {}  # neuron (plan order) -> node rect: tests click them
@@ -209,7 +211,7 @@ def _nodes(app, draw_list, plan, sizes, neurons, xs, columns) -> None:
             lo, hi = imgui.ImVec2(x - half, y - half), imgui.ImVec2(x + half, y + half)
             u0, v0, u1, v1 = app.session.heatmaps.neurons.tile(index)
             draw_list.channels_set_current(0)
-            draw_list.add_image(atlas, lo, hi, imgui.ImVec2(u0, v0), imgui.ImVec2(u1, v1))
+            add_clamped_image(draw_list, atlas, lo, hi, imgui.ImVec2(u0, v0), imgui.ImVec2(u1, v1), tile)
             draw_list.channels_set_current(1)
             selected = index == app.selected_neuron
             draw_list.add_rect(lo, hi, chosen if selected else frame, 0.0, 2.0 if selected else 1.0)

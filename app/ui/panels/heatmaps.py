@@ -155,6 +155,7 @@ def draw(app) -> None:
         app.view,
         _lookup(app),
         None if image or shape else targets.row_title(app, imgui.get_cursor_pos_x() + em(2.5) + row_width),
+        app.rects,
     )
     if not (image or shape):
         targets.draw_after_rows(app)

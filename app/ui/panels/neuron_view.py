@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
+from ..clamped_image import clamped_image
 from ..heatmap_view import BAR_COLUMNS, axis_labels, colorbar
 from ..style import MUTED, em
 
@@ -52,12 +53,9 @@ def draw(app, over: tuple[float, float, float, float]) -> None:
         imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + margin)
         origin = imgui.get_cursor_screen_pos()
         u0, v0, u1, v1 = images.neurons.tile(neuron)
-        imgui.image(
-            app.renderer.texture(images.neurons.atlas),
-            imgui.ImVec2(side, side),
-            imgui.ImVec2(u0, v0),
-            imgui.ImVec2(u1, v1),
-        )
+        tile = (images.neurons.side, images.neurons.side)
+        texture = app.renderer.texture(images.neurons.atlas)
+        clamped_image(texture, imgui.ImVec2(side, side), imgui.ImVec2(u0, v0), imgui.ImVec2(u1, v1), tile)
         app.remember("neuron image")
         axis_labels(domain, origin, side, x_axis=False)
         axis_labels(domain, origin, side, x_axis=True)

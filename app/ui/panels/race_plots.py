@@ -11,6 +11,7 @@ import numpy as np
 from imgui_bundle import imgui, implot
 
 from ...views.heatmaps import VIEWS, shown_range
+from ..clamped_image import clamped_image
 from ..heatmap_view import BAR_COLUMNS, colorbar
 from ..style import MUTED, em
 from .loss_plot import curve
@@ -135,9 +136,8 @@ def _block(app, images, output: int, error_top: float, size: float, bar: float) 
     v0, v1 = output / outputs, (output + 1) / outputs
     lo, hi = shown_range(images.value_ranges, 0, output, images.contours)
     for panel, column, top in ((1, "values" if not images.contours.shown else "signed", None), (2, "error", error_top)):
-        imgui.image(
-            atlas, imgui.ImVec2(size, size), imgui.ImVec2(panel / width, v0), imgui.ImVec2((panel + 1) / width, v1)
-        )
+        uv0, uv1 = imgui.ImVec2(panel / width, v0), imgui.ImVec2((panel + 1) / width, v1)
+        clamped_image(atlas, imgui.ImVec2(size, size), uv0, uv1, (images.grid, images.grid))
         imgui.same_line()
         if top is None:
             colorbar(app.renderer, images, BAR_COLUMNS[column], lo, hi, size, bar)
