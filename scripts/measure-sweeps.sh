@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures sweeps on a machine with NVIDIA GPUs (README, "Sweeps: measured on GPUs"):
+# Measures sweeps on a machine with NVIDIA GPUs (docs/benchmarks.md, "Sweeps"):
 #   scaling: TRIALS trials of a 2-64-64-64-4 fit (batch 65,536), each about SECONDS_PER_TRIAL s alone,
 #            random sampler, no pruner, on each GPU count of GPUS (CUDA_VISIBLE_DEVICES 0..n-1);
 #            prints trials per hour, a trial's training time, the GPU time not training a trial, and what a

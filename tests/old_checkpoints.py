@@ -1,4 +1,4 @@
-"""Checkpoints as format versions 1 and 2 wrote them (README, app/files/checkpoint_format.py), written here
+"""Checkpoints as format versions 1 and 2 wrote them (docs/formats.md, app/files/checkpoint_format.py), written here
 independently of the app's encoder: every point of each loss series (steps then losses,
 float64), and for version 1 two floats of optimizer state a parameter whatever the optimizer."""
 

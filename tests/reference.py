@@ -26,14 +26,14 @@ def sample_points(seed: int, step: int, count: int, domain) -> tuple[np.ndarray,
 
 
 def grid_centres(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
-    """x and y of the evaluation grid's G x G cell centres over `domain` (the README's eval
+    """x and y of the evaluation grid's G x G cell centres over `domain` (the docs' eval
     grid), float64, each (G, G) indexed [j, i] with j along y, as the evaluator stores cells."""
     x0, x1, y0, y1 = domain
     centres = (np.arange(grid) + 0.5) / grid
     return np.meshgrid(x0 + centres * (x1 - x0), y0 + centres * (y1 - y0))
 
 
-# The Playground's input features, by their --features names (README)
+# The Playground's input features, by their --features names (docs/guide/data.md)
 FEATURES = {
     "x": lambda x, y: x,
     "y": lambda x, y: y,
@@ -46,7 +46,7 @@ FEATURES = {
 
 
 def encode(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The network's input from (x, y), per the README's description of each encoding."""
+    """The network's input from (x, y), per the docs' description of each encoding (docs/guide/network.md)."""
     if config.encoding == "raw":
         return np.stack([x, y], axis=1)
     if config.encoding == "poly2":
@@ -206,7 +206,7 @@ def forward_with_input_gradients(config, params: np.ndarray, x: np.ndarray, y: n
 
 
 def shuffled_index(position: np.ndarray, count: int, seed: int, epoch: np.ndarray) -> np.ndarray:
-    """The README's batch order: position p of epoch e is a four-round Feistel permutation of the
+    """The docs' batch order (architecture.md): position p of epoch e is a four-round Feistel permutation of the
     smallest even number of bits holding `count`, keyed by (seed, e), walked until below count."""
     if count <= 1:
         return np.zeros_like(position)

@@ -1,4 +1,4 @@
-"""An independent numpy reference of the grid encodings, written from the README's description
+"""An independent numpy reference of the grid encodings, written from the docs' description
 (not from app/model/hashgrid.py): level l has scale s = float32(base * b^l) and R = floor(s) + 2
 corners a side; it is hashed (hashgrid only) when R^2 > 2^T, with entry (x ^ y * 2654435761) mod
 2^T, else stored whole with entry x + y * R; a point's grid coordinates are (p - lo) / (hi - lo).

@@ -102,7 +102,7 @@ def run_trial(tmp_path: Path, folder: Path, trial: int, *options: str) -> dict:
 
 
 def screenshot_rows() -> list[dict]:
-    """Eight trials of the README's example space: five complete, two pruned, one failed."""
+    """Eight trials of the guide's example space (docs/guide/sweeps.md): five complete, two pruned, one failed."""
     return [
         trial_row(0, "complete", 0.0213, {"lr": 0.00031, "hidden": [16]}, seed=0),
         trial_row(1, "complete", 0.0041, {"lr": 0.0072, "hidden": [32, 32]}, seed=1),

@@ -112,7 +112,7 @@ def test_hot_options_override_and_a_new_optimizer_starts_afresh(gpu):
 
 
 def _as_version_1(checkpoint: ckpt.Checkpoint) -> bytes:
-    """The checkpoint as format version 1 wrote it (README): two floats of optimizer state a
+    """The checkpoint as format version 1 wrote it (docs/formats.md): two floats of optimizer state a
     parameter whatever the optimizer (SGD's velocity, then zeros), every loss point."""
     return full_series_bytes(checkpoint, 1)
 

@@ -103,7 +103,7 @@ def test_the_split_is_a_seeded_shuffle_and_deterministic():
 
 @pytest.mark.parametrize(("points", "ratio", "train"), [(7, 0.5, 3), (101, 0.66, 66), (9, 0.9, 8), (10, 0.15, 1)])
 def test_the_training_set_is_the_floor_of_points_times_the_ratio(points, ratio, train):
-    """floor(n * ratio), as the README says, where rounding would give one more (3.5, 66.66, 8.1
+    """floor(n * ratio), as docs/guide/data.md says, where rounding would give one more (3.5, 66.66, 8.1
     then 1.5: floor 3, 66, 8 and 1, where round() gives 4, 67, 8 and 2)."""
     assert datasets.build(_config(points=points, train_ratio=ratio)).train_count == train
 

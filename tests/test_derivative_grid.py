@@ -1,6 +1,6 @@
 """Training on derivatives with a grid encoding (shaders/hashgrid_derivatives.slang): the kernels'
 gradient of the nested loss, the MLP's and the tables', against central differences of a float64
-numpy twin built on tests/reference_grid.py (the grids' reference written from the README, not from
+numpy twin built on tests/reference_grid.py (the grids' reference written from the docs, not from
 app/model/hashgrid.py), whose slope of the features in p is itself checked by finite differences of
 its encoding; bit-identical runs; and the Sobolev effect with a hash grid."""
 

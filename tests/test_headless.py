@@ -205,7 +205,7 @@ def test_divergence_stops_with_last_finite_network(tmp_path):
 
 
 def _outside_forward(network, x, y):
-    """network.json evaluated from the README's schema alone, in float64 (no app code)."""
+    """network.json evaluated from docs/formats.md's schema alone, in float64 (no app code)."""
     cols = [x, y]
     for k in range(network["encoding"].get("frequencies", 0) if network["encoding"]["kind"] == "fourier" else 0):
         w = np.pi * 2.0**k

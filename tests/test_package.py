@@ -145,7 +145,7 @@ def test_installed_window_opens_outside_the_checkout(installed, tmp_path, displa
 
 
 def test_installed_bench_command_makes_the_readmes_test_image(installed, tmp_path):
-    """The README's Images section as a pip-installed user types it: `visual-trainer-bench photo`
+    """The guide's images page as a pip-installed user types it: `visual-trainer-bench photo`
     (there is no module named `app` to run with -m) writes the procedural landscape, the same
     pixels as the checkout's generator, and the photo preset trains on it."""
     import slangpy as spy

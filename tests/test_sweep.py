@@ -299,7 +299,7 @@ def test_a_trial_opens_its_device_on_the_sweeps_api(monkeypatch, tmp_path, devic
 
 
 def test_a_sweep_sharing_gpus_without_mps_says_its_trials_take_turns(tmp_path):
-    """--trials-per-gpu K above 1 runs trials side by side only on CUDA under MPS (README): the
+    """--trials-per-gpu K above 1 runs trials side by side only on CUDA under MPS (docs/guide/sweeps.md): the
     sweep says so where they would take turns, and nothing where they do not share a GPU."""
     from app.sweep.sharing import mps_running, sharing_note
 

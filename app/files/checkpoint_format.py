@@ -1,5 +1,5 @@
 """The checkpoint file's byte format (app/files/checkpoint.py takes a session's state and puts it
-back, and reads and writes the files). The format (also in the README):
+back, and reads and writes the files). The format (also in docs/formats.md):
 
     offset  size  field
     0       8     magic b"SVTCKPT\\0"

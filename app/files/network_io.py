@@ -1,4 +1,4 @@
-"""network.json: the trained network in a schema anyone can evaluate (see README), a numpy
+"""network.json: the trained network in a schema anyone can evaluate (docs/formats.md), a numpy
 forward pass over that schema, and the reader that starts training from one (--load-network).
 
 A grid encoding's tables go beside it in TABLES_FILE, a .npy file (numpy's own format:

@@ -55,7 +55,7 @@ def _term(config) -> str:
 def smooth_activation_hint(config) -> str | None:
     """A hint, not an error, where derivative terms train through a piecewise-linear activation:
     its second derivative is zero, so the network's gradient is piecewise constant and the terms
-    never move the kinks (README, "Which activation"). None where the activation is smooth."""
+    never move the kinks (docs/guide/shapes.md, "Which activation"). None where the activation is smooth."""
     if not derivatives_on(config) or not ACTIVATIONS[config.activation].piecewise_linear:
         return None
     return (

@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="visual-trainer sweep",
         description="Search hyper-parameters: Ray Tune runs headless trials with values Optuna picks "
-        "from the space file, and stops poor ones early. The README's Sweeps section has the file's format.",
+        "from the space file, and stops poor ones early. docs/guide/sweeps.md has the file's format.",
     )
     p.add_argument("space", nargs="?", metavar="SPACE", help="the space file, JSON or TOML (.toml)")
     p.add_argument("--out", metavar="DIR", help="the sweep folder to make (it must not exist, or be empty)")

@@ -1,7 +1,7 @@
 """Whether trials that share a GPU (--trials-per-gpu K above 1) run side by side on it: only CUDA
 programs under NVIDIA's MPS daemon do. Elsewhere the GPU takes the processes' work in turns, and
 on 4 H100s each of three small trials a GPU trained at 0.3 to 0.6 of its speed alone, against
-0.88 to 0.94 on CUDA under MPS (README, "Sweeps: measured on GPUs"). A sweep that would share
+0.88 to 0.94 on CUDA under MPS (docs/benchmarks.md, "Several trials on one GPU"). A sweep that would share
 GPUs without MPS says so once, at its start."""
 
 from __future__ import annotations

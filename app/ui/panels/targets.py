@@ -71,7 +71,7 @@ def row_title(app, width: float):
         app.remember(f"target f{output + 1}")
         field_min, field_max = imgui.get_item_rect_min(), imgui.get_item_rect_max()
         # Enter applies; Escape goes back to the applied target; a click elsewhere keeps the
-        # text in the field, unapplied and marked so (README, "Targets typed live")
+        # text in the field, unapplied and marked so (docs/guide/targets.md, "Targets typed live")
         if entered:
             edits.submit(output, text[: MAX_TARGET_LENGTH + 1])
         elif imgui.is_item_deactivated() and imgui.is_key_pressed(imgui.Key.escape):
