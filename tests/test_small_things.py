@@ -65,6 +65,24 @@ def test_long_figures_wrap_inside_the_panel(ui, monkeypatch):
         assert rights[label] <= panel[2] - 8, (label, rights[label], panel)
 
 
+def test_the_gpu_times_say_how_they_relate_to_the_frame(ui, monkeypatch):
+    """Issue 42: "GPU ms: train 11, maps 16.3, UI 31.8" beside "frame 30.3 ms" read as parts of
+    a frame that did not add up. Its tooltip says what overlaps."""
+    shown = []
+    set_tooltip = imgui.set_tooltip
+    monkeypatch.setattr(imgui, "set_tooltip", lambda text: (shown.append(text), set_tooltip(text)))
+    ui.app.running = False
+    ui.app.shown_stats.gpu_ms = {"training": 11.0, "heatmaps": 16.3, "ui": 31.8}
+    ui.frame()
+    x0, y0, x1, y1 = ui.app.rects["gpu ms"]
+    ui.move((x0 + x1) / 2, (y0 + y1) / 2)
+    ui.frame()
+    assert training_figures.GPU_MS_TOOLTIP in shown
+    assert "overlap" in training_figures.GPU_MS_TOOLTIP and "the GPU trains while the CPU builds the UI" in (
+        training_figures.GPU_MS_TOOLTIP.replace("\n", " ")
+    )
+
+
 def test_the_pending_line_names_every_change(ui):
     config = ui.session.config
     draft = config.replace(hidden=[256] * 8, activation="tanh", encoding="fourier", precision="half")

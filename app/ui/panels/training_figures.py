@@ -12,6 +12,16 @@ from ..style import MUTED
 _DRAWN: dict[str, str] = {}  # the figures' rows of the frame, label -> value (app.figure_rows)
 
 
+# "GPU ms: train 11, maps 16.3, UI 31.8" beside "frame 30.3 ms" read as a sum that did not add up
+GPU_MS_TOOLTIP = (
+    "the GPU's time in one recent frame, from its timestamps: train (the frame's steps),\n"
+    "maps (the evaluation and heatmaps), UI (drawing the window, in frames whose UI changed).\n"
+    "They overlap the frame rather than add up to it: the GPU trains while the CPU builds the UI,\n"
+    "and the frame's ms is a mean over 30 frames, some of which draw no UI (on a CPU driver the\n"
+    "'GPU' runs on the same cores, beside the UI's building)"
+)
+
+
 def _row(label: str, value: str, colour=None) -> None:
     """A label and its value; a long value wraps in its column instead of running off the panel."""
     _DRAWN[label] = value
@@ -119,6 +129,9 @@ def _figures(app) -> None:
     _row("GPU memory", _memory(t))
     if s.gpu_ms:  # only what the device's timestamp queries measured
         _row("GPU ms", f"train {s.gpu_ms['training']:.3g}, maps {s.gpu_ms['heatmaps']:.3g}, UI {s.gpu_ms['ui']:.3g}")
+        app.remember("gpu ms")
+        if imgui.is_item_hovered():
+            imgui.set_tooltip(GPU_MS_TOOLTIP)
     else:
         _row("GPU", "no timestamp queries here", MUTED)
     imgui.end_table()
