@@ -10,6 +10,7 @@ import pytest
 
 from app.loop.race_frames import RaceFrames
 from app.train.trainer import Trainer
+from app.ui.panels import race as race_panel
 from app.ui.race_state import open_race
 
 SMALL = dict(hidden=[8], batch_size=256)
@@ -56,6 +57,10 @@ def test_a_diverged_racer_stops_and_the_others_train_on(ui):
     assert wild.step == stopped_at and race.racers[0].step > stopped_at + 20
     assert np.all(np.isfinite(wild.session.trainer.parameters()))  # its last finite network, kept
     assert race.race.leader("steps") is race.racers[0]
+    # Issue 42: "steps 6" beside "diverged at step 8" (the step whose batch loss was not finite,
+    # measured before its update). The state names the step whose update did it, after the kept one.
+    assert race_panel.diverged_text(wild) == f"diverged at step {wild.step + 1:,}"
+    assert wild.session.history.current.train.last_x == wild.step, "its curve ends where it stands"
 
 
 def _paused_with_a_racer(ui, variant: str, steps: int):
@@ -131,3 +136,12 @@ def test_equal_time_gives_a_cheaper_racer_more_steps(ui):
     assert frames.steps_now() == {cheap.name: 20, dear.name: 20}  # 0.1 s / 5 ms for the pair
     race.race.mode = "time"
     assert frames.steps_now() == {cheap.name: 50, dear.name: 12}  # 50 ms each
+
+
+def test_the_curves_legend_is_beside_the_plot_not_over_it(ui):
+    """Issue 42: the race plot's legend lay over the curves, inside the axes' top-left corner."""
+    _paused_with_a_racer(ui, "lr=0.03", 5)
+    legend, axes = ui.app.rects["race legend"], ui.app.rects["race axes"]
+    window = ui.app.windows[race_panel.TITLE]
+    assert legend[0] >= axes[2], f"the legend {legend} starts right of the axes {axes}"
+    assert legend[2] <= window[2], "and inside the Race window"

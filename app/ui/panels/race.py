@@ -181,9 +181,22 @@ def _row(race: RaceState, racer: Racer, leads_steps: bool, leads_time: bool) -> 
         imgui.set_tooltip("make this racer the main network (weights, optimizer state, step, curve) and end the race")
 
 
+def diverged_text(racer: Racer) -> str:
+    """A diverged racer's state, in its steps column's terms: that column counts updates, and the
+    racer stands on the last network with a finite loss, the step before the one whose update
+    made the loss non-finite. Divergence.step, the first step whose batch loss was not finite, is
+    measured before that step's update: "diverged at step 8" stood beside "steps 6"."""
+    return f"diverged at step {racer.diverged_at - 1:,}"
+
+
 def _state(racer: Racer, leads_steps: bool, leads_time: bool) -> None:
     if racer.diverged_at is not None:
-        imgui.text_colored(BAD, f"diverged at step {racer.diverged_at:,}")
+        imgui.text_colored(BAD, diverged_text(racer))
+        if imgui.is_item_hovered():
+            imgui.set_tooltip(
+                f"step {racer.diverged_at - 1:,}'s update made the loss non-finite (first seen in the batch of step "
+                f"{racer.diverged_at:,});\nthe racer stands on the last network with a finite loss, step {racer.step:,}"
+            )
         return
     lead = [what for what, leads in (("steps", leads_steps), ("time", leads_time)) if leads]
     if lead:

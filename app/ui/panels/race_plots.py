@@ -33,6 +33,7 @@ def draw_curves(app, race, colour, height: float) -> None:
         return
     implot.setup_axes("training seconds" if race.by_time else "step", "loss")
     implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
+    implot.setup_legend(implot.Location_.north_east, implot.LegendFlags_.outside)  # inside, it covered the curves
     accuracy = _has_accuracy(race)
     if metric.higher_is_better:
         implot.setup_axis(implot.ImAxis_.y2, "PSNR (dB)", implot.AxisFlags_.opposite | implot.AxisFlags_.auto_fit)
@@ -43,7 +44,10 @@ def draw_curves(app, race, colour, height: float) -> None:
     implot.setup_axes_limits(0, x1, y0, y1, implot.Cond_.always)
     for racer in race.racers:
         _racer_curves(racer, colour(race, racer), race.by_time, metric.higher_is_better)
+    plot = implot.internal.get_current_plot()
     implot.end_plot()
+    for name, rect in (("race axes", plot.plot_rect), ("race legend", plot.items.legend.rect)):  # tests
+        app.rects[name] = (rect.min.x, rect.min.y, rect.max.x, rect.max.y)
 
 
 def _has_accuracy(race) -> bool:
