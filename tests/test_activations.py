@@ -1,5 +1,5 @@
 """The activations one by one: the app's numpy twins against closed forms, far out where a naive
-exponential overflows too, and each Slang struct of shaders/activations.slang on the GPU (its
+exponential overflows too, and each Slang struct of shaders/model/activations.slang on the GPU (its
 value, hand-written derivative, derivative from its output, and Slang's forward and backward
 derivatives of `apply`) against tests/reference.py's own numpy."""
 
@@ -95,7 +95,7 @@ float derivative_{s}(float z) {{ return {s}.derivative(z); }}
 float fromOutput_{s}(float z) {{ return {s}.derivativeFromOutput({s}.apply(z)); }}
 float fwd_{s}(float z) {{ return fwd_diff({s}.apply)(diffPair(z, 1.0)).d; }}
 float bwd_{s}(float z) {{ var p = diffPair(z); bwd_diff({s}.apply)(p, 1.0); return p.d; }}""")
-    source = slang_constants() + '\n#include "activations.slang"\n' + "".join(wrappers)
+    source = slang_constants() + '\n#include "model/activations.slang"\n' + "".join(wrappers)
     return spy.Module.load_from_source(device, "test_activation_structs", source)
 
 

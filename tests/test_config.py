@@ -79,7 +79,8 @@ def test_constants_are_defined_once_in_python_and_emitted():
         "static const uint PANEL_ERROR = 2;",
     ):
         assert line in source
-    shaders = "".join(p.read_text() for p in (Path(__file__).parent.parent / "shaders").glob("*.slang"))
+    root = Path(__file__).parent.parent  # shaders/ and each gradient path's Slang under app/
+    shaders = "".join(p.read_text() for folder in ("shaders", "app") for p in (root / folder).rglob("*.slang"))
     assert "static const uint OPTIMIZER_" not in shaders and "static const float slope" not in shaders
 
 

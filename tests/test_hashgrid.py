@@ -1,4 +1,4 @@
-"""The grid encodings (shaders/hashgrid.slang): forward values, forward derivatives and the
+"""The grid encodings (shaders/model/hashgrid.slang): forward values, forward derivatives and the
 gradients of the backward pass (tables and point) against an independent numpy reference
 (tests/reference_grid.py) and central differences. Training whole grid networks is
 tests/test_hashgrid_training.py."""
@@ -54,7 +54,8 @@ class EncodingProbe:
         constants = encoding_constants(self.plan).replace("GRID_POINT_GRADIENT = false", "GRID_POINT_GRADIENT = true")
         source = (
             f"typealias NFloat = float;\nstatic const bool UNROLL_MATVEC = false;\nstatic const int INPUT_DIM = {self.plan.input_dim};\n{constants}\n"
-            '#include "mlvec.slang"\n#include "kernel_context.slang"\n#include "hashgrid.slang"\n' + PROBE
+            '#include "model/mlvec.slang"\n#include "common/kernel_context.slang"\n#include "model/hashgrid.slang"\n'
+            + PROBE
         )
         name = f"grid_probe_{abs(hash(source)) % 10**12}"
         module = gpu.device.load_module_from_source(name, source)
