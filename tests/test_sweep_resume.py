@@ -14,10 +14,10 @@ import pytest
 pytest.importorskip("ray")
 pytest.importorskip("optuna")
 
-from app.sweep import journal  # noqa: E402
-from app.sweep.search import SweepSearch  # noqa: E402
-from app.sweep.space import space_from  # noqa: E402
-from app.sweep.trial import TRIAL_KEY  # noqa: E402
+from app.sweep import journal
+from app.sweep.search import SweepSearch
+from app.sweep.space import space_from
+from app.sweep.trial import TRIAL_KEY
 
 ITERATIONS = 60
 SPACE = {
