@@ -32,10 +32,9 @@ from .space import Space
 from .table import TrialRecord, best_of, trial_name, write_tables
 from .trial import TrialPlan
 
-# Without GPUs (a CPU driver such as lavapipe) a trial takes this many of Ray's CPUs. On the
-# 2-core development machine six trials of 100 steps took 1.35-1.49 s two side by side and
-# 1.75-1.79 s one at a time (first start to last end): most of a small trial is its Session's
-# set-up and its files, single-threaded work that runs beside the other trial's.
+# Without GPUs (a CPU driver such as lavapipe) a trial takes this many of Ray's CPUs: most of a
+# small trial is its Session's set-up and its files, single-threaded work that runs beside another
+# trial's, so trials side by side finish sooner (docs/benchmarks.md, 'Sweeps').
 CPUS_PER_TRIAL = 1
 
 
@@ -190,7 +189,7 @@ def _tuner(folder, space, options, search, recorder, remaining: int, tune_folder
             # sampled without the results of those running, and left "interrupted" by Ctrl+C).
             max_concurrent_trials=_concurrent_trials(options.trials_per_gpu),
             # The next trial in the same worker, its device and kernels kept; but not on CUDA,
-            # where a worker's second trial died (SlangPy's CUDA device, 4 x H100, 2026-11-27).
+            # where a worker's second trial died (SlangPy's CUDA device).
             reuse_actors=options.device != "cuda",
             metric=space.metric,
             mode=space.mode,

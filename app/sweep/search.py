@@ -1,13 +1,6 @@
 """Ray Tune driving Optuna: the search algorithm (Ray's OptunaSearch over the sweep's study in
-DIR/study.journal), the samplers and the schedulers that stop trials early, and the trainable
-that runs app/sweep/trial.py in each Ray worker.
-
-OptunaSearch asks the study for each trial's values and tells it the outcome. SweepSearch adds
-what the sweep folder needs: each trial learns its Optuna number (its folder's name), and each
-outcome goes into its Optuna trial (user attributes: steps, seconds, adapter, why it was pruned
-or failed) before it is told, so the journal alone holds everything trials.csv shows. It also
-tells Optuna PRUNED, not COMPLETE, for a trial that stopped early or diverged, so the samplers
-do not take an early value for a final one."""
+DIR/study.journal), the samplers, the schedulers that stop trials early, and the trainable that
+runs app/sweep/trial.py in each Ray worker."""
 
 from __future__ import annotations
 
@@ -76,6 +69,12 @@ def scheduler_for(space: Space, eval_every: int) -> TrialScheduler:
 
 
 class SweepSearch(OptunaSearch):
+    """OptunaSearch, which asks the study for each trial's values and tells it the outcome, plus
+    what the sweep folder needs: each trial learns its Optuna number (its folder's name), and each
+    outcome goes into its Optuna trial (steps, seconds, adapter, why it was pruned or failed) before
+    it is told, so the journal alone holds what trials.csv shows. A trial that stopped early or
+    diverged is told PRUNED, not COMPLETE, so the samplers do not take an early value for a final one."""
+
     def __init__(self, space: Space, study_name: str, storage, seed: int, rerun: list[FrozenTrial] = ()):
         super().__init__(
             space=distributions(space),

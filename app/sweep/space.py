@@ -1,11 +1,7 @@
-"""A sweep's space file, read and checked before anything is written or Ray starts: the base
-config and its steps, the searched fields and their ranges or choices, the metric, how many
-trials, the sampler, the pruner and the seed. Every problem is a UserError of one line naming the
-file. No Ray or Optuna here: a bad file is refused in a fraction of a second.
-
-A choice's values travel as JSON text ("[32, 32]", "\\"tanh\\"", "0.01"): Optuna's categorical
-values must be None, bool, int, float or str to be stored, and a hidden-layer list is none of
-those. The text is decoded where a trial's values are read (`Space.values_of`)."""
+"""A sweep's space file, read and checked before anything is written or Ray starts: the base config
+and its steps, the searched fields and their ranges or choices, the metric, the trials, the sampler,
+the pruner and the seed. Every problem is a one-line UserError naming the file; no Ray or Optuna
+here, so a bad file is refused in a fraction of a second. The format: docs/guide/sweeps.md."""
 
 from __future__ import annotations
 
@@ -35,7 +31,9 @@ MAX_SEED = 2**32 - 1
 
 @dataclass(frozen=True)
 class Dimension:
-    """One searched field: a range (`low`, `high`) or a choice's values as JSON text."""
+    """One searched field: a range (`low`, `high`) or a choice's values as JSON text ("[32, 32]",
+    "\\"tanh\\"", "0.01"): Optuna stores only None, bool, int, float or str choices, and a
+    hidden-layer list is none of those. `Space.values_of` decodes them."""
 
     field: str
     kind: str  # one of KINDS

@@ -1,11 +1,7 @@
-"""One trial of a sweep, in a Ray worker: a headless run of the base config with the trial's
-values, through app/run/headless.py's `run` (the path `--headless` takes, so the trial's files
-are those a plain headless run of its summary.json's config writes), into DIR/trials/<trial>/.
-
-Each evaluation's metric goes to Ray Tune (`tune.report`), whose scheduler may stop the trial
-there; the last one is reported once the files are written, so the row of a trial that ran to its
-end (or diverged) never comes before its folder. A trial the pruner stops writes its folder as its
-worker stops, just after its row. Anything the run raises ends the trial as one line (TrialFailed)."""
+"""One trial of a sweep in a Ray worker: a headless run (app/run/headless.py's `run`) of the base
+config with the trial's values, into DIR/trials/<trial>/. Each evaluation's metric goes to Tune,
+whose scheduler may stop the trial; the last is reported once the files are written, so a row never
+comes before its folder. How a trial stops early: docs/architecture.md, 'app/sweep/'."""
 
 # ruff: noqa: E402 (PyTorch is marked absent before the imports that load SlangPy, then unmarked)
 from __future__ import annotations
@@ -18,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # A Ray worker is one of the app's processes: SlangPy, imported below, must not load PyTorch, as
-# app/entry/fast_start.py keeps it from the others (4-5 s of a worker's start on an H200 machine).
+# app/entry/fast_start.py keeps it from the others (seconds of a worker's start: docs/benchmarks.md).
 # The mark goes once SlangPy is in: Ray's tune.report imports torch wherever sys.modules names it.
 _TORCH_MARKED = "slangpy" not in sys.modules and "torch" not in sys.modules
 if _TORCH_MARKED:
@@ -82,11 +78,9 @@ def result_of(session: Session, metric: str, value: float, wall_seconds: float) 
     return {metric: value, "step": session.trainer.step, "wall_s": wall_seconds, "gpu": adapter_of(session)}
 
 
-# A trial's evaluations go to Tune at most this often. tune.report waits until Tune's driver has
-# taken the result: on a 4-GPU H200 machine a 2-64-64-64-4 trial that reported each of its 208
-# evaluations trained 9.05 s against 8 s alone, 4 trials at once left each GPU idle 9.9 s a trial,
-# and a 4-16-4 trial (an evaluation every 12 ms) trained at 0.45 of its speed alone. The
-# schedulers compare trials at the steps they report, so fewer reports only delay a stop.
+# A trial's evaluations go to Tune at most this often: tune.report waits for Tune's driver, and a
+# report at every evaluation slowed small trials (docs/benchmarks.md, 'Sweeps'). The schedulers
+# compare trials at the steps they report, so fewer reports only delay a stop.
 REPORT_INTERVAL_S = 1.0
 
 
@@ -121,10 +115,9 @@ class Reporter:
 
 @functools.cache
 def worker_gpu(kind: str = "auto"):
-    """The worker's one device. Tune runs trial after trial in the same worker (reuse_actors), and
-    a device kept keeps its compiled kernels: a small trial's run took 1.2-1.8 s on a new device
-    and 0.9 s on a kept one (lavapipe). Made as a headless run makes it: Ray has set
-    CUDA_VISIBLE_DEVICES to the worker's GPU, which the device honours."""
+    """The worker's one device, kept from trial to trial (reuse_actors) with its compiled kernels.
+    Made as a headless run makes it: Ray has set CUDA_VISIBLE_DEVICES to the worker's GPU, which
+    the device honours."""
     from ..gpu.gpu import create_gpu
 
     return create_gpu(kind)
