@@ -1,9 +1,6 @@
-"""A headless race: `--headless --variant "hidden=64,64 lr=0.003" --variant "lr=0.01" ...` trains
-every variant of the options' setup for --iterations equal steps on one device (app/loop/race.py)
-and writes, into --out: race.csv and summary.json (app/files/race_files.py), and for each racer
-racers/<name>/, the files a headless run of it alone writes (network.json, summary.json whose
-config loads with --config, loss.csv, heatmaps.png). A racer that diverges stops there (its
-folder holds its last finite network); the others go on."""
+"""A headless race (`--headless --variant ... --variant ...`): every variant of the options' setup
+trains --iterations equal steps on one device (app/loop/race.py), and --out gets race.csv,
+summary.json and each racer's own run folder (docs/guide/races.md, 'Headless races')."""
 
 from __future__ import annotations
 

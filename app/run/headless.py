@@ -1,9 +1,6 @@
-"""Headless runs: the app without a window. `run` is the one way a headless run goes, for the
-command line and for each trial of a sweep (app/sweep/trial.py): it makes the Session, drives it
-for exactly N steps with a progress bar (Ctrl+C, or the caller's evaluation callback, stops it
-after the current chunk), and writes the files: app/files/run_summary.py builds summary.json and
-loss.csv, and app/run/output.py writes them with network.json, and for a dataset split.csv,
-a grid's tables, an image's learned.png and the rest."""
+"""Headless runs: the app without a window. `run` is the one way a headless run goes, for the command
+line and for each sweep trial: it makes the Session, trains exactly N steps with a progress bar
+(Ctrl+C or the caller's callback stops it after the current chunk), and writes the files (output.py)."""
 
 from __future__ import annotations
 
@@ -31,9 +28,8 @@ from .output import WINDOW_DEFAULT, Written, write_run
 if TYPE_CHECKING:
     from ..check.grad_check import GradCheck
 
-# A network's first run compiles its shaders (the driver's pipelines above all): 2 to 5 s for the
-# default and the photo preset on a CPU driver, 2 s on an H200, against 0.3 to 0.8 s once they
-# are in the caches. A start still going after this long is one of those compiles.
+# A start from the caches takes well under this; one still going after it is compiling its shaders
+# (the first run of a network: docs/benchmarks.md, 'Start-up and a new architecture').
 COMPILE_NOTICE_S = 1.0
 COMPILE_NOTICE = "compiling shaders for this network (the first run only: they are cached for the next)..."
 

@@ -1,12 +1,7 @@
 """What a headless run leaves behind, written after training: --out's files and the checkpoint,
-Slang export and screenshot asked for.
-
-A failed write never discards the run. The files go one by one, the network first: network.json,
-then the checkpoint, then the rest. Each appears whole or not at all (written under a
-temporary name and renamed). One that cannot be written is skipped and the rest are still
-tried. network.json and the checkpoint, which hold what was trained, go to a folder in the
-cache (RESCUE_FOLDER) when their own place refuses them. The CLI then reports every failure,
-and where the network went, on one line and exits with code 2."""
+Slang export and screenshot asked for. A failed write never discards the run: the files go one by
+one, the network first, each whole or not at all, and what was trained goes to RESCUE_FOLDER where
+its own place refuses it (docs/formats.md, 'Where files go')."""
 
 from __future__ import annotations
 
