@@ -1,17 +1,8 @@
-"""The window's sessions, kept: when the window ends, however it ends (closed, Ctrl+C, a crash that
-escaped a frame), the whole training state goes to a checkpoint of its own in the cache folder's
-sessions/, named by when the session began, its network and its data
-(20261126-150712-4-16-4-spiral.ckpt). The next launch offers to restore the newest (`--fresh`,
-`--resume` and `--load-network` don't ask), and File > Recent sessions lists them all.
-
-A session writes only its own file: no launch, fresh or not, replaces another session's. The
-newest KEEP sessions are kept; older ones go, oldest first. A window closed before its offer was
-answered writes none (it trained nothing). The single autosave.ckpt and autosave-previous.ckpt
-that earlier versions kept are listed with the sessions, and never written again.
-
-A step recorded in pieces over frames (a wide network on a CPU driver) is not finished at exit,
-which could take a minute there: while it has only summed gradients, nothing of the network has
-changed yet, so it is dropped and the checkpoint holds the step boundary before it."""
+"""The window's sessions, kept: however the window ends, its whole training state goes to a checkpoint
+of its own in the cache folder's sessions/; the next launch offers the newest, and File > Recent
+sessions lists them all (docs/guide/keeping.md, 'Kept sessions'; docs/formats.md, 'The autosave and
+the cache folder'). A step half-recorded over frames is dropped, not finished at exit (slow on a CPU
+driver): it has changed no weights yet."""
 
 from __future__ import annotations
 

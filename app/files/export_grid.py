@@ -1,17 +1,6 @@
-"""The Slang export's grid encoding (app/files/export_slang.py): trained_encode(xy) for a hashgrid or
-densegrid, [Differentiable] in xy with hand-written forward and backward derivatives, reading its
-tables from a buffer the caller binds, and the tables' sidecar file.
-
-The tables are too large to bake in as literals (up to millions of values). They go to a sidecar
-binary file beside the .slang file, TABLES_SUFFIX: the raw little-endian float32 values, entry
-after entry, F features an entry (level 0's entries first), no header. Bind them as the module's
-global `StructuredBuffer<float> trained_grid_tables`; with SlangPy:
-
-    tables = device.create_buffer(data=np.fromfile("net.tables.bin", "<f4"), usage=spy.BufferUsage.shader_resource)
-    outputs = module.trained_network_outputs.set(trained_grid_tables=tables)(xy)
-
-Each level is one call with its constants as literals (scale, corners a side, hash mask, first
-entry): no constant arrays, which Slang copies at every dynamically indexed read."""
+"""The Slang export's grid encoding: trained_encode(xy) for a hashgrid or densegrid, [Differentiable]
+in xy, reading its tables from a buffer the caller binds, and the tables' sidecar file (the format
+and how to bind it: docs/formats.md, 'The grid tables' and 'The Slang export')."""
 
 from __future__ import annotations
 

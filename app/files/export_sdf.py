@@ -1,10 +1,6 @@
-"""The Slang export of a signed distance field's network (--sdf SHAPE): besides the export's
-usual entry points (app/files/export_slang.py), a drop-in
-
-    [Differentiable] float sdf(float2 p);
-
-returning the network's one output, the learned signed distance (negative inside), and the header
-lines that say what it was trained on and where it means anything."""
+"""The Slang export of a signed distance field's network (--sdf SHAPE): besides the usual entry points
+(export_slang.py), a drop-in `[Differentiable] float sdf(float2 p)` returning the learned signed
+distance (negative inside), and the header lines that say what it was trained on and where it holds."""
 
 from __future__ import annotations
 

@@ -1,37 +1,7 @@
-"""Export to Slang: the trained network as one standalone .slang file (no includes, no imports)
-that defines
-
-    static const int TRAINED_OUTPUTS;
-    [Differentiable] void trained_network(float2 xy, out float outputs[TRAINED_OUTPUTS]);
-    [Differentiable] float[TRAINED_OUTPUTS] trained_network_outputs(float2 xy);
-
-with the encoding included and the weights baked in, printed from the NetworkPlan and the
-Python <-> Slang twins of app.model.activations and app.model.encodings. A classifier also gets
-
-    [Differentiable] float[TRAINED_OUTPUTS] trained_network_probabilities(float2 xy);
-
-(the second class's probability for two classes, each class's for more), and its header names
-the classes, the data source, the split and the final training and test loss and accuracy.
-A signed distance field's network (--sdf) also gets a drop-in `float sdf(float2 p)`
-(app/files/export_sdf.py), and its header names the shape and the domain it means anything in.
-A grid encoding's tables go to a sidecar file that the caller binds (app/files/export_grid.py says
-how); the functions stay [Differentiable] in xy.
-
-It computes what the app's kernels compute, in the same order (bias first, then the inputs in
-order), in float. A half network exports the half weights its kernels use, converted exactly
-to float; the app evaluates those in half arithmetic, the export in float.
-
-Why the code looks the way it does (each measured with SlangPy 0.43.1 on lavapipe):
-- Weights are literals in straight-line code, not static const arrays: Slang copies a whole
-  constant array into a local variable at every dynamically indexed read (2-64-64-64-4 took
-  seconds per dispatch of 32 threads), and an array in a variable made the driver's compile
-  take minutes. Literals compile in ~3 s for that network (forward), ~18 s with a backward pass.
-- Each layer has hand-written forward and backward derivatives (W h, W^T dz): Slang's own
-  autodiff through 64-wide array loops fails (an unroll limit) and through the straight-line
-  code took minutes to compile.
-- Layers return arrays rather than filling `out` parameters: Slang loses the gradients of a
-  differentiable loop that reads an array filled through an `out` parameter (only element 0
-  kept its gradient), so trained_network_outputs is the form to use inside such loops."""
+"""Export to Slang: the trained network as one standalone, differentiable .slang file (no includes),
+printed from the NetworkPlan and the Python <-> Slang twins of app.model; what it defines:
+docs/formats.md, 'The Slang export'. Why its code is literals in straight-line code with
+hand-written derivatives: docs/architecture.md, 'The Slang export'."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""A sweep's folder, as `visual-trainer sweep --out DIR` leaves it, read for the window's sweep
-viewer: trials.csv (one row a trial), best.json (the best trial and whether the metric is
-minimised or maximised), space.json (only what its "search" says of each field's distribution)
-and each trial's run folder, trials/<trial>/. The format: docs/formats.md, "A sweep's folder".
-
-Everything the folder holds is checked here, so that the window draws only well-formed trials: a
-missing or malformed file is a UserError of one line, naming the file (and the row and column)."""
+"""A sweep's folder (docs/formats.md, 'Sweep folders') read for the window's sweep viewer: trials.csv,
+best.json, what space.json's "search" says of each field, and each trial's run folder. Everything is
+checked here, so the window draws only well-formed trials: a missing or malformed file is a one-line
+UserError naming the file (and the row and column)."""
 
 from __future__ import annotations
 
