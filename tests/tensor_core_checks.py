@@ -1,5 +1,5 @@
 """What the tensor-core tests share: gradients against a float64 reference, and a device that runs
-the tensor-core kernels with their products emulated in plain loops (shaders/mma_emulated.slang)."""
+the tensor-core kernels with their products emulated in plain loops (shaders/common/mma_emulated.slang)."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def test_benchmark_options_parse_the_shared_flags():
 
 
 def test_the_tutorials_atomic_kernels_take_the_apps_first_step(gpu, make_trainer):
-    """The benchmark's reference (shaders/atomic_reference.slang: per-sample float atomics, the
+    """The benchmark's reference (shaders/bench/atomic_reference.slang: per-sample float atomics, the
     tutorial's design) trains the default network like the app: after one Adam step from the
     same weights on the same batch, both moved every parameter the same way. Adam's first step
     is -lr * g / (|g| + eps): at most lr, and a sign flip or a zero gradient would show as a

@@ -1,4 +1,4 @@
-"""Training on derivatives with a grid encoding (shaders/hashgrid_derivatives.slang): the kernels'
+"""Training on derivatives with a grid encoding (shaders/model/hashgrid_derivatives.slang): the kernels'
 gradient of the nested loss, the MLP's and the tables', against central differences of a float64
 numpy twin built on tests/reference_grid.py (the grids' reference written from the docs, not from
 app/model/hashgrid.py), whose slope of the features in p is itself checked by finite differences of

@@ -106,7 +106,7 @@ def test_half_precision_gradient(make_trainer):
 
 def test_the_per_thread_paths_and_the_fused_trainer_train_on_derivatives():
     wide = validate(Config(hidden=[64, 64], precision="half", grad_weight=1.0))
-    assert plan_for(wide, tensor_cores=True).gradient_path == "fused"  # its jets: shaders/fused_jets.slang
+    assert plan_for(wide, tensor_cores=True).gradient_path == "fused"  # its jets: paths/fused/fused_jets.slang
     assert plan_for(wide, tensor_cores=True, fused=False).gradient_path == "group"  # not the tiles on tensor cores
     assert plan_for(wide.replace(activation="silu"), tensor_cores=True).gradient_path == "group"  # no h -> act'
     assert plan_for(wide.replace(grad_weight=0.0), tensor_cores=True, fused=False).gradient_path == "tiles"

@@ -55,7 +55,7 @@ def _network_differences(trainer, h):
         dict(encoding="raw", activation="softplus", output_activation="softplus", hidden=[12, 12]),
         dict(encoding="raw", activation="silu", output_activation="silu", hidden=[12, 12]),
         # on a CPU driver the wide float networks above take lane tiles, whose evaluation loops
-        # over a layer table (app/kernels/shadergen/lanes.py): this one keeps the GPUs' chain of layers
+        # over a layer table (app/kernels/paths/lanes/shadergen.py): this one keeps the GPUs' chain of layers
         dict(encoding="fourier", frequencies=3, activation="relu", hidden=[24, 16], lane_tiles=False),
     ],
     ids=[

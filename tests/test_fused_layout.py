@@ -43,7 +43,7 @@ def _nvidia_a_fragment(r: int, c: int) -> int:
 
 
 def test_operand_slots_are_nvidias_a_operand_and_a_permutation():
-    """Where shaders/fused_registers.slang reads and writes a lane's elements on CUDA."""
+    """Where app/kernels/paths/fused/fused_registers.slang reads and writes a lane's elements on CUDA."""
     slots = [operand_slot(r, c) for r in range(16) for c in range(16)]
     assert sorted(slots) == list(range(256))
     assert all(operand_slot(r, c) == _nvidia_a_fragment(r, c) for r in range(16) for c in range(16))
@@ -129,20 +129,26 @@ def test_column_tiles_shared_by_subgroups_split_the_rows(sizes, splits):
         assert layout.row_blocks % split == 0 and layout.warps % split == 0
 
 
-def test_the_kernel_loads_held_weights_before_the_tile_loop_and_others_per_layer():
-    def kernel(hidden):
-        plan = plan_for(validate(Config(encoding="raw", hidden=hidden, precision="half")), tensor_cores=True)
-        source = network_source(plan)
-        return source[source.index("void learnGradient") :]
+def _helper(source: str, name: str) -> str:
+    """The body of the generated helper `name`: learnGradient's per-layer part (fused.slang calls it)."""
+    body = source[source.index(f"void {name}(") :]
+    return body[: body.index("\n}\n")]
 
-    held = kernel([64, 64, 64])
-    loop = held.index("for (uint tile")
-    assert held.count("fusedHoldColumns<") == 4 and held.rindex("fusedHoldColumns<") < loop
-    per_tile = kernel([80, 80])
-    loop = per_tile.index("for (uint tile")
-    forward, backward = per_tile.index("fusedForwardColumns<"), per_tile.index("fusedBackwardColumns<")
-    holds = [i for i in range(len(per_tile)) if per_tile.startswith("fusedHoldColumns<", i)]
-    assert len(holds) == 2 and loop < holds[0] < forward < holds[1] < backward, "each just before its layer"
+
+def test_the_kernel_loads_held_weights_before_the_tile_loop_and_others_per_layer():
+    def module(hidden):
+        return network_source(
+            plan_for(validate(Config(encoding="raw", hidden=hidden, precision="half")), tensor_cores=True)
+        )
+
+    held = module([64, 64, 64])  # fused.slang's learnGradient calls fusedBeginStep before its tile loop
+    per_tile = "".join(_helper(held, name) for name in ("fusedForward", "fusedBackward"))
+    assert _helper(held, "fusedBeginStep").count("fusedHoldColumns<") == 4 and "fusedHoldColumns<" not in per_tile
+    wide = module([80, 80])
+    assert "fusedHoldColumns<" not in _helper(wide, "fusedBeginStep")
+    for name, layer in (("fusedForward", "fusedForwardColumns<"), ("fusedBackward", "fusedBackwardColumns<")):
+        body = _helper(wide, name)
+        assert body.count("fusedHoldColumns<") == 1 and body.index("fusedHoldColumns<") < body.index(layer), name
 
 
 def test_plans_choose_the_fused_trainer_only_where_it_runs():

@@ -159,7 +159,7 @@ def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for
     gpu, monkeypatch, make_trainer, activation
 ):
     """A 64-wide float network on SIMT workgroup tiles: each thread computes a 4 x 4 block of
-    outputs (shaders/tiles.slang), holds its weight-gradient sums in registers, and applies the
+    outputs (app/kernels/paths/tiles/tiles.slang), holds its weight-gradient sums in registers, and applies the
     layer below's activation derivative as it writes dH. Its gradient matches numpy's, and neither
     blocking nor holding changes a bit: the same network built with 1 x 1 blocks (one output a
     thread, too many to hold: added into memory tile by tile) gives identical sums on lavapipe. On
@@ -254,7 +254,7 @@ def test_half_pairs_count_every_sample_once(make_trainer):
     ids=["68-132-8 fourier", "16-16 sigmoid", "16-16 softplus"],
 )
 def test_lane_tiles_gradient_matches_numpy(gpu, monkeypatch, make_trainer, fields):
-    """The CPU drivers' path for wide float networks (shaders/lanes.slang)."""
+    """The CPU drivers' path for wide float networks (app/kernels/paths/lanes/lanes.slang)."""
     if not gpu.software:  # NVIDIA's Vulkan driver fails the 68-132-8 lane module's pipeline (VK_ERROR_UNKNOWN)
         pytest.skip("lane tiles are the CPU drivers' path (app/gpu/gpu.py lane_tiles)")
     monkeypatch.setattr(gpu, "lane_tiles", True)

@@ -1,6 +1,7 @@
 """The house's rules, checked on the code itself: app/'s packages import one way (each package only
 from the packages below it, as its __init__ docstring says), no module tells the gradient paths
-apart by their names, and the registries list what they say they list."""
+apart by their names, each path is one folder, every kernel entry point is in a .slang file, and
+the registries list what they say they list."""
 
 from __future__ import annotations
 
@@ -197,6 +198,61 @@ def test_the_paths_have_distinct_names_and_group_tiles_fit_every_network():
     )
     path, fields = choose_path(request)
     assert path is GROUP and fields["group_size"] >= 8
+
+
+def test_every_gradient_path_is_one_folder():
+    """app/kernels/paths/<name>/ holds a path's object (path.py), its Slang and a README.md that
+    says what the path is, when it is chosen and its files."""
+    for path in PATHS:
+        folder = APP / "kernels" / "paths" / path.name
+        assert type(path).__module__ == f"app.kernels.paths.{path.name}.path", path.name
+        readme = (folder / "README.md").read_text()
+        assert readme.startswith("# ") and len(readme.splitlines()) >= 3, path.name
+        named = set(re.findall(r"`([\w./]+\.(?:py|slang))`", readme))
+        own = {f.name for f in folder.iterdir() if f.suffix in (".py", ".slang") and f.name != "__init__.py"}
+        assert own <= named, f"{path.name}/README.md does not name {sorted(own - named)}"
+        elsewhere = {
+            f.relative_to(root).as_posix() for root in (APP.parent / "shaders", APP) for f in root.rglob("*.*")
+        }
+        stale = {name for name in named - own if not any(f.endswith(name) for f in elsewhere)}
+        assert not stale, f"{path.name}/README.md names files that are nowhere: {sorted(stale)}"
+
+
+def _includes(text: str) -> list[str]:
+    return re.findall(r'^#include "([^"]+)"', text, re.MULTILINE)
+
+
+def test_every_slang_include_names_one_file():
+    """A .slang file includes its own folder's files by name and the others by their folder from one
+    of the roots (app/resources.py: slang_include_paths); the generated modules' includes too."""
+    from app.config.config import Config, validate
+    from app.kernels.network_module import network_source
+    from app.kernels.planning import plan_for
+    from app.resources import slang_include_paths
+
+    roots = slang_include_paths()
+    files = [f for root in (APP.parent / "shaders", APP) for f in root.rglob("*.slang")]
+    assert len(files) > 40
+    texts = {f: f.read_text() for f in files}
+    configs = [
+        dict(),
+        dict(hidden=[64, 64]),
+        dict(hidden=[64, 64], precision="half", encoding="hashgrid", grid_levels=4),
+    ]
+    for config in configs:
+        for tensor_cores in (False, True):
+            texts[Path("generated")] = network_source(plan_for(validate(Config(**config)), tensor_cores=tensor_cores))
+            for file, text in texts.items():
+                for name in _includes(text):
+                    found = [base / name for base in (file.parent, *roots) if (base / name).is_file()]
+                    assert len(found) == 1, f"{file}: #include {name!r} finds {found}"
+
+
+def test_no_python_module_writes_a_kernel_entry_point():
+    """Every kernel entry point is written in a .slang file: a generator prints only constants,
+    tables and the per-layer helpers the entry points call."""
+    found = [str(p.relative_to(APP)) for p in APP.rglob("*.py") if '[shader("' in p.read_text()]
+    assert not found, found
 
 
 @pytest.mark.parametrize("name", list(ENCODINGS))

@@ -1,6 +1,8 @@
 """`python -m app.entry.shadergen` prints the module the app compiles, for any config: the printed
 text is the app's own, and it compiles on the device into every entry point's pipeline (on
-lavapipe too for the tensor-core module, which only an NVIDIA device runs: tests/test_tensor_cores.py)."""
+lavapipe too for the tensor-core module, which only an NVIDIA device runs: tests/test_tensor_cores.py).
+Every entry point is written in a .slang file: the module prints constants, tables and the
+per-layer helpers the gradient paths' learnGradient calls."""
 
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ CONFIGS = {
     "half pairs": ["--precision", "half", "--hidden", "7,5"],
 }
 TENSOR_CORES = ["--hidden", "64,48", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
-# The fused trainer's other shapes (app/kernels/fused_layout.py): 8 subgroups on 64-sample tiles, two to
+# The fused trainer's other shapes (app/kernels/paths/fused/layout.py): 8 subgroups on 64-sample tiles, two to
 # a column tile; 8 subgroups on 32-sample tiles
 FUSED_BUSY = ["--hidden", "64,64,64", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
 FUSED_WIDE = ["--hidden", "128,128", "--precision", "half", "--encoding", "raw", "--tensor-cores"]
@@ -69,16 +71,27 @@ def test_printed_module_is_the_apps_and_compiles(gpu, argv):
     _compile(gpu.device, printed)
 
 
+def _layers(printed: str) -> str:
+    """learnGradient's per-layer part of a generated module: the statics and helpers its .slang
+    entry point calls (up to the views' includes)."""
+    part = printed[printed.index("// learnGradient's layers") :]
+    part = part[: part.index("#include")]
+    assert part.count("{") == part.count("}")
+    return part
+
+
+def _helper(printed: str, name: str) -> str:
+    body = printed[printed.index(f"void {name}(") :]
+    return body[: body.index("\n}\n")]
+
+
 def _tensor_core_kernel(argv: list[str]):
     printed = source_for(argv)
     config = config_from_args(build_parser().parse_args(argv[:-1]))
     plan = plan_for(config, tensor_cores=True)
     assert all(plan.mma) and printed == network_source(plan)
     assert printed != source_for(argv[:-1]), "--tensor-cores changes the plan"
-    kernel = printed[printed.index("void learnGradient") :]
-    kernel = kernel[: kernel.index("\n}\n") + 3]
-    assert kernel.count("{") == kernel.count("}")
-    return printed, plan, kernel
+    return printed, plan, _layers(printed)
 
 
 @pytest.mark.parametrize(
@@ -87,7 +100,9 @@ def _tensor_core_kernel(argv: list[str]):
 def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu, argv):
     printed, plan, kernel = _tensor_core_kernel(argv)
     layers = len(plan.layers)
-    assert plan.gradient_path == "fused" and '#include "fused.slang"' in printed and "tiles_mma" not in printed
+    assert (
+        plan.gradient_path == "fused" and '#include "paths/fused/fused.slang"' in printed and "tiles_mma" not in printed
+    )
     assert "products   tensor cores on layers 0, 1, 2" in printed
     calls = (
         ("fusedForwardRows<", 1),
@@ -98,12 +113,15 @@ def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu, argv):
         ("fusedBackwardColumns<", layers - 2),
         ("fusedHoldColumns<", 2 * (layers - 2)),  # each hidden layer's weights, forward and backward
         ("fusedWriteGradients<", layers),
-        # after each forward layer but the output's, one a layer backward, one a tile
-        ("GroupMemoryBarrierWithGroupSync();", 2 * layers),
+        # after each forward layer but the output's, one a layer backward (fused.slang's one a tile)
+        ("GroupMemoryBarrierWithGroupSync();", 2 * layers - 1),
     )
     for call, count in calls:
         assert kernel.count(call) == count, call
-    assert kernel.rindex("fusedHoldColumns<") < kernel.index("for (uint tile"), "held once, not per tile"
+    per_tile = _helper(printed, "fusedForward") + _helper(printed, "fusedBackward")
+    assert "fusedHoldColumns<" in _helper(printed, "fusedBeginStep") and "fusedHoldColumns<" not in per_tile, (
+        "held once a step, not per tile"
+    )
     hidden = plan.layers[1]
     copies = printed[printed.index("void storeWeightCopies") :]
     assert f"if (index >= {hidden.offset} && index < {hidden.offset + hidden.fan_in * hidden.fan_out})" in copies
@@ -115,17 +133,18 @@ def test_fused_tensor_core_module_is_well_formed_and_compiles(gpu, argv):
 def test_tensor_core_module_is_well_formed_and_compiles(gpu):
     plan = plan_for(config_from_args(build_parser().parse_args(TILES_MMA[:-1])), tensor_cores=True, fused=False)
     printed = network_source(plan)
-    kernel = printed[printed.index("void learnGradient") :]
-    kernel = kernel[: kernel.index("\n}\n") + 3]
-    assert all(plan.mma) and kernel.count("{") == kernel.count("}")
+    kernel = _layers(printed)
+    assert all(plan.mma)
     layers = len(plan.layers)
     assert plan.gradient_path != "fused"
-    assert '#include "tiles_mma.slang"' in printed and "products   tensor cores on layers 0, 1, 2" in printed
+    assert (
+        '#include "paths/tiles/tiles_mma.slang"' in printed and "products   tensor cores on layers 0, 1, 2" in printed
+    )
     for call, count in (("mmaForward<", layers), ("mmaGradients<", layers), ("mmaBackward<", layers - 1)):
         assert kernel.count(call) == count, call
     for k, layer in enumerate(plan.layers):
         assert f"mmaWriteGradients<{layer.fan_in}, {layer.fan_out}," in kernel
-        assert f"if (tid < {layer.fan_out}) slot[{layer.bias_offset} + tid] = bias{k};" in kernel
+        assert f"if (tid < {layer.fan_out}) slot[{layer.bias_offset} + tid] = tileBias{k};" in kernel
     # dZ and dH take turns in gradient blocks 0 and 1 from the output layer back
     blocks = [int(b) for b in re.findall(r"tileBiasGradient<\d+>\(tid, (\d)\)", kernel)]
     assert blocks == [(layers - 1 - k) % 2 for k in reversed(range(layers))]
@@ -136,7 +155,7 @@ def test_pairs_module_runs_each_layer_forward_and_back():
     """Half precision on thread accumulators: trainPair carries two samples through every layer
     and back, each layer reading the 16-byte lines of the weights buffer that hold its block."""
     printed = source_for(CONFIGS["half pairs"])
-    assert '#include "pairs.slang"' in printed and '#include "train.slang"' not in printed
+    assert '#include "paths/pairs/pairs.slang"' in printed and '#include "paths/thread/train.slang"' not in printed
     chain = printed[printed.index("void trainPair") :]
     chain = chain[: chain.index("\n}\n")]
     assert chain.count("pairForward<") == 3 and chain.count("pairAccumulate<") == 3
@@ -158,16 +177,24 @@ def test_lane_tile_module_walks_a_table_of_the_layers_and_compiles(gpu):
     plan = plan_for(config, cpu=True)
     assert plan.gradient_path == "lanes" and printed == network_source(plan)
     assert printed != source_for(LANE_TILES[:-1]), "--cpu changes the plan"
-    assert '#include "lanes.slang"' in printed and "gradients  lane tiles of 64 samples" in printed
+    assert '#include "paths/lanes/lanes.slang"' in printed and "gradients  lane tiles of 64 samples" in printed
     table = printed[printed.index("LANE_LAYER_TABLE[LANE_LAYERS] = {") :]
     rows = re.findall(r"\{ ([\d, ]+) \},", table[: table.index("};")])
     assert [tuple(int(v) for v in row.split(", "))[:5] for row in rows] == [
         (layer.fan_in, layer.fan_out, -(-layer.fan_in // 4) * 4, -(-layer.fan_out // 4) * 4, layer.offset)
         for layer in plan.layers
     ]
-    kernel = printed[printed.index("void learnGradient") :]
-    assert kernel.count("lanesForward<") == 2 and kernel.count("lanesGradients(") == 1
     _compile(gpu.device, printed)
+
+
+def test_the_module_prints_no_entry_point():
+    """Every path's learnGradient is in its .slang file (app/kernels/paths/<name>/): the module
+    prints the per-layer helpers it calls, and no entry point of its own."""
+    for argv in (*CONFIGS.values(), TENSOR_CORES, FUSED_BUSY, TILES_MMA, LANE_TILES):
+        if "--target-file" in argv:
+            continue
+        printed = source_for(argv)
+        assert "[shader(" not in printed and "void learnGradient" not in printed, argv
 
 
 def test_every_line_is_indented_by_whole_levels():
@@ -185,7 +212,7 @@ def test_command_line_prints_the_module_and_refuses_bad_options():
 
     printed = run("--hidden", "64,64", "--activation", "tanh")
     assert printed.returncode == 0, printed.stderr
-    assert printed.stdout.startswith("// Generated by app/kernels/shadergen")
+    assert printed.stdout.startswith("// Generated by app/kernels/network_module.py")
     assert "// network    4 -> 64 -> 64 -> 4: 4740 parameters, tanh hidden, identity output" in printed.stdout
     assert printed.stdout == source_for(["--hidden", "64,64", "--activation", "tanh"])
     for bad, message in (

@@ -1,6 +1,6 @@
 """The half-precision paths on tensor cores (cooperative matrices), where the device has them: the
-fully fused trainer (shaders/fused.slang) wherever a network fits it, workgroup tiles
-(shaders/tiles_mma.slang) for wider ones. CI's lavapipe has none, so these run on the GPU
+fully fused trainer (app/kernels/paths/fused/fused.slang) wherever a network fits it, workgroup tiles
+(app/kernels/paths/tiles/tiles_mma.slang) for wider ones. CI's lavapipe has none, so these run on the GPU
 machine; tests/test_tensor_cores_emulated.py runs the same kernels on CI with their products
 emulated. fp16 products with fp32 accumulation and fp16 activations and gradients between layers:
 the gradients follow a float64 reference to within 3e-2 of the largest gradient (room for fp16's

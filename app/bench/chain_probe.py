@@ -1,7 +1,7 @@
 """The cooperative-matrix-2 road's primitive beside the app's (issue 20, item 2): a chain of
 64-sample x 64 x 64 layers (product, leaky ReLU, round trip through shared memory), once as one
 workgroup-scope 64x64 product a layer (VK_NV_cooperative_matrix2) and once as the subgroup-scope
-16x16 products the fused trainer is built from (shaders/bench_chains.slang). Checked against
+16x16 products the fused trainer is built from (shaders/bench/bench_chains.slang). Checked against
 numpy, then timed: TFLOP/s of the products."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """One cooperative-vector road to training 2-64-64-64-4 in half precision (app/bench/roads.py
-measures them): its buffers and kernels (shaders/bench_roads.slang), the float64 numpy reference
+measures them): its buffers and kernels (shaders/bench/bench_roads.slang), the float64 numpy reference
 its gradients are checked against, and the check."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import slangpy as spy
 from ..resources import shader_dir
 
 LAYERS = ((16, 64), (64, 64), (64, 64), (64, 16))  # (In, Out), padded as the shader pads them
-W_AT = (0, 1088, 5248, 9408)  # elements: as shaders/bench_roads.slang's W0..W3, B0..B3
+W_AT = (0, 1088, 5248, 9408)  # elements: as shaders/bench/bench_roads.slang's W0..W3, B0..B3
 B_AT = (1024, 5184, 9344, 10432)
 COUNT = 10448
 REAL_IN, REAL_OUT = 2, 4
@@ -90,7 +90,7 @@ def matrix_set(device: spy.Device, data_type: spy.DataType) -> MatrixSet:
 
 
 def road_module(device: spy.Device, grad_type: str) -> spy.SlangModule:
-    """shaders/bench_roads.slang with its gradients' type, "float" or "half"."""
+    """shaders/bench/bench_roads.slang with its gradients' type, "float" or "half"."""
     component = "Float32" if grad_type == "float" else "Float16"
     prefix = (
         f"typealias GradT = {grad_type};\n"

@@ -11,7 +11,7 @@ benchmark's 2-64-64-64-4 network in half precision beside the app's own trainer 
   summed in a fixed order (bit-reproducible).
 
 Each road trains with Adam (lr 0.01) on fp32 master weights, in steps of `--batch` samples
-(shaders/bench_roads.slang). Before timing, each road's gradients for one batch of 4096 are
+(shaders/bench/bench_roads.slang). Before timing, each road's gradients for one batch of 4096 are
 checked against float64 numpy from the same half weights and points (their relative error is
 printed; a variant over 3% is not timed), and the stored road's against a second run of itself
 (bit for bit). Each road tries fp32 gradient sums first, then fp16; the run exits 1 when a road

@@ -5,7 +5,7 @@ independent path on the same fixed batch, and that path against central finite d
   2^24 moves each parameter by -2^24 g, which float32 holds to ~1e-7 of g however small g is
   next to the parameter (with a rate of 1, a gradient 1e-4 of its parameter would keep only
   three digits); the trainer is put back as it was.
-- The independent path (app/check/grad_reference.py) is SlangPy's .bwds of shaders/grad_check.slang,
+- The independent path (app/check/grad_reference.py) is SlangPy's .bwds of shaders/check/grad_check.slang,
   on the same batch; it shares no code with the training kernels.
 - Central differences check that path in turn, for each layer's weight and bias with the
   largest gradient, and a grid's largest table value's. They difference the batch's loss in

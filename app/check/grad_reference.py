@@ -1,14 +1,14 @@
 """The gradient check's independent path (app/check/grad_check.py compares the training kernels
 with it): the network's loss and parameter gradient on a fixed batch, through SlangPy.
 
-- shaders/grad_check.slang through SlangPy's function-call API: each layer is one vectorised
+- shaders/check/grad_check.slang through SlangPy's function-call API: each layer is one vectorised
   call over (sample, neuron) on differentiable tensors (Tensor.with_grads()), and `.bwds` of each
   call, chained from the loss back to the first layer, gives the gradient. It shares no code with
-  the training kernels; the batch's points come from the same sampler (shaders/sampling.slang)
+  the training kernels; the batch's points come from the same sampler (shaders/truth/sampling.slang)
   and the truth from the same definition.
 - A dataset's batch is its training points at the positions the trainer's next step takes
-  (shuffledIndex from shaders/sampling.slang, read in numpy from the dataset), with the loss its
-  problem takes, written again in shaders/grad_check.slang.
+  (shuffledIndex from shaders/truth/sampling.slang, read in numpy from the dataset), with the loss its
+  problem takes, written again in shaders/check/grad_check.slang.
 - A grid encoding (app/model/hashgrid.py) is the path's input: its numpy twin encodes the points from
   the tables, and the tables' gradient is numpy's scatter of the first layer's input gradient
   (.bwds of that call) with the bilinear weights.
@@ -134,7 +134,7 @@ def _reference_device(gpu: Gpu, source: str, outputs: int) -> tuple[spy.Device, 
 
 
 class ReferencePath:
-    """The network's loss and gradient through shaders/grad_check.slang, for one plan."""
+    """The network's loss and gradient through shaders/check/grad_check.slang, for one plan."""
 
     def __init__(self, gpu: Gpu, plan: NetworkPlan, samples: int = CHECK_BATCH):
         self.plan, self.samples = plan, samples

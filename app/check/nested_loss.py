@@ -1,6 +1,6 @@
 """The gradient check of the nested loss (training on derivatives, app/model/derivative_loss.py):
 a float64 numpy twin of the whole loss the derivative kernels train on, and its parameter
-gradient by central differences. It shares nothing with shaders/derivatives.slang, which takes
+gradient by central differences. It shares nothing with shaders/model/derivatives.slang, which takes
 the input gradient with Slang's fwd_diff and differentiates it again with bwd_diff:
 
 - the network's input gradient by forward mode in numpy: the encoding's Jacobian by complex step
@@ -47,7 +47,7 @@ DERIVATIVES = {
     "identity": np.ones_like,
 }
 COMPLEX_STEP = 1e-30
-NORM_FLOOR = 1e-12  # shaders/derivatives.slang's floor under |grad f|^2
+NORM_FLOOR = 1e-12  # shaders/model/derivatives.slang's floor under |grad f|^2
 
 
 def encoding_tangents(plan: NetworkPlan, x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""A step's samples in numpy, as the kernels draw them (shaders/sampling.slang), for the nested
+"""A step's samples in numpy, as the kernels draw them (shaders/truth/sampling.slang), for the nested
 gradient check, which needs no GPU module of its own: samplePoint's points over the domain, and
 the normal alignment term's boundary samples (shadergen/truth.py's boundary drawSample): every
 NORMAL_EVERY-th sample of a step is the shape's boundary point boundaryIndex(seed, step, i, count),
@@ -14,7 +14,7 @@ from ..truth.sdf_truth import boundary_points, load_field
 
 
 def pcg_hash(values: np.ndarray) -> np.ndarray:
-    """shaders/sampling.slang's pcgHash on uint32 arrays (wrapping as the GPU's uints do)."""
+    """shaders/truth/sampling.slang's pcgHash on uint32 arrays (wrapping as the GPU's uints do)."""
     v = np.atleast_1d(np.asarray(values, np.uint32))
     with np.errstate(over="ignore"):  # uint32 products wrap, as intended
         state = v * np.uint32(747796405) + np.uint32(2891336453)

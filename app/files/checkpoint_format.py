@@ -58,7 +58,7 @@ APP = "slang-visual-trainer"
 _PREFIX = struct.Struct("<8sIIQ32s")
 MAX_HEADER_BYTES = 1 << 20
 MAX_FILE_BYTES = 1 << 31
-MAX_STEP = (1 << 32) - 1  # the kernels' step index is a uint (shaders/step_args.slang)
+MAX_STEP = (1 << 32) - 1  # the kernels' step index is a uint (shaders/common/step_args.slang)
 
 
 class CheckpointError(UserError):

@@ -1,6 +1,6 @@
 """A Slang struct's layout as a numpy structured dtype, read from SlangPy's reflection of a
 compiled module. The host fills records that kernels read through a pointer (StepArgs,
-shaders/step_args.slang): their layout is the struct's alone, not a second table kept in step by
+shaders/common/step_args.slang): their layout is the struct's alone, not a second table kept in step by
 hand. Field names become snake_case (sampleEnd: sample_end); a nested struct becomes a nested
 dtype, an array a subarray, a pointer its 8-byte address."""
 

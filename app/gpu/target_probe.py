@@ -1,7 +1,7 @@
 """A user's Slang target (app/truth/slang_file.py) compiled alone on the device, with a small
-probe kernel: that finds compile errors with the compiler's message and line before anything is
-rebuilt, checks that `target` is differentiable (the derivative views run fwd_diff through it)
-and reads TARGET_COUNT. There is no numpy twin of a Slang target: its values are checked for NaN
+probe kernel (shaders/truth/target_probe.slang): that finds compile errors with the compiler's
+message and line before anything is rebuilt, checks that `target` is differentiable (the
+derivative views run fwd_diff through it) and reads TARGET_COUNT. There is no numpy twin of a Slang target: its values are checked for NaN
 and infinity on the GPU evaluation instead (app/truth/finite.py: check_truth_finite)."""
 
 from __future__ import annotations
@@ -14,15 +14,10 @@ from ..truth.slang_file import TARGET_NAMESPACE, SlangTargetError, compiler_mess
 from ..truth.targets import MAX_TARGETS
 from .gpu import Gpu
 
+# The probe kernel (shaders/truth/target_probe.slang), after the file's text
 _PROBE = f"""
-#line 1 "probe"
-[shader("compute")]
-[numthreads(1, 1, 1)]
-void probeTarget(uniform int* count, uniform float* derivative)
-{{
-    count[0] = {TARGET_NAMESPACE}::TARGET_COUNT;
-    derivative[0] = fwd_diff({TARGET_NAMESPACE}::target)(diffPair(float2(0.0, 0.0), float2(1.0, 0.0)), 0).d;
-}}
+#define TARGET_NAMESPACE {TARGET_NAMESPACE}
+#include "truth/target_probe.slang"
 """
 
 

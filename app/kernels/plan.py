@@ -26,7 +26,7 @@ class LayerPlan:
     fan_out: int
     activation: Activation
     offset: int  # first weight in the flat parameter vector; biases follow the weights
-    z_offset: int  # first pre-activation in the per-thread cache (shaders/layers.slang)
+    z_offset: int  # first pre-activation in the per-thread cache (shaders/model/layers.slang)
 
     @property
     def bias_offset(self) -> int:
@@ -69,12 +69,12 @@ class NetworkPlan:
     group_size: int
     thread_accumulators: bool = False  # each thread keeps its gradient sums in registers
     mma: tuple[bool, ...] = ()  # per layer: products on tensor cores (workgroup tiles)
-    # Those products emulated with plain loops (shaders/mma_emulated.slang): CI runs the tensor-core
+    # Those products emulated with plain loops (shaders/common/mma_emulated.slang): CI runs the tensor-core
     # kernels so on a device without cooperative matrices (VISUAL_TRAINER_TENSOR_CORES=emulated)
     emulated_mma: bool = False
     tile_samples: int = 0  # samples a tile (workgroup and lane tiles)
     tile_pad: int = 0  # workgroup tiles: the row padding that keeps shared-memory banks apart
-    tile_inputs: int = 1  # group tiles' shared-memory rows (shaders/gradients.slang); 1 where unused
+    tile_inputs: int = 1  # group tiles' shared-memory rows (shaders/common/gradients.slang); 1 where unused
     tile_outputs: int = 1
     # Where each step's samples and their truth come from (app/kernels/shadergen/truth.py): "formula"
     # (targets or a Slang file), "image" (both sampled afresh every step) or "points" (a dataset
@@ -83,7 +83,7 @@ class NetworkPlan:
     loss_name: str = "squared"  # app/model/losses.py: squared, logistic or softmax
     image: ImageTruth | None = None  # an image as the ground truth (instead of targets or a Slang file)
     sdf: SdfTruth | None = None  # a shape's signed distance field as the truth (app/truth/sdf_truth.py)
-    derivatives: bool = False  # the loss has terms on the input gradient (shaders/derivatives.slang)
+    derivatives: bool = False  # the loss has terms on the input gradient (shaders/model/derivatives.slang)
     normals: bool = False  # ...and one on a shape's boundary points (drawSample draws some there)
 
     @property

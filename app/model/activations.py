@@ -1,7 +1,7 @@
 """Activations as Python <-> Slang twins: each is one small object with its Slang struct
-(shaders/activations.slang), the differentiable Slang expression the standalone export prints, its
+(shaders/model/activations.slang), the differentiable Slang expression the standalone export prints, its
 numpy function, and what the kernels may assume of it. Adding one is an entry in ACTIVATIONS, its
-struct in shaders/activations.slang, and its case in shaders/grad_check.slang (the gradient
+struct in shaders/model/activations.slang, and its case in shaders/check/grad_check.slang (the gradient
 check's independent path, written again on purpose).
 
 A value such as the LeakyReLU slope is defined here once: the generated module gets it as a
@@ -29,7 +29,7 @@ class Activation:
     relu_like: bool = False  # He initialisation instead of Glorot
     # Its derivative follows from its output (one-to-one, or piecewise with the pieces told apart
     # by the output's sign): the tiled kernels keep outputs, not pre-activations, and derive the
-    # gradient from them (shaders/activations.slang). Sine and SiLU are neither (SiLU falls to a
+    # gradient from them (shaders/model/activations.slang). Sine and SiLU are neither (SiLU falls to a
     # minimum near z = -1.28 and rises again); paths that need it say so.
     derivative_from_output: bool = True
     params: dict = field(default_factory=dict)  # extra network.json fields, e.g. the slope

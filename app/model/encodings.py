@@ -6,7 +6,7 @@ the export. The Playground's features (poly2 and raw are two fixed sets of them)
 features, and the multiresolution grids (app/model/hashgrid.py), whose tables are trained.
 
 Adding one is an entry in ENCODINGS, its Slang where encodeInput calls one
-(shaders/encodings.slang), and a Config field where it needs a setting of its own."""
+(shaders/model/encodings.slang), and a Config field where it needs a setting of its own."""
 
 from __future__ import annotations
 
@@ -115,12 +115,12 @@ class FeatureEncoding(Encoding):
         return "" if self.fixed is not None else f" ({', '.join(setting)})"
 
 
-# shaders/encodings.slang's PI, in float32: the shader scales by float(1 << k) * PI
+# shaders/model/encodings.slang's PI, in float32: the shader scales by float(1 << k) * PI
 FOURIER_PI = np.float32(3.14159265358979)
 
 
 class FourierEncoding(Encoding):
-    """x and y, then sin and cos of 2^k pi x and 2^k pi y for k < K (shaders/encodings.slang)."""
+    """x and y, then sin and cos of 2^k pi x and 2^k pi y for k < K (shaders/model/encodings.slang)."""
 
     name = "fourier"
     fields = ("frequencies",)
@@ -178,7 +178,7 @@ GRID_ENTRY_NAMES = {
 
 
 class GridEncoding(Encoding):
-    """A multiresolution grid (app/model/hashgrid.py, shaders/hashgrid.slang): its setting is the
+    """A multiresolution grid (app/model/hashgrid.py, shaders/model/hashgrid.slang): its setting is the
     GridSpec, and its tables follow the MLP's parameters. Its standalone Slang for the export is
     app/files/export_grid.py's, which binds the tables from a file."""
 

@@ -1,6 +1,6 @@
 """The multiresolution grid encodings (Müller et al. 2022, "Instant neural graphics primitives"):
 `hashgrid`, where fine levels index their table through a spatial hash, and `densegrid`, the same
-levels stored whole, for comparison. Their Slang twin is shaders/hashgrid.slang.
+levels stored whole, for comparison. Their Slang twin is shaders/model/hashgrid.slang.
 
 Layout. The grid spans the domain: a point p maps to u = (p - lo) / (hi - lo) in [0, 1]^2. Level l
 has a scale s_l = base * b^l (float32), and u * s_l falls in cell floor(u * s_l), whose four
@@ -12,7 +12,7 @@ a finer level of a hash grid stores 2^T entries, corner (x, y) at (x ^ y * 26544
 (tiny-cuda-nn's hash: the first prime is 1). Level l's entries follow level l - 1's; entry e of
 the tables holds features [e * F, e * F + F) of the parameters after the MLP's.
 
-Training (app/model/encodings.py: GridEncoding, shaders/adjust.slang):
+Training (app/model/encodings.py: GridEncoding, shaders/common/adjust.slang):
 - The tables are parameters of the same optimizer, with the same learning rate and betas: its
   steps, normalised by Adam, move a table value about as far as an MLP weight, and the tables start
   within +-1e-4 (instant-ngp's initialisation), so they need no rate of their own.

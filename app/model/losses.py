@@ -1,4 +1,4 @@
-"""The per-sample losses as Python <-> Slang twins: each is a function in shaders/loss.slang,
+"""The per-sample losses as Python <-> Slang twins: each is a function in shaders/model/loss.slang,
 `[Differentiable] float f(MLVec<OUTPUT_DIM> y, no_diff float truth[OUTPUT_DIM])`, which the
 generated outputLoss calls and the training kernels reach through bwd_diff, and its numpy
 functions here: the loss, and what the network's outputs mean (network.json's "output").
@@ -42,7 +42,7 @@ def _sigmoid(y: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class Loss:
     name: str
-    slang: str  # its function in shaders/loss.slang
+    slang: str  # its function in shaders/model/loss.slang
     output: str  # network.json's output kind: how the outputs turn into predictions
     numpy: Callable[[np.ndarray, np.ndarray], np.ndarray]  # (N, outputs) y, truth -> (N,) losses
     predict: Callable[[np.ndarray], np.ndarray]  # outputs -> values or class probabilities

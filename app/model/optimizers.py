@@ -1,5 +1,5 @@
 """Optimizers as Python/Slang twins: each is one object here and one struct in
-shaders/optimizers.slang. Everything else follows from the object: the --optimizer choices, the
+shaders/model/optimizers.slang. Everything else follows from the object: the --optimizer choices, the
 Training panel's controls, the floats of state the trainer keeps per parameter (and a checkpoint
 saves), the step's hyper-parameter values (StepArgs' optimizer.hyper) and optimizerUpdate, the
 generated function that picks an optimizer's struct at run time.
@@ -42,7 +42,7 @@ class Hyper:
 @dataclass(frozen=True)
 class Optimizer:
     name: str
-    slang: str  # its struct in shaders/optimizers.slang
+    slang: str  # its struct in shaders/model/optimizers.slang
     state_width: int  # floats of state per parameter, the size of update()'s `state`
     hypers: tuple[Hyper, ...] = ()
 
@@ -109,7 +109,7 @@ def _case(optimizer: Optimizer) -> str:
 
 
 def slang_source() -> str:
-    """The optimizers for a generated module: shaders/optimizers.slang and optimizerUpdate, which
+    """The optimizers for a generated module: shaders/model/optimizers.slang and optimizerUpdate, which
     applies the step's optimizer to one parameter whose state is state[k * stride], k < its
     state width."""
     ids = "".join(f"static const uint OPTIMIZER_{o.name.upper()} = {o.id};\n" for o in OPTIMIZERS.values())

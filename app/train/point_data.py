@@ -4,7 +4,7 @@
 step's samples start.
 
 Batches: each step takes the next `batch` positions of an endless sequence of epochs, each
-epoch a seeded permutation of the training points (shaders/sampling.slang's shuffledIndex):
+epoch a seeded permutation of the training points (shaders/truth/sampling.slang's shuffledIndex):
 sample i of a step is at position p + i, where p counts the samples drawn from these points so
 far. Against drawing each index by a hash (with replacement), every point is seen once an
 epoch, as the Playground's steps see every training point; both are stateless, so a step's

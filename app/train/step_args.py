@@ -1,4 +1,4 @@
-"""The StepArgs records of shaders/step_args.slang: what one step's (or one piece's) learnGradient
+"""The StepArgs records of shaders/common/step_args.slang: what one step's (or one piece's) learnGradient
 and adjustParameters dispatches read (the trainer fills them), uploaded once per submit. Each
 dispatch then sets a single pointer instead of ~25 uniforms: setting a uniform costs ~5 us of CPU,
 which at small batches was most of a step's time. Their numpy layout is the Slang struct's, read
@@ -12,7 +12,7 @@ import slangpy as spy
 
 from ..gpu.gpu import Gpu
 
-REGULARIZATION_IDS = {"none": 0, "l1": 1, "l2": 2}  # StepArgs' regularization (shaders/step_args.slang)
+REGULARIZATION_IDS = {"none": 0, "l1": 1, "l2": 2}  # StepArgs' regularization (shaders/common/step_args.slang)
 
 REDUCE_GROUPS_PER_ROW = 32768  # adjustParameters' dispatch rows keep each dimension in bounds
 MAX_ROOTS = 4096  # root shader objects kept for binding again (StepArgsRing._root)

@@ -351,7 +351,7 @@ class Trainer:
         r["groups_per_row"], r["param_end"] = REDUCE_GROUPS_PER_ROW, self.plan.mlp_param_count + 1
         r["grid_end"] = self.plan.grid_param_count
         optimizer = OPTIMIZERS[c.optimizer]
-        settings = r["optimizer"]  # OptimizerSettings (shaders/optimizers.slang)
+        settings = r["optimizer"]  # OptimizerSettings (shaders/model/optimizers.slang)
         settings["kind"], settings["learning_rate"], settings["hyper"] = optimizer.id, c.lr, optimizer.hyper_values(c)
         settings["step_number"] = self.optimizer_steps + 1 + ahead  # 1-based: Adam's bias correction
         r["regularization"], r["reg_rate"] = REGULARIZATION_IDS[c.regularization], c.reg_rate

@@ -1,5 +1,5 @@
 """The truth's grid of values on the GPU, where the truth has one: an image target's pixels, or a
-shape's signed distance field (both read by shaders/image_truth.slang); a 4-byte placeholder
+shape's signed distance field (both read by shaders/truth/image_truth.slang); a 4-byte placeholder
 buffer elsewhere."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ images become 1, 2, 3 and 4 outputs, each channel's values in [0, 1] as stored (
 The image spans the domain, its top row at y1: the truth at p is the bilinear interpolation of
 the pixels at u = (p - lo) / (hi - lo), pixel (c, r) centred at ((c + 0.5) / W, 1 - (r + 0.5) / H)
 and edge pixels extended beyond. aspect_domain gives the domain that keeps the image's aspect
-ratio: [-1, 1] along its longer side. The GPU samples it in shaders/image_truth.slang; this
+ratio: [-1, 1] along its longer side. The GPU samples it in shaders/truth/image_truth.slang; this
 module has the numpy twin.
 
 Files are checked before they are decoded: the size comes from the PNG or JPEG header, so a

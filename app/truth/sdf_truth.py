@@ -1,7 +1,7 @@
 """A signed distance field as the ground truth (--sdf SHAPE): one output, f = the signed distance
 to the shape's boundary, negative inside (app/truth/shapes/ computes it). The kernels read it as
 they read an image target: a grid of float32 values spanning the domain, interpolated bilinearly
-(shaders/image_truth.slang), so its derivatives come from the same forward mode.
+(shaders/truth/image_truth.slang), so its derivatives come from the same forward mode.
 
 The grid is SDF_RESOLUTION a side, or a silhouette's own pixels, and follows the domain: it is
 computed again for another domain (a silhouette keeps its aspect ratio's, which the CLI sets). A

@@ -213,7 +213,7 @@ def _integer_exponent(node: ast.AST) -> int | None:
 def _power_to_slang(base: ast.AST, exponent: ast.AST) -> str:
     # SPIR-V's pow is undefined for a negative base (NaN on NVIDIA), and Slang's forward
     # derivative of it was wrong there on lavapipe: whole-number powers multiply instead
-    # (powInteger, shaders/targets.slang), exactly, as numpy does for x**2 with x < 0.
+    # (powInteger, shaders/truth/targets.slang), exactly, as numpy does for x**2 with x < 0.
     n = _integer_exponent(exponent)
     if n is not None:
         return f"powInteger({_to_slang(base)}, {n})"

@@ -71,3 +71,10 @@ def layer_lines(
 def indent(lines: Sequence[str], depth: int) -> str:
     """`lines` as one block, each indented by `depth` levels of four spaces."""
     return "\n".join(f"{'    ' * depth}{line}" if line else "" for line in lines)
+
+
+def inlined(comment: str, signature: str, lines: Sequence[str]) -> str:
+    """A helper of a kernel written in .slang, printed for one network: its lines are the kernel's
+    own, unrolled by layer, so it is inlined where the kernel calls it."""
+    body = indent(lines, 1)
+    return f"// {comment}\n[ForceInline]\n{signature}\n{{\n{body}{chr(10) if body else ''}}}"

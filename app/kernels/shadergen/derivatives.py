@@ -1,4 +1,4 @@
-"""The per-architecture part of training on derivatives (shaders/derivatives.slang): one sample's
+"""The per-architecture part of training on derivatives (shaders/model/derivatives.slang): one sample's
 forward pass with tangents, layer by layer, then its backward pass from the loss's gradients
 (bwd_diff of outputTerms and of each neuron's activation jet) through the layers' products."""
 
@@ -27,7 +27,7 @@ def _forward(s: LayerStep) -> str:
 def _backward(s: LayerStep, grid: bool) -> list[str]:
     """Layer k backward: its activations' jets, then its products, with the gradients by the
     layer's input but for the first layer's where the encoding has no tables (its input is then a
-    constant); a grid's tables take theirs (shaders/hashgrid_derivatives.slang)."""
+    constant); a grid's tables take theirs (shaders/model/hashgrid_derivatives.slang)."""
     products = f"jetProductsBackward<{s.layer.fan_in}, {s.layer.fan_out}, {s.layer.offset}>"
     into = f"let d{s.k - 1} = " if s.k > 0 else "let dIn = " if grid else ""
     gradients = "true" if s.k > 0 or grid else "false"
@@ -42,7 +42,7 @@ def _backward(s: LayerStep, grid: bool) -> list[str]:
 
 @dataclass(frozen=True)
 class ScratchLayout:
-    """Offsets in a thread's scratch (shaders/derivatives.slang, wide networks): each activation
+    """Offsets in a thread's scratch (shaders/model/derivatives.slang, wide networks): each activation
     (the encoded input, then each layer's output) and each pre-activation, 3 blocks of its width
     (value and tangents along x and y), then the gradients by a layer's output and by its
     pre-activation, 3 blocks of the widest layer each."""

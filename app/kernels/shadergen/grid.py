@@ -1,6 +1,6 @@
 """The generated module's part for encodings with trained parameters (app/model/hashgrid.py): the
 constants every module has (where the tables start in the parameters, whether there are any),
-and, for a grid, its per-level layout and shaders/hashgrid.slang; plus gridOptimizerSettings,
+and, for a grid, its per-level layout and shaders/model/hashgrid.slang; plus gridOptimizerSettings,
 the optimizer's settings as the tables take them (epsilon GRID_EPSILON, no weight decay)."""
 
 from __future__ import annotations

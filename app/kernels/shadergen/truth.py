@@ -5,7 +5,7 @@ here; each prints two pieces of the generated module:
 - `groundTruth(float2 p)`, [Differentiable] in p: the truth at any point, which the grid
   evaluation and the derivative views read;
 - `drawSample(StepArgs a, uint sampleIndex)`: sample `sampleIndex` of the step `a` describes,
-  a TrainingSample (shaders/sampling.slang) that learnGradient (every gradient path) trains on.
+  a TrainingSample (shaders/truth/sampling.slang) that learnGradient (every gradient path) trains on.
 
 Sources: "formula" (target expressions or a user's Slang file, sampled afresh at every step, as
 the tutorial does), "image" (an image's pixels, interpolated at points sampled the same way),
@@ -126,8 +126,8 @@ def _points(plan: NetworkPlan) -> TruthSlang:
 
 
 def _grid_truth(width: int, height: int, sample: str = _FORMULA_SAMPLE) -> TruthSlang:
-    # The values are read through the kernel context (shaders/kernel_context.slang), which each
-    # kernel sets from its arguments; the bilinear interpolation is shaders/image_truth.slang's.
+    # The values are read through the kernel context (shaders/common/kernel_context.slang), which each
+    # kernel sets from its arguments; the bilinear interpolation is shaders/truth/image_truth.slang's.
     ground_truth = f"""static const int IMAGE_WIDTH = {width};
 static const int IMAGE_HEIGHT = {height};
 #include "truth/image_truth.slang"

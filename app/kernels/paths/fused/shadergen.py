@@ -1,15 +1,17 @@
-"""Prints learnGradient for the fully fused tensor-core trainer (shaders/fused.slang): the layout
-constants of app/kernels/fused_layout.py, the forward calls and the loss, then from the output layer down
-a workgroup barrier, the weight-gradient products and the backward call of each layer (for the
-first layer with a grid, the grid's input gradient into its tables: shaders/fused_grid.slang); and
-storeWeightCopies, with which adjustParameters keeps the block copies of the hidden weights."""
+"""Prints what learnGradient of the fully fused tensor-core trainer (fused.slang) takes from the
+generated module: the layout constants (layout.py), and its per-layer calls unrolled for the network
+as inlined helpers: fusedBeginStep (weights staged and held, dW cleared), fusedForward (the tile's
+samples, each layer, the loss), fusedBackward (from the output layer down a barrier, the weight-
+gradient products and the backward call of each layer; with a grid, its input gradient into the
+tables: fused_grid.slang) and fusedWriteSlot; and storeWeightCopies, with which adjustParameters
+keeps the block copies of the hidden weights."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ...plan import NetworkPlan
-from ...shadergen.chain import LayerStep, indent, layer_lines
+from ...shadergen.chain import LayerStep, indent, inlined, layer_lines
 from .layout import FusedLayout, WeightCopy, fused_layout
 
 
@@ -22,7 +24,7 @@ def layout_of(plan: NetworkPlan) -> FusedLayout:
 
 def fused_constants(plan: NetworkPlan) -> str:
     layout = layout_of(plan)
-    return f"""// The fused trainer's layout (app/kernels/fused_layout.py): uint4 offsets and strides in shared memory
+    return f"""// The fused trainer's layout (app/kernels/paths/fused/layout.py): uint4 offsets and strides in shared memory
 static const uint FUSED_WARPS = {layout.warps};
 static const uint FUSED_THREADS = {layout.threads};
 static const uint FUSED_SAMPLES = {layout.samples};
@@ -71,21 +73,29 @@ def _hold(layout: FusedLayout, s: LayerStep, forward: bool) -> list[str]:
     bw: backward), declared and loaded (fused_layers.slang: fusedHoldColumns)."""
     fan_in, fan_out = _tiles(s.layer.fan_in), _tiles(s.layer.fan_out)
     k_tiles, n_tiles = (fan_in, fan_out) if forward else (fan_out, fan_in)
-    name = f"{'fw' if forward else 'bw'}{s.k}"
+    name = _held_name(s, forward)
     return [
         f"FusedB {name}[{layout.rounds(n_tiles) * k_tiles}];",
         f"fusedHoldColumns<{k_tiles}, {n_tiles}, {_columns(layout, n_tiles)}>(warp, {_copy(layout, s, forward)}, {name});",
     ]
 
 
-def _held(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
+def _held_name(s: LayerStep, forward: bool) -> str:
+    return f"fused{'Fw' if forward else 'Bw'}{s.k}"
+
+
+def _held(plan: NetworkPlan, layout: FusedLayout) -> tuple[list[str], list[str]]:
     """Where the layout holds the weights for the whole step: every hidden layer's, both
-    directions, before the tile loop (else each is loaded just before its layer, every tile)."""
+    directions, as statics loaded before the tile loop (else each is loaded just before its
+    layer, every tile). Their declarations, and the loads."""
     if not layout.holds_weights:
-        return ["// (loaded every tile, just before each layer: holding them all would spill registers)"]
-    return layer_lines(
-        plan, lambda s: [] if s.k == 0 or s.last else [*_hold(layout, s, True), *_hold(layout, s, False)]
-    )
+        return [], ["// (loaded every tile, just before each layer: holding them all would spill registers)"]
+
+    def holds(s: LayerStep) -> list[str]:
+        return [] if s.k == 0 or s.last else [*_hold(layout, s, True), *_hold(layout, s, False)]
+
+    lines = layer_lines(plan, holds)
+    return [f"static {line}" for line in lines[0::2]], lines[1::2]
 
 
 def _tile_sizes(s: LayerStep) -> str:
@@ -94,14 +104,14 @@ def _tile_sizes(s: LayerStep) -> str:
 
 def _jet(plan: NetworkPlan) -> str:
     """The infix of the layer functions: "Jet" where the loss has derivative terms, whose samples
-    carry their tangents through the layers (shaders/fused_jets.slang)."""
+    carry their tangents through the layers (app/kernels/paths/fused/fused_jets.slang)."""
     return "Jet" if plan.derivatives else ""
 
 
 def _samples(plan: NetworkPlan) -> list[str]:
     """The tile's samples into slot 0; each lane keeps its point and validity (and with derivative
     terms a boundary sample's normal) for the loss."""
-    if plan.grid is not None:  # the workgroup encodes the tile (shaders/fused_grid.slang)
+    if plan.grid is not None:  # the workgroup encodes the tile (app/kernels/paths/fused/fused_grid.slang)
         return ["float2 p;", "bool valid;", "fusedGridLoadSamples(tid, warp, lane, tile, a, p, valid);"]
     if not plan.derivatives:
         return ["float2 p;", "bool valid;", "fusedLoadSamples(warp, lane, tile, a, p, valid);"]
@@ -130,7 +140,7 @@ def _forward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
             calls = [] if layout.holds_weights else _hold(layout, s, True)
             calls.append(
                 f"fused{jet}ForwardColumns<{_tile_sizes(s)}, {_columns(layout, _tiles(s.layer.fan_out))}, "
-                f"HiddenActivation>(warp, fw{s.k}, w + {s.layer.bias_offset}, {between});"
+                f"HiddenActivation>(warp, {_held_name(s, True)}, w + {s.layer.bias_offset}, {between});"
             )
         return [*calls, "GroupMemoryBarrierWithGroupSync();  // the next layer reads every column"]
 
@@ -153,7 +163,7 @@ def _backward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
         calls = [
             "GroupMemoryBarrierWithGroupSync();  // every subgroup's dZ of this layer is in place",
             f"fusedWeightGradients<{_blocks(layout, s)}>(warp, {_slot(layout, k + 2)}, {_slot(layout, k)}, "
-            f"{layout.bias_columns[k]}, dw{k}, bias);",
+            f"{layout.bias_columns[k]}, fusedDw{k}, fusedBias);",
         ]
         below = f"{_slot(layout, k + 2)}, {_slot(layout, k)}, {_slot(layout, k + 1)}"
         if s.last:
@@ -167,28 +177,34 @@ def _backward(plan: NetworkPlan, layout: FusedLayout) -> list[str]:
             calls += [] if layout.holds_weights else _hold(layout, s, False)
             calls.append(
                 f"fused{jet}BackwardColumns<{_tiles(s.layer.fan_out)}, {_tiles(s.layer.fan_in)}, "
-                f"{_columns(layout, _tiles(s.layer.fan_in))}, HiddenActivation>(warp, bw{k}, {below});"
+                f"{_columns(layout, _tiles(s.layer.fan_in))}, HiddenActivation>(warp, {_held_name(s, False)}, {below});"
             )
         return calls
 
     return layer_lines(plan, layer, backward=True)
 
 
-def _accumulators(plan: NetworkPlan, layout: FusedLayout) -> tuple[list[str], list[str]]:
-    """Each subgroup's dW tiles and its one bias tile: declared before the tile loop, written after."""
+def _accumulators(plan: NetworkPlan, layout: FusedLayout) -> tuple[list[str], list[str], list[str]]:
+    """Each subgroup's dW tiles: declared, cleared before the tile loop, written after it (with
+    the bias tile the kernel holds)."""
     # Straight from registers where the slot's rows stay 16-byte aligned: 4 floats a row step
     aligned = plan.param_count % 4 == 0
 
-    def declare(s: LayerStep) -> list[str]:
-        b, k = layout.blocks[s.k], s.k
-        tiles = b.rounds * b.bo * b.bi
-        return [f"FusedC dw{k}[{tiles}];", f"FUSED_UNROLL for (int q = 0; q < {tiles}; q++) dw{k}[q] = FusedC(0.0);"]
+    def tiles(s: LayerStep) -> int:
+        b = layout.blocks[s.k]
+        return b.rounds * b.bo * b.bi
+
+    def declare(s: LayerStep) -> str:
+        return f"static FusedC fusedDw{s.k}[{tiles(s)}];"
+
+    def clear(s: LayerStep) -> str:
+        return f"FUSED_UNROLL for (int q = 0; q < {tiles(s)}; q++) fusedDw{s.k}[q] = FusedC(0.0);"
 
     def write(s: LayerStep) -> str:
         direct = aligned and s.layer.offset % 4 == 0 and s.layer.fan_in % 4 == 0
         return (
             f"fusedWriteGradients<{_blocks(layout, s)}, {s.sizes}, {'true' if direct else 'false'}>(warp, lane, "
-            f"slot + {s.layer.offset}, dw{s.k});"
+            f"slot + {s.layer.offset}, fusedDw{s.k});"
         )
 
     def biases(s: LayerStep) -> str:
@@ -197,60 +213,57 @@ def _accumulators(plan: NetworkPlan, layout: FusedLayout) -> tuple[list[str], li
             f"{layout.bias_columns[s.k]});"
         )
 
-    declared = [*layer_lines(plan, declare), "FusedC bias = FusedC(0.0);  // column j: one layer's db (fused.slang)"]
-    written = [*layer_lines(plan, write), "fusedStageBias(warp, bias);", *layer_lines(plan, biases)]
-    return declared, written
+    written = [*layer_lines(plan, write), "fusedStageBias(warp, fusedBias);", *layer_lines(plan, biases)]
+    return layer_lines(plan, declare), layer_lines(plan, clear), written
 
 
 def fused_kernel(plan: NetworkPlan) -> str:
+    """learnGradient's per-layer part (fused.slang): the held weights and dW blocks, and the helpers."""
     layout = layout_of(plan)
-    declare, write = _accumulators(plan, layout)
+    held, hold = _held(plan, layout)
+    declare, clear, write = _accumulators(plan, layout)
     first, last = plan.layers[0], plan.layers[-1]
-    return f"""// learnGradient for the fully fused tensor-core trainer: a tile of samples through every layer
-// forward and backward in shared memory; the workgroup sums weight gradients over the tile.
-[shader("compute")]
-[numthreads(FUSED_THREADS, 1, 1)]
-void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID, uniform StepArgs* args)
-{{
-    let a = *args;
-    uint tid = localId.x, lane = mmaLane(tid), warp = tid / 32;
-    uint group = groupId.x + a.groupOffset;
-    uint groups = a.threadCount / FUSED_THREADS;
-    uint tiles = (a.batchSize + FUSED_SAMPLES - 1) / FUSED_SAMPLES;
-    float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
-    half* w = a.weights;
-    float* slot = a.gradientSlots + group * SLOT_STRIDE;  // this workgroup's alone
-    setKernelContext(w, a.gridGradients, domain, a.truthData);  // an image target's pixels
-    fusedStageWeights(tid, w + {first.offset}, w + {last.offset});  // ends with a barrier
-
-    // The hidden layers' weight tiles this subgroup multiplies with, for the whole step
-{indent(_held(plan, layout), 1)}
-
-    // Each subgroup's blocks of weight-gradient tiles, over all tiles
-{indent([*declare, "float loss = 0.0;"], 1)}
-    for (uint tile = group; tile < tiles; tile += groups)  // the same count for the whole group
-    {{
-{indent(_samples(plan), 2)}
-
-        // Forward
-{indent(_forward(plan, layout), 2)}
-
-        // Backward: per layer a barrier, the weight gradients over the tile, dZ of the layer below
-{indent(_backward(plan, layout), 2)}
-        GroupMemoryBarrierWithGroupSync();  // the next tile overwrites the slots
-    }}
-
-    // Into this workgroup's gradient slot
-{indent(write, 1)}
-    float total = fusedLossSum(tid, loss);
-    if (tid == 0)
-        a.lossSlots[group] += total;
-}}"""
+    begin = [
+        f"fusedStageWeights(tid, w + {first.offset}, w + {last.offset});  // ends with a barrier",
+        "// The hidden layers' weight tiles this subgroup multiplies with, for the whole step",
+        *hold,
+        "// Each subgroup's blocks of weight-gradient tiles, over all tiles",
+        *clear,
+    ]
+    statics = "\n".join(
+        [
+            "// learnGradient's layers (fused.slang): the hidden layers' weight tiles a subgroup holds over the",
+            "// step, and its blocks of weight-gradient tiles",
+            *held,
+            *declare,
+        ]
+    )
+    return "\n\n".join(
+        [
+            statics,
+            inlined("Before the tile loop", "void fusedBeginStep(uint tid, uint warp, half* w)", begin),
+            inlined(
+                "Forward: the tile's samples, each layer, the loss",
+                "void fusedForward(uint tid, uint warp, uint lane, uint tile, StepArgs a, half* w, inout float loss)",
+                [*_samples(plan), *_forward(plan, layout)],
+            ),
+            inlined(
+                "Backward: per layer a barrier, the weight gradients over the tile, dZ of the layer below",
+                "void fusedBackward(uint tid, uint warp, half* w)",
+                _backward(plan, layout),
+            ),
+            inlined(
+                "Into this workgroup's gradient slot",
+                "void fusedWriteSlot(uint warp, uint lane, float* slot)",
+                write,
+            ),
+        ]
+    )
 
 
 def weight_copies_function(copies: Sequence[WeightCopy]) -> str:
     """storeWeightCopies, which adjustParameters calls with each updated half weight: it writes
-    the weight into the fused trainer's fragment-native `copies` (app/kernels/fused_layout.py), if any."""
+    the weight into the fused trainer's fragment-native `copies` (app/kernels/paths/fused/layout.py), if any."""
     blocks = []
     for c in copies:
         ti, to = c.fan_in // 16, c.fan_out // 16
@@ -265,7 +278,7 @@ def weight_copies_function(copies: Sequence[WeightCopy]) -> str:
             "}",
         ]
     return f"""// The fused trainer's copies of the hidden weights as B operands (none for other kernels)
-uint fusedFragmentSlot(uint k, uint n)  // app/kernels/fragments.py: fragment_slot
+uint fusedFragmentSlot(uint k, uint n)  // app/kernels/paths/fused/fragments.py: fragment_slot
 {{
     return ((n % 8) * 4 + (k % 8) / 2) * 8 + k % 2 + 2 * (k / 8) + 4 * (n / 8);
 }}

@@ -1,5 +1,5 @@
 """Group tiles: a group's threads each take a sample, and the group sums the gradients through
-shared-memory tiles of x and dZ, adding into the group's slot once a sample (shaders/gradients.slang).
+shared-memory tiles of x and dZ, adding into the group's slot once a sample (shaders/common/gradients.slang).
 The path every network fits: the last one tried."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Prints learnGradient for lane tiles (shaders/lanes.slang): the table of the layers' sizes and
-scratch offsets (app/kernels/lane_tiles.py) the kernel walks, and the kernel's tile loop."""
+"""Prints what learnGradient of lane tiles (lanes.slang) takes from the generated module: the
+constants and the table of the layers' sizes and scratch offsets (layout.py) the kernel walks."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .layout import LANE_SAMPLES, LANE_THREADS, MAX_ROWS, pad4, scratch_layout
 def lanes_constants(plan: NetworkPlan) -> str:
     layout = scratch_layout(plan.sizes)
 
-    return f"""// Lane tiles (app/kernels/lane_tiles.py): threads a workgroup, samples a thread, rows a lane holds, the
+    return f"""// Lane tiles (app/kernels/paths/lanes/layout.py): threads a workgroup, samples a thread, rows a lane holds, the
 // widest layer input and output, the floats of a workgroup's scratch and its two dZ blocks
 static const uint LANE_THREADS = {LANE_THREADS};
 static const uint LANE_SAMPLES = {LANE_SAMPLES};
@@ -45,71 +45,12 @@ static const LaneLayer LANE_LAYER_TABLE[LANE_LAYERS] = {{
 
 
 def lanes_kernel(plan: NetworkPlan) -> str:
-    return f"""{_table(plan)}
-
-// learnGradient for lane tiles: a workgroup walks tiles of LANE_TILE samples through every layer,
-// its products register tiles over rows held in lanes (shaders/lanes.slang).
-[shader("compute")]
-[numthreads(LANE_THREADS, 1, 1)]
-void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID, uniform StepArgs* args)
-{{
-    let a = *args;
-    uint lane = localId.x, group = groupId.x + a.groupOffset;
-    uint groups = a.threadCount / LANE_THREADS;
-    uint tiles = (a.batchSize + LANE_TILE - 1) / LANE_TILE;
-    float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
-    float* w = a.weights;
-    float* slot = a.gradientSlots + group * SLOT_STRIDE;  // this workgroup's alone
-    float* scratch = a.gradientSlots + a.gradientSlotCount * SLOT_STRIDE + group * LANE_SCRATCH;
-    // The layer count as the driver sees it: a value it cannot fold, so that it keeps the layer
-    // loops as loops (unrolled, every layer's copy of the code took lavapipe ~3 s to compile).
-    uint layers = min(LANE_LAYERS, a.threadCount + LANE_LAYERS);
-    let first = LANE_LAYER_TABLE[0];
-    let last = LANE_LAYER_TABLE[LANE_LAYERS - 1];
-    // The group's tiles group, group + groups, ...; a piece of a step walks [sampleBegin, sampleEnd).
-    [loop]
-    for (uint k = a.sampleBegin; k < a.sampleEnd; k++)
-    {{
-        uint tile = group + k * groups;
-        if (tile >= tiles)
-            break;
-        float truth[LANE_SAMPLES][OUTPUT_DIM];
-        float valid[LANE_SAMPLES];
-        lanesLoadSamples(
-            lane, tile, a.batchSize, a.seed, a.step, domain, scratch + first.hfIn, scratch + first.hsIn, first.inPad,
-            truth, valid);
-        AllMemoryBarrierWithGroupSync();
-
-        // Forward: each layer's activations, feature-major and sample-major
-        [loop]
-        for (uint j = 0; j + 1 < layers; j++)
-            lanesForward<HiddenActivation>(lane, LANE_LAYER_TABLE[j], w + LANE_LAYER_TABLE[j].weights, scratch);
-        lanesForward<OutputActivation>(lane, last, w + last.weights, scratch);
-        float loss = lanesLossGradient<OutputActivation>(
-            lane, scratch + last.hsOut, last.outPad, truth, valid, scratch + LANE_DZ[0]);
-
-        // Backward: each layer's gradients into the slot, then dZ of the layer below (the output
-        // layer's dZ in block 0, the blocks taking turns)
-        [loop]
-        for (uint j = 0; j < layers; j++)
-        {{
-            uint layer = layers - 1 - j;
-            let L = LANE_LAYER_TABLE[layer];
-            float* dz = scratch + LANE_DZ[j % 2];
-            lanesGradients(lane, L, dz, scratch, slot + L.weights);
-            if (layer > 0)  // the first layer's input is the encoded sample: no dH needed
-                lanesBackward<HiddenActivation>(lane, L, w + L.weights, dz, scratch, scratch + LANE_DZ[1 - j % 2]);
-        }}
-        lanesLoss[lane] = loss;
-        AllMemoryBarrierWithGroupSync();  // also: the next tile overwrites the scratch
-        if (lane == 0)  // once per tile, in lane order, as the gradients
-            a.lossSlots[group] += lanesTileLoss();
-    }}
-}}"""
+    """learnGradient's part (lanes.slang): the layer table it walks."""
+    return _table(plan)
 
 
 def lanes_views(plan: NetworkPlan) -> str:
-    """networkOfInput and networkWithNeurons as loops over the layer table (shaders/lane_views.slang
-    says why), for arrays as wide as the widest layer."""
+    """networkOfInput and networkWithNeurons as loops over the layer table (lane_views.slang says
+    why), for arrays as wide as the widest layer."""
     return f'''static const uint VIEW_WIDTH = {max(plan.sizes)};
 #include "paths/lanes/lane_views.slang"'''

@@ -1,5 +1,5 @@
 """Thread accumulators: each thread keeps the gradient sums of its samples in registers, and a
-wave sums them once at the end (shaders/train.slang). The path of small networks: past
+wave sums them once at the end (app/kernels/paths/thread/train.slang). The path of small networks: past
 MAX_THREAD_ACCUMULATORS parameters the sums spill out of registers."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from ...plan import NetworkPlan
 from ..base import GradientPath, PathRequest
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
-# spill, so the group sums gradients through shared-memory tiles (shaders/gradients.slang).
+# spill, so the group sums gradients through shared-memory tiles (shaders/common/gradients.slang).
 # On an H200 a 4-16-16-4 network (420 parameters) ran 26x faster with tiles than with
 # accumulators, and 1,284 accumulators failed to build a pipeline.
 MAX_THREAD_ACCUMULATORS = 192

@@ -1,11 +1,12 @@
-"""Prints learnGradient for workgroup tiles (shaders/tiles.slang): the per-layer calls of the
-forward and backward passes over a tile of samples, and the gradient accumulators each thread
-(SIMT) or warp (tensor cores) holds over the workgroup's whole sample loop."""
+"""Prints what learnGradient of workgroup tiles (tiles.slang) takes from the generated module: the
+tile constants, and its per-layer calls unrolled for the network as inlined helpers (tileBeginStep,
+tileForward, tileBackward, tileWriteGradients) around the gradient sums each thread (SIMT) or warp
+(tensor cores) holds over the workgroup's whole sample loop, as thread-private statics."""
 
 from __future__ import annotations
 
 from ...plan import NetworkPlan
-from ...shadergen.chain import LayerStep, indent, layer_lines
+from ...shadergen.chain import LayerStep, inlined, layer_lines
 from .layout import MMA_SUBGROUP, TILED_THREADS, tile_height
 
 
@@ -20,7 +21,7 @@ def tile_rows(plan: NetworkPlan) -> tuple[int, ...]:
 
 def tile_constants(plan: NetworkPlan) -> str:
     rows, heights = tile_rows(plan), _heights(plan)
-    return f"""// Workgroup tiles: the shared-memory rows of each layer (tile_rows in app/kernels/shadergen/tiles.py)
+    return f"""// Workgroup tiles: the shared-memory rows of each layer (tile_rows in app/kernels/paths/tiles/shadergen.py)
 static const uint TILED_THREADS = {TILED_THREADS};
 static const uint MMA_SUBGROUP = {MMA_SUBGROUP};
 static const uint TILE_SAMPLES = {plan.tile_samples};
@@ -36,7 +37,7 @@ typealias TileT = NFloat;"""
 
 def simt_blocks(rows: int, columns: int) -> tuple[int, int]:
     """The R x C register block of a SIMT product with `rows` x `columns` outputs (or weights)
-    per tile (shaders/tiles.slang): the most outputs a thread, R and C dividing their sides, while
+    per tile (app/kernels/paths/tiles/tiles.slang): the most outputs a thread, R and C dividing their sides, while
     every thread of the workgroup still has a block; squarer blocks first (fewest loads)."""
     choices = [
         (r * c, -abs(r - c), r, c)
@@ -91,7 +92,9 @@ def _backward(plan: NetworkPlan) -> list[str]:
     def layer(s: LayerStep) -> list[str]:
         offset, block, blocks = s.layer.offset, s.block, _template(_weight_block(s))
         if _held(s):
-            calls = [f"simtGradientsHeld<{s.sizes}, {blocks}>(tid, {block}, {rows[s.k]}, held{s.k}, heldBias{s.k});"]
+            calls = [
+                f"simtGradientsHeld<{s.sizes}, {blocks}>(tid, {block}, {rows[s.k]}, tileHeld{s.k}, tileHeldBias{s.k});"
+            ]
         else:
             calls = [f"simtGradients<{s.sizes}, {blocks}>(tid, {block}, {rows[s.k]}, slot + {offset});"]
         if s.k > 0 or plan.grid:  # the first layer's input is the encoded sample: no dH, but for a grid
@@ -104,8 +107,7 @@ def _backward(plan: NetworkPlan) -> list[str]:
             calls.append(f"tileGridBackward(tid, {1 - block});")
         return calls
 
-    loss = f"loss += tileLossGradient<OutputActivation>(tid, {rows[len(plan.layers)]}, 0);"
-    return [loss, *layer_lines(plan, layer, backward=True)]
+    return layer_lines(plan, layer, backward=True)
 
 
 def _held(s: LayerStep) -> bool:
@@ -117,26 +119,30 @@ def _held(s: LayerStep) -> bool:
     return blocks <= TILED_THREADS and s.layer.fan_out <= TILED_THREADS
 
 
-def _simt_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str]]:
-    """The held layers' gradient sums: declared before the sample loop, written after it."""
+def _simt_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str], list[str]]:
+    """The held layers' gradient sums: declared, cleared before the sample loop, written after it."""
 
     def declare(s: LayerStep) -> list[str]:
-        if not _held(s):
-            return []
         size = "*".join(map(str, _weight_block(s)))
-        return [
-            f"float held{s.k}[{size}];",
-            f"for (int q = 0; q < {size}; q++) held{s.k}[q] = 0.0;",
-            f"float heldBias{s.k} = 0.0;",
-        ]
+        return [f"static float tileHeld{s.k}[{size}];", f"static float tileHeldBias{s.k};"] if _held(s) else []
+
+    def clear(s: LayerStep) -> list[str]:
+        size = "*".join(map(str, _weight_block(s)))
+        return (
+            [f"for (int q = 0; q < {size}; q++) tileHeld{s.k}[q] = 0.0;", f"tileHeldBias{s.k} = 0.0;"]
+            if _held(s)
+            else []
+        )
 
     def write(s: LayerStep) -> list[str]:
         if not _held(s):
             return []
         blocks = _template(_weight_block(s))
-        return [f"simtWriteGradients<{s.sizes}, {blocks}>(tid, held{s.k}, heldBias{s.k}, slot + {s.layer.offset});"]
+        return [
+            f"simtWriteGradients<{s.sizes}, {blocks}>(tid, tileHeld{s.k}, tileHeldBias{s.k}, slot + {s.layer.offset});"
+        ]
 
-    return layer_lines(plan, declare), layer_lines(plan, write)
+    return layer_lines(plan, declare), layer_lines(plan, clear), layer_lines(plan, write)
 
 
 def _weights(plan: NetworkPlan, s: LayerStep) -> str:
@@ -166,8 +172,8 @@ def _mma_backward(plan: NetworkPlan) -> list[str]:
     def layer(s: LayerStep) -> list[str]:
         k, block = s.k, s.block
         calls = [
-            f"mmaGradients<{heights[k]}, {heights[k + 1]}, {_mma_tiles(plan, s)}>(tid, {block}, {rows[k]}, mma{k});",
-            f"bias{k} += tileBiasGradient<{s.layer.fan_out}>(tid, {block});",
+            f"mmaGradients<{heights[k]}, {heights[k + 1]}, {_mma_tiles(plan, s)}>(tid, {block}, {rows[k]}, tileMma{k});",
+            f"tileBias{k} += tileBiasGradient<{s.layer.fan_out}>(tid, {block});",
         ]
         if k > 0:
             calls.append(
@@ -185,67 +191,62 @@ def _mma_backward(plan: NetworkPlan) -> list[str]:
     return layer_lines(plan, layer, backward=True)
 
 
-def _mma_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str]]:
-    """Each layer's gradient accumulators: declared before the sample loop, written after it."""
+def _mma_accumulators(plan: NetworkPlan) -> tuple[list[str], list[str], list[str]]:
+    """Each layer's gradient accumulators: declared, cleared before the sample loop (the narrow
+    layers' weights staged too), written after it."""
 
     def declare(s: LayerStep) -> list[str]:
-        k, tiles = s.k, _mma_tiles(plan, s)
         return [
-            f"MatC mma{k}[{tiles}];",
-            f"for (int q = 0; q < {tiles}; q++) mma{k}[q] = MatC(0.0);",
-            f"float bias{k} = 0.0;  // bias `tid`'s gradient (widths are at most TILED_THREADS)",
+            f"static MatC tileMma{s.k}[{_mma_tiles(plan, s)}];",
+            f"static float tileBias{s.k};  // bias `tid`'s gradient (widths are at most TILED_THREADS)",
         ]
+
+    def clear(s: LayerStep) -> list[str]:
+        k, tiles = s.k, _mma_tiles(plan, s)
+        return [f"for (int q = 0; q < {tiles}; q++) tileMma{k}[q] = MatC(0.0);", f"tileBias{k} = 0.0;"]
 
     def write(s: LayerStep) -> list[str]:
         k, layer = s.k, s.layer
         return [
-            f"mmaWriteGradients<{_mma_sizes(plan, s)}, {_mma_tiles(plan, s)}>(tid, slot + {layer.offset}, mma{k});",
-            f"if (tid < {layer.fan_out}) slot[{layer.bias_offset} + tid] = bias{k};",
+            f"mmaWriteGradients<{_mma_sizes(plan, s)}, {_mma_tiles(plan, s)}>(tid, slot + {layer.offset}, tileMma{k});",
+            f"if (tid < {layer.fan_out}) slot[{layer.bias_offset} + tid] = tileBias{k};",
         ]
 
     first, last = plan.layers[0], plan.layers[-1]
     staging = f"mmaStageWeights(tid, w + {first.offset}, w + {last.offset});  // ends with a barrier"
-    return [*layer_lines(plan, declare), staging], layer_lines(plan, write)
+    lane = "mmaLane(tid);  // (emulated products keep it)"
+    return layer_lines(plan, declare), [lane, *layer_lines(plan, clear), staging], layer_lines(plan, write)
 
 
 def tiles_kernel(plan: NetworkPlan) -> str:
+    """learnGradient's per-layer part (tiles.slang): the held gradient sums and the helpers."""
     mma = any(plan.mma)
-    forward, backward = _forward(plan), (_mma_backward(plan) if mma else _backward(plan))
-    declare, write = _mma_accumulators(plan) if mma else _simt_accumulators(plan)
-    if declare:
-        held = "Each warp's weight-gradient tiles" if mma else "Each thread's weight-gradient block"
-        declare.insert(0, f"// {held} and bias gradient, over all tiles")
-        write.insert(0, "// Into this workgroup's gradient slot")
-    after_loop = "\n\n" + indent(write, 1) if write else ""
-    lane = "\n    mmaLane(tid);  // (emulated products keep it)" if mma else ""
-    grid_forward = "\n        tileGridForward(tid);  // the grid's encoding of the tile's points" if plan.grid else ""
-    return f"""// learnGradient for workgroup tiles: a workgroup moves tiles of TILE_SAMPLES samples through
-// every layer in shared memory, forward then backward, its products {"on tensor cores" if mma else "on the shader cores (SIMT)"}.
-[shader("compute")]
-[numthreads(TILED_THREADS, 1, 1)]
-void learnGradient(uint3 groupId : SV_GroupID, uint3 localId : SV_GroupThreadID, uniform StepArgs* args)
-{{
-    let a = *args;
-    uint tid = localId.x, group = groupId.x + a.groupOffset;
-    uint groups = a.threadCount / TILED_THREADS;
-    uint tiles = (a.batchSize + TILE_SAMPLES - 1) / TILE_SAMPLES;
-    float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
-    NFloat* w = a.weights;
-    float* slot = a.gradientSlots + group * SLOT_STRIDE;  // this workgroup's alone
-    setKernelContext(w, a.gridGradients, domain, a.truthData);{lane}
-{indent([*declare, "float loss = 0.0;"], 1)}
-    for (uint tile = group; tile < tiles; tile += groups)  // the same count for the whole group
-    {{
-        tileLoadSamples(tid, tile, a);{grid_forward}
-
-        // Forward: each layer's activations into shared memory
-{indent(forward, 2)}
-
-        // Backward: from the loss to the first layer
-{indent(backward, 2)}
-        GroupMemoryBarrierWithGroupSync();  // the next tile overwrites the blocks
-    }}{after_loop}
-    float total = tileLossSum(tid, loss);
-    if (tid == 0)
-        a.lossSlots[group] += total;
-}}"""
+    declare, clear, write = _mma_accumulators(plan) if mma else _simt_accumulators(plan)
+    forward = _forward(plan)
+    if plan.grid:
+        forward.insert(0, "tileGridForward(tid);  // the grid's encoding of the tile's points")
+    if not mma:  # on tensor cores the output layer's forward call takes the loss
+        forward.append(f"loss += tileLossGradient<OutputActivation>(tid, {tile_rows(plan)[len(plan.layers)]}, 0);")
+    backward = _mma_backward(plan) if mma else _backward(plan)
+    held = "Each warp's weight-gradient tiles" if mma else "Each thread's weight-gradient block"
+    declared = f"// {held} and bias gradient, over all tiles\n" + "\n".join(declare) + "\n\n" if declare else ""
+    products = "on tensor cores" if mma else "on the shader cores (SIMT)"
+    return "\n\n".join(
+        [
+            f"// learnGradient's layers (tiles.slang), its products {products}\n{declared.rstrip()}".rstrip(),
+            inlined(
+                "Before the sample loop: the gradient sums cleared", "void tileBeginStep(uint tid, NFloat* w)", clear
+            ),
+            inlined(
+                "Forward: each layer's activations into shared memory, and the loss",
+                "void tileForward(uint tid, NFloat* w, inout float loss)",
+                forward,
+            ),
+            inlined(
+                "Backward: from the loss to the first layer",
+                "void tileBackward(uint tid, NFloat* w, float* slot)",
+                backward,
+            ),
+            inlined("Into this workgroup's gradient slot", "void tileWriteGradients(uint tid, float* slot)", write),
+        ]
+    )
