@@ -1,14 +1,7 @@
-"""How much GPU work fits in one frame, learned from what earlier frames measured.
-
-It works in both directions. On a fast GPU a frame fills with as many whole training steps as
-fit beside the UI, so the window trains nearly as fast as a headless run. On a slow device, a
-step or a grid evaluation that cannot fit in one frame is split into pieces over several
-frames, so the window stays responsive whatever the network.
-
-Costs are learned as rates per unit of work that does not change with the batch size: seconds
-per training sample for whole steps and learnGradient pieces, per (parameter x gradient slot)
-for adjustParameters pieces, per grid cell for evaluation. Work grows at most GROWTH-fold from
-one frame to the next, so an unknown or mismeasured cost can never stall the window for long."""
+"""How much GPU work fits in one frame, learned from what earlier frames measured: a fast GPU's frame
+fills with whole steps, and on a slow device a step or a grid evaluation is split over frames.
+Costs are rates per unit of work that does not change with the batch size, and work grows at most
+GROWTH-fold a frame, so a mismeasured cost never stalls the window for long."""
 
 from __future__ import annotations
 
@@ -23,8 +16,7 @@ SLOW_DEVICE_SHARE = 0.25
 EVAL_SHARE = 0.25  # of the compute budget, for an evaluation pass that does not fit whole
 GROWTH = 2.0
 # Before anything is measured, costs are guessed from the network's size at these speeds, well
-# below what each kind of device does (lavapipe on 2 cores did ~3 GFLOP/s on the tutorial's
-# network; an H200 many TFLOP/s), so that the first frames err on the small side.
+# below what each kind of device does, so that the first frames err on the small side.
 PRIOR_FLOPS = {"software": 1e9, "gpu": 1e11}
 PRIOR_BYTES_PER_S = {"software": 1e9, "gpu": 1e11}
 
@@ -57,8 +49,8 @@ class StepShape:
     adjust_units: int  # adjustParameters groups
     adjust_unit_cost: int  # gradient slots each of them sums
     # learnGradient groups that run side by side (workgroup tiles on a GPU, whose count is chosen
-    # to fill it): a piece of many costs about what one does (an H200: one group walked 8192
-    # samples in 11 ms), so pieces are sized by trying, not by a per-group rate.
+    # to fill it): a piece of many costs about what one does, so pieces are sized by trying, not
+    # by a per-group rate (docs/benchmarks.md, 'Frame time').
     learn_side_by_side: bool = False
 
 

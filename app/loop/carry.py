@@ -1,10 +1,7 @@
-"""Weights carried into a rebuilt network whose layers are the same but whose outputs differ
-(an output added or removed): every hidden layer is copied, and each output row of the last
-layer (its weights and bias) comes from the old output it continues, or stays as the new
-network's fresh initial row. Only within one problem (problem_of): another one (the spiral's
-classes to formulas or to a CSV's values) starts a fresh network at step 0, as a new
-architecture does, since weights and steps of another problem mean nothing for it.
-carry_trainer puts the carried weights, step and samples seen into the rebuilt trainer."""
+"""Weights carried into a rebuilt network whose outputs differ (one added or removed): every hidden
+layer is copied, and each last-layer row comes from the old output it continues or stays fresh.
+Only within one problem (problem_of): another problem's weights and steps mean nothing, so it
+starts a fresh network at step 0. carry_trainer puts the weights, step and samples seen in."""
 
 from __future__ import annotations
 

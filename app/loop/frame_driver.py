@@ -1,17 +1,7 @@
-"""The window's side of training: a FrameDriver, created by the UI (app/ui/state.py) for one
-Session, decides each frame how much training and evaluation fit (the frame budget,
-app/loop/budget.py), submits the training before the UI is built (the GPU trains while the CPU
-builds it), records the evaluation into the frame's encoder and takes the results back once the
-frame's GPU work has run. Headless runs never make one: they call Session.advance.
-
-It owns what only the window needs: the frame budget, the GPU timer it learns from, the single
-steps asked for while paused, the samples/s shown and when the loss curve last got an eval
-point. It reaches the session through a small interface: it reads the session's `trainer`,
-`evaluator`, `image` (an image target's evaluator, which takes turns with the grid's, a pass
-each), `heatmaps`, `guard`, `gpu`, `divergence` and `history.current`, and hands results back
-through `take_losses`, `take_summary` and `take_evaluation`. A new network (the session's
-trainer replaced) makes the budget guess its costs afresh; a new run (a reset, a rebuild, a
-checkpoint loaded) clears the steps asked for and the samples/s."""
+"""The window's side of training: a FrameDriver, made by the UI for one Session, decides each frame how
+much training and evaluation fit (budget.py), submits the training before the UI is built, and takes
+the results back once the frame's GPU work has run; headless runs never make one
+(docs/architecture.md, 'The window's frame loop')."""
 
 from __future__ import annotations
 
@@ -33,8 +23,7 @@ from .step_cost import StepCost
 EVAL_INTERVAL_S = 0.5  # the window plots an eval point at most this often
 FRAME_SUBMIT_STEPS = 64  # whole steps per command buffer (the most a buffer takes: app/train/trainer.py SUBMIT_STEPS): the GPU starts on one while the CPU records more
 # A frame's first buffer holds few steps: the GPU has been idle since the previous frame's wait,
-# and recording 64 steps of 2-64-64-64-4 takes the CPU about 1.2 ms on the H200. With 4, the GPU
-# trained 14.0 instead of 13.45 ms of a 15.3 ms frame (python -m app.bench.frame, batch 4096).
+# and gets to work sooner (docs/benchmarks.md, 'Frame time').
 FRAME_FIRST_SUBMIT_STEPS = 4
 THROUGHPUT_WINDOW_S = 1.0  # samples/s shown: over the last second
 SOFTWARE_FRAME_SECONDS = 1 / 36  # with the frames that draw the UI (~12 a second), ~30 on average
@@ -62,6 +51,12 @@ class FrameWork:
 
 
 class FrameDriver:
+    """What only the window needs: the frame budget, the GPU timer it learns from, the single steps
+    asked for while paused, the samples/s shown and when the loss curve last got an eval point. It
+    reads the session's trainer, evaluator, image, heatmaps, guard, gpu, divergence and
+    history.current. A new network makes the budget guess its costs afresh; a new run (a reset, a
+    rebuild, a checkpoint loaded) clears the steps asked for and the samples/s."""
+
     def __init__(self, session: Session):
         self.session = session
         # A CPU driver aims at 30 frames a second: at 60 its UI alone would fill them.

@@ -1,20 +1,7 @@
-"""Loss curves: a run is the train and eval series from one reset or rebuild to the next; the
-history keeps the current run and a few earlier ones (the window shows them faded, those of the
-current run's loss only: a binary cross-entropy is no squared error).
-
-A series is a LossRecord of bounded size, so that a window left training for days or a headless
-run of 10^8 steps holds, saves and plots the same few hundred kilobytes per series:
-
-- the last RECENT points exactly;
-- every earlier point in one of at most BUCKETS buckets of `span` consecutive points, oldest
-  first, each keeping its first and last step and the min, sum and max of its losses. When the
-  buckets fill, neighbours merge pairwise and `span` doubles. The newest bucket may be open
-  (fewer than `span` points).
-
-The record depends only on the points appended, never on how appends were chunked: a bucket's
-sum is added left to right (np.cumsum), and pairs merge when the closed buckets reach BUCKETS,
-a fixed count. So a run resumed from a checkpoint holds the same record, bit for bit, as one
-never stopped."""
+"""Loss curves: a run is the train and eval series from one reset or rebuild to the next; the history
+keeps the current run and a few earlier ones. A series is a LossRecord of bounded size, the same bit
+for bit however its points were appended, so a resumed run holds what a run never stopped holds
+(docs/architecture.md, 'Files and the loss history')."""
 
 from __future__ import annotations
 
@@ -31,7 +18,11 @@ COLUMNS = 6
 
 
 class LossRecord:
-    """A bounded record of a (step, loss) series whose steps increase; see the module's doc."""
+    """A bounded record of a (step, loss) series whose steps increase: the last RECENT points
+    exactly, every earlier one in one of at most BUCKETS buckets of `span` points (first and last
+    step, min, sum and max); when the buckets fill, neighbours merge pairwise and `span` doubles.
+    It depends only on the points appended, never on how appends were chunked: a bucket's sum is
+    added left to right (np.cumsum), and pairs merge at a fixed count of closed buckets."""
 
     def __init__(self) -> None:
         self.count = 0  # points ever appended

@@ -1,18 +1,7 @@
-"""A race: two to eight networks, each a variant of one setup, trained on the same device and
-compared as they learn. Headless races (app/entry/race_run.py) and the window's Race panel
-(app/ui/panels/race.py) drive one.
-
-Fair by construction: each racer is a Session of its own, and the stateless sampler makes
-sample i of step t depend only on (seed, t, i), so racers with the same seed and batch size
-draw the same samples at each step, and a racer trains to the same weights, bit for bit, as it
-would alone. Two ways to share the device:
-- equal steps (the default): every racer takes the same steps;
-- equal time: every racer takes the same share of the device's time, so a cheaper network
-  takes more steps.
-The cost side is measured as each racer trains: the seconds its steps took (each racer's
-work is submitted and waited for on its own, so the time is its own) and its samples per
-second. The leader is the best racer by the race's metric at the same step, and at the same
-time."""
+"""A race: two to eight networks, each a variant of one setup, trained on the same device and compared
+as they learn, at equal steps or equal time; each racer is a Session of its own, so it trains to the
+weights it would alone. Headless races (app/entry/race_run.py) and the window's Race panel drive one
+(docs/guide/races.md)."""
 
 from __future__ import annotations
 

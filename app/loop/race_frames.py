@@ -1,11 +1,7 @@
-"""The window's side of a race (app/loop/race.py): each frame, the racers' training, sized to the
-frame's training time, and every EVAL_INTERVAL_S an evaluation of each racer with its heatmaps
-drawn. The main network does not train while a race runs: the frames are the racers'.
-
-Each racer's steps are submitted and waited for on their own (Racer.train), so the time each
-takes is its own, the cost the race compares. Equal steps: every active racer takes the same
-steps, as many as fit in the frame for all of them. Equal time: the frame's time is shared
-evenly, each racer taking the steps its own cost allows in its share (at least one)."""
+"""The window's side of a race (race.py): each frame, the racers' training, sized to the frame's
+training time, and every EVAL_INTERVAL_S an evaluation of each racer with its heatmaps drawn. Each
+racer's steps are submitted and waited for on their own, so its time is its own, the cost the race
+compares; the main network does not train while a race runs."""
 
 from __future__ import annotations
 

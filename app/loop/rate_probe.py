@@ -1,18 +1,6 @@
-"""After a divergence: a learning rate to resume with that is known to work.
-
-A tenth of the rate that diverged is often not enough (Adam at lr 1000, then 100, diverges
-again), so the rates are tried instead. Training is deterministic: from the network that was put
-back, each candidate rate trains PROBE_STEPS steps exactly as "Resume" would train them (the same
-samples, the optimizer's moments reset), on the trainer itself, which is then put back. The
-first rate, from the largest down, whose losses stay finite and end no higher than GROWTH times
-where they began is the one offered, so resuming with it trains at least PROBE_STEPS steps
-without diverging.
-
-Where a step is too slow to replay within PROBE_SECONDS (a wide network on a CPU driver), no
-rate is tried: the last rate that trained stably is offered, or a tenth of the one that diverged,
-and the advice says so. When no rate trains on from the network put back (a step at a huge rate
-can leave weights so large that every rate overflows), the rates are tried again from the last
-network that trained stably, and the advice is to go back to it and resume from there."""
+"""After a divergence: a learning rate to resume with that is known to work, found by replaying
+candidate rates from the network put back (a tenth of the rate that diverged is often not enough).
+How the rates are tried: docs/architecture.md, 'Divergence'."""
 
 from __future__ import annotations
 

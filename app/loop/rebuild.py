@@ -1,13 +1,7 @@
-"""Building the network for a new architecture while the old one goes on training.
-
-The costly part is compilation: Slang's (~0.1 s), then the driver's, at each kernel's first
-dispatch. On an H200 that is ~0.4 s in all; on lavapipe learnGradient alone takes 0.6 s for
-4-24-12-4 and 7 s for 2-64-64-64-4. So:
-- the build runs in stages, one per frame, each triggering one part of the compile, so the
-  window keeps drawing, training the old network, and shows progress;
-- on a software driver, a child process (this module run with -m) first compiles everything
-  into the on-disk caches that SlangPy and the driver keep, so that the in-process stages are
-  quick. Only there: on an H200, a second process using the GPU hung the window's queue."""
+"""Building the network for a new architecture while the old one trains: in stages, one a frame, each
+triggering one part of the compile, so the window keeps drawing and shows progress; on a software
+driver a child process (this module run with -m) first fills the compile caches. Why, and why only
+there: docs/architecture.md, 'Rebuilds'."""
 
 from __future__ import annotations
 

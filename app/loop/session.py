@@ -1,18 +1,7 @@
-"""THE training loop, for the window and headless runs alike. headless.py and the window's
-FrameDriver only drive a Session; this is where training state lives.
-
-A Session owns the trainer and everything about a run:
-- advancing whole steps now (headless, `advance`, app/loop/headless_steps.py); in the window a
-  FrameDriver (app/loop/frame_driver.py, made by the UI) records each frame's work, whole steps or
-  a piece of a step as its frame budget decides, and hands the losses and evaluations back through
-  `take_losses`, `take_summary` and `take_evaluation`;
-- the per-step losses and the run history (earlier runs are kept after a reset or rebuild);
-- the evaluation: every `eval_every` steps headless; in the window, continuously, with a point
-  on the loss curve every EVAL_INTERVAL_S (app/loop/frame_driver.py);
-- the divergence guard (app.loop.guard): a non-finite loss puts back the last finite network, and
-  training stops until `resume`, or until the session goes back to the last stable network
-  (app/loop/stable_network.py);
-- swapping in a network rebuilt for a new architecture; the old one trains until then."""
+"""THE training loop, for the window and headless runs alike: a Session owns the trainer and a run's
+steps, losses and history, its evaluations, the divergence guard and the swap to a rebuilt network.
+Headless runs call `advance` (headless_steps.py); the window's FrameDriver records each frame's work
+and hands results back through `take_losses`, `take_summary` and `take_evaluation`."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
 """What one training step of a network would take on this device, before it is built, so that the
-window can warn before a rebuild that would train one step in many seconds.
-
-A step costs about 6 x weights x batch floating-point operations (forward, dH and dW products).
-Its time is that at the rate this device trained networks of the same gradient path this session
-(measured by the frame budget), or, before any such measure, at the rate of the network that is
-training, scaled by how the paths compare on that kind of device (each path's `rates`,
-app/kernels/paths/). Before anything was measured, those rates themselves."""
+window can warn before a rebuild that would train one step in many seconds: about 6 x weights x
+batch floating-point operations, at this device's measured rate for the network's gradient path,
+else the running network's scaled by the paths' `rates` (app/kernels/paths/), else those rates."""
 
 from __future__ import annotations
 
