@@ -1,11 +1,7 @@
-"""The dataset as the window edits it (no drawing here; app/ui/panels/data.py draws it): the
-choice of a generator or of formulas, a CSV read in the background (the window keeps drawing
-and training), and the live data settings (points, noise, train ratio, a new data seed).
-
-A change the compiled network can take (another dataset of the same problem and outputs, new
-points, noise or split) applies at the next step and the network trains on; one it cannot
-(formulas to points, two classes to three) rebuilds it, as the Network panel's Apply does. A
-rejected change (a bad CSV, a CSV that changed) is a message, and nothing changes."""
+"""The dataset as the window edits it (no drawing here; panels/data.py draws it): a generator or
+formulas, a CSV read in the background, and the live settings. A change the compiled network can
+take applies at the next step; one it cannot (formulas to points, two classes to three) rebuilds
+it; a rejected change is a message, and nothing changes (docs/guide/data.md, 'In the window')."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""The data view's images (app/views/data_view.py) with their titles, axis ranges and legends, as
-the Heatmaps panel and heatmaps.png show them (app/ui/panels/data.py, app/ui/report.py).
-
-Classes: one image, the class colours (filled: training, ring: test) and, for two classes, the
-probability scale, in a column right of the image or in lines below it. Values: one image an
-output, each titled with its value column and with its own scale under it, from -m to +m where m
-is the column's largest |value|: outputs differ in scale (a height in [-1, 1] beside a
-temperature in [0, 200]), and one bar for all of them described the first alone."""
+"""The data view's images (app/views/data_view.py) with their titles, axis ranges and legends, as the
+Heatmaps panel and heatmaps.png show them. Classes: one image and the class colours. Values: one
+image an output, each with its own scale from -m to +m (m its column's largest |value|): outputs
+differ in scale, and one bar for all of them described the first alone."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""A frame never takes the app down: an exception inside a frame is caught at the boundary of
-the part that raised it (a panel, the UI around the panels, the frame's updates, its training
-work, what it reads back), written with its traceback to a log file in the cache folder, and
-shown in the window as one line that names the file. The training state is kept and the next
-frame runs as usual.
-
-A panel that raised in the middle of its widgets leaves ImGui's stacks open (an ID pushed, a
-table begun): ImGui's own error recovery closes what it opened since the panel began."""
+"""A frame never takes the app down: an exception inside a frame is caught at the boundary of the part
+that raised it (a panel, the UI around the panels, the frame's updates, its training work, what it
+reads back), logged with its traceback in the cache folder, and shown as one line naming the file.
+The training state is kept and the next frame runs as usual."""
 
 from __future__ import annotations
 

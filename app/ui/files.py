@@ -1,11 +1,7 @@
-"""File > Open image, Open shape, Save checkpoint, Load checkpoint, Export Slang, Load CSV and Open sweep:
-native file dialogs from portable_file_dialogs, polled once a frame so that the window keeps
-drawing while one is open, then the core's image, shape, checkpoint and export code.
-
-On Linux the dialogs are zenity or kdialog run as programs. Where neither is installed, the
-window asks for the path itself (app/ui/path_prompt.py): a text field, filled in with a file in
-the app's cache folder (the newest checkpoint there, to load), or the working folder (an image, a
-shape, a CSV or a sweep's folder to open)."""
+"""The File menu's dialogs (open an image, a shape, a CSV or a sweep; save, load and export): native
+dialogs from portable_file_dialogs, polled once a frame so the window keeps drawing while one is
+open. On Linux they are zenity or kdialog; without either the window asks for the path itself
+(path_prompt.py), the field filled in with the cache folder or the working folder."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""The one frame function shared by the window loop, the offscreen renderer and the benchmark:
-the session's training submitted -> UI built while the GPU trains -> evaluation and UI drawing
-in one command encoder.
-
-No exception leaves a frame (app/ui/failures.py): each panel, the UI around them, the frame's
-updates, its training work and what it reads back are caught apart, logged and shown in one
-line, and the frame goes on without the part that failed."""
+"""The one frame function shared by the window loop, the offscreen renderer and the benchmark: the
+session's training submitted -> UI built while the GPU trains -> evaluation and UI drawing in one
+command encoder. No exception leaves a frame (failures.py): a part that fails is logged, shown in
+one line, and the frame goes on without it."""
 
 from __future__ import annotations
 
@@ -30,8 +27,8 @@ def draw_ui(app: AppState) -> None:
     """The menu bar, the docked panels and the notices; the layout follows the window's size."""
     menu.draw(app)
     # The dock space and the docked panels fill no background (they draw it in begin()): the
-    # frame was cleared to it. Their fills covered the window twice, 13 of a paused frame's 23 ms
-    # on lavapipe. Inside a panel the colour is the style's again (implot derives from it).
+    # frame was cleared to it, and on a CPU driver their two full-window fills cost more than half
+    # a paused frame. Inside a panel the colour is the style's again (implot derives from it).
     imgui.push_style_color(imgui.Col_.window_bg, TRANSPARENT)
     layout.dock_space(app.dock, PANELS, app.windows, app.layout_reset, app)
     imgui.pop_style_color()

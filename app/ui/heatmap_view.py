@@ -25,8 +25,8 @@ RowTitle = Callable[[int], None]
 BAR_COLUMNS = {"values": 0, "error": 1, "signed": 2}  # columns of HeatmapImages.colorbars
 QUANTITY = {0: "f", 1: "∂f/∂x", 2: "∂f/∂y", GRADIENT_VIEW: "|grad f|"}
 # draw_heatmaps puts its images in draw-list channels of their own, so that all heatmaps are one
-# draw of the atlas and all bars one of theirs: each draw cost ~50 us on a CPU driver, and the
-# images, bars and labels taking turns made a draw of each.
+# draw of the atlas and all bars one of theirs: a draw is costly on a CPU driver, and the images,
+# bars and labels taking turns made a draw of each.
 ATLAS_CHANNEL, BAR_CHANNEL, TEXT_CHANNEL = 0, 1, 2
 
 

@@ -1,17 +1,8 @@
-"""The window's layout: a dock space over the whole window (below the menu bar) holding the
-panels of the panel table (app/ui/panels/table.py) in columns, left to right, each column's
-panels stacked top to bottom in table order.
-
-The layout is a tuple of ratios: each column's share of the width from its left edge to the
-window's right (all columns but the last), then, column by column, each panel's share of the
-height from its top to the window's bottom (all panels of a column but the last). Whenever the
-window's size changes, the dock space is built again from them, so the layout follows the window
-at any size instead of squeezing the last panel to nothing. Until the user drags a splitter the
-ratios are the panels' default shares for the current size and content, and the dock space is
-built again whenever those move (a panel whose share is its content's height follows it: the
-Training panel grows by the gradient check's result line); after, they are the user's, kept in
-the saved settings (app/ui/settings.py) and restored at the next launch, until View > Reset
-layout. Panels cannot be undocked, so none can end up floating out of reach."""
+"""The window's layout: a dock space over the whole window holding the panels of the panel table
+(panels/table.py) in columns, built again from a tuple of ratios whenever the window's size changes,
+so the layout follows the window at any size. The ratios are the panels' default shares until the
+user drags a splitter, then the user's, saved (docs/guide/window.md, 'Menus, files and settings').
+Panels cannot be undocked, so none can end up floating out of reach."""
 
 from __future__ import annotations
 

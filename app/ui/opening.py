@@ -1,10 +1,7 @@
-"""The window opens at once, whatever network it restores. On a CPU driver a wide network's kernels
-take from seconds to a minute or more to compile, and the window used to wait for them with
-nothing on screen. There it opens instead on a placeholder, the restored config with the poly2
-encoding and one hidden layer of PLACEHOLDER_WIDTH (thread accumulators for up to 8 outputs: its
-kernels compile in a second or two), paused, and builds the
-restored network as any rebuild is built, its progress bar in the Network panel. Once built, the
-network swaps in with the checkpoint's or network.json's state, and training starts."""
+"""The window opens at once, whatever network it restores: on a CPU driver a wide network's kernels
+take seconds to minutes to compile, so it opens on a placeholder (the restored config with poly2
+and one hidden layer of PLACEHOLDER_WIDTH, whose kernels compile in a second or two), paused, and
+builds the restored network as any rebuild is built; once built, it swaps in with its state."""
 
 from __future__ import annotations
 

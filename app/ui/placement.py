@@ -1,9 +1,7 @@
-"""Where the window opens: the size and position it had when it last closed (saved with the other
-view settings, app/ui/settings.py), but --width and --height, where given, win; and kept on the
-screen it opens on, so that a window saved on a larger screen, or on a monitor since unplugged,
-comes back whole and in reach. The screen's size is read from X (Xlib through ctypes, as
-x_errors.py does); where there is none to read (no X), the size is kept and the window system
-places the window."""
+"""Where the window opens: the size and position it had when it last closed, but --width and --height
+win; and kept on the screen it opens on (its size read from X through ctypes), so that a window
+saved on a larger or since unplugged monitor comes back whole and in reach. Without X the size is
+kept and the window system places the window."""
 
 from __future__ import annotations
 

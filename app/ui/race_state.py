@@ -1,9 +1,7 @@
-"""The window's race (Race menu, Race panel): the racers, variants of the main network's setup
-that train side by side (app/loop/race.py, app/loop/race_frames.py) while the main network
-waits, and what the panel changes: adding, removing, pausing and changing racers, the way the
-device is shared, and keeping a racer as the main network.
-
-Every change is checked first; a bad variant is a message in the panel and changes nothing."""
+"""The window's race (Race menu, Race panel): the racers, variants of the main network's setup that
+train side by side while the main network waits, and what the panel changes (adding, removing,
+pausing and changing racers, how the device is shared, keeping a racer as the main network). Every
+change is checked first; a bad variant is a message in the panel and changes nothing."""
 
 from __future__ import annotations
 

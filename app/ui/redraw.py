@@ -1,14 +1,8 @@
-"""When a frame draws the UI again, and when it may keep what the window already shows.
-
-On a CPU driver (lavapipe) drawing the UI is most of a frame: 10-20 ms at 1280x800, almost all of
-it per-pixel work (texture fetches and blending; not the ImGui calls, ~1.5 ms). So:
-- a frame whose draw lists, textures and target are those of the last drawn frame is not drawn
-  again (paused and untouched, the window costs the ImGui calls and a comparison). It is drawn at
-  least every REFRESH_S anyway, in case the window system lost the window's contents;
-- while a CPU driver trains, the UI is drawn at most UI_HZ times a second, and at once after any
-  input, so that the frames between train instead (the frame budget trades UI frames for
-  training). Every frame still builds the UI, so input is handled each frame.
-On a GPU nothing changes: training changes the UI every frame, and every frame draws it."""
+"""When a frame draws the UI again, and when it may keep what the window already shows. On a CPU
+driver drawing the UI is most of a frame, almost all of it per-pixel work, so an unchanged frame is
+not drawn again (at least every REFRESH_S anyway), and while it trains the UI is drawn at most UI_HZ
+times a second, at once after input (docs/architecture.md, 'The window's frame loop'; figures:
+docs/benchmarks.md, 'On a machine without a GPU'). On a GPU every frame draws it."""
 
 from __future__ import annotations
 

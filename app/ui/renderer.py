@@ -1,8 +1,7 @@
 """Dear ImGui (imgui-bundle's Python API) drawn through SlangPy's slangpy.ui.imgui_bundle on the
-training device. sgl's renderer takes its viewport from its own ImGui context, so an empty sgl
-frame is begun and ended first (without it SlangPy 0.43 draws nothing: "Viewport has
-non-positive width or height"). A renderer of our own on SlangPy's render-pipeline API was
-measured against it and was no faster (0.99-1.07x), so the one maintained upstream is used."""
+training device. sgl's renderer takes its viewport from its own ImGui context, so an empty sgl frame
+is begun and ended first (without it SlangPy 0.43 draws nothing: "Viewport has non-positive width
+or height"). A renderer of our own was no faster (docs/benchmarks.md, 'UI renderer')."""
 
 from __future__ import annotations
 

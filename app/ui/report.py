@@ -1,9 +1,7 @@
-"""heatmaps.png for headless runs: the heatmap rows rendered offscreen by the UI renderer (with
-contours, HeatmapImages.contours, the values' rows with their contours and then the |gradient|
-rows, a distance field's two checks); for a
-dataset, the data view (its points over the learned function) with its legend; for an image,
-the truth and the learned image in true colour at the image's aspect ratio, and the error map with
-its colour bar, as the window's Heatmaps panel shows them (app/ui/image_view.py)."""
+"""heatmaps.png for headless runs: the heatmap rows rendered offscreen by the UI renderer (values with
+their contours, then the |gradient| rows; a distance field's two checks); for a dataset, the data
+view with its legend; for an image, the truth, the learned image and the error map with its colour
+bar, as the window's Heatmaps panel shows them."""
 
 from __future__ import annotations
 

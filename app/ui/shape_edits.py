@@ -1,12 +1,7 @@
-"""The shape whose signed distance the network learns, as the window edits it (no drawing here:
-app/ui/panels/shapes.py draws its row, File > Open shape... reads a file through app/ui/files.py).
-
-A shape is read before anything is rebuilt (sdf_truth.load_field, whose result the new trainer
-then finds cached): a file that is no shape (an SVG with nothing filled, an all-light image,
-points without normals, a missing file) is refused with its own line, and the current network
-trains on. A shape after another goes on from the current weights and step; a shape after
-formulas, an image or points is another problem, and its network starts afresh
-(app/loop/carry.py)."""
+"""The shape whose signed distance the network learns, as the window edits it (panels/shapes.py draws
+its row). A shape is read before anything is rebuilt, so a file that is no shape is refused with
+its own line and the network trains on; a shape after another goes on from the current weights,
+after another problem it starts afresh (app/loop/carry.py; docs/guide/shapes.md, 'In the window')."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
-"""Sliders whose Ctrl+click text entry sets the quantity the slider shows.
-
-ImGui's own Ctrl+click edits the slider's underlying value: the batch-size slider runs over an
-index into its powers of two (typing 4096 indexed past the list and crashed the window), and the
-learning-rate slider over log10 of the rate (typing 0.001 set lr = 1). Here the slider's own
-text entry is switched off (SliderFlags_.no_input) and Ctrl+click opens a text field in its
-place, holding the text the slider shows. Enter parses it into the quantity; a value that does
-not parse, or that the caller's check refuses, is a message under the slider and changes
-nothing. Escape or a click elsewhere leaves the slider as it was."""
+"""Sliders whose Ctrl+click text entry sets the quantity the slider shows. ImGui's own Ctrl+click
+edits the slider's underlying value: an index into the batch sizes' powers of two (typing 4096
+crashed the window), log10 of the learning rate (typing 0.001 set lr = 1). Here Ctrl+click opens a
+text field holding the shown text; Enter parses it, and a value refused is a message under it."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 # The panels' background, drawn by clearing the frame to it: docked panels draw none of their own
-# (app/ui/frame.py), since each full-window fill cost ~10 ms a frame on a CPU driver (lavapipe).
+# (app/ui/frame.py), since a full-window fill is costly on a CPU driver.
 WINDOW_BG = (0.09, 0.10, 0.12, 1.0)
 TRANSPARENT = imgui.ImVec4(0.0, 0.0, 0.0, 0.0)
 

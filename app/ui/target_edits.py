@@ -1,14 +1,8 @@
-"""The targets as the window edits them (no drawing here; app/ui/panels/targets.py draws them):
-one text per output, checked by app.truth.targets when the user presses Enter (text typed but not
-entered stays in its field, unapplied, until Enter or Escape); presets from
-assets/targets.json and the user's own expressions; a Slang target file, watched for changes.
-
-A rejected expression or file changes nothing: the network trains on with its targets, and the
-message stays by the field it came from (with the column of an expression's problem, or the
-compiler's lines of a file). An accepted change rebuilds the network (the output layer follows
-the number of targets); when only the expressions change, the rebuilt network starts from the
-current weights, so the other outputs keep what they learned; so do they when an output is
-added (it starts fresh) or removed."""
+"""The targets as the window edits them (no drawing here; panels/targets.py draws them): one text an
+output, checked on Enter; presets and the user's own expressions; a Slang target file, watched. A
+rejected expression or file changes nothing and its message stays by its field; an accepted change
+rebuilds the network from the current weights where only the expressions changed
+(docs/guide/targets.md)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
-"""X11 protocol errors noted instead of fatal.
-
-Xlib's default error handler prints "X Error of failed request" and ends the process with exit
-code 1. A window destroyed from outside (xdotool windowclose, a crashed window manager) races
-the frame loop: a CPU driver's present can still draw into it (X_PutImage) and get BadDrawable
-back before the loop sees the swapchain fail, and the run would end without saving. With the
-handler installed, the error is noted, the loop reads `window_gone()` and ends the way it does
-for any lost window: settings saved, exit code 0.
-
-Xlib keeps one handler per process, so this covers the connection GLFW opened (and the Vulkan
-driver shares). GLFW swaps in its own handler only around a few of its calls and then puts the
-previous one, this one, back."""
+"""X11 protocol errors noted instead of fatal. Xlib's default handler ends the process, and a window
+destroyed from outside races the frame loop: a CPU driver's present can get BadDrawable before the
+loop sees the swapchain fail, and the run would end without saving. Noted, the loop reads
+`window_gone()` and ends as for any lost window: settings saved, exit code 0."""
 
 from __future__ import annotations
 
@@ -47,7 +39,9 @@ def _note(_display, event) -> int:
 
 
 def install() -> bool:
-    """Makes X errors non-fatal for this process; False where there is no Xlib (not X11)."""
+    """Makes X errors non-fatal for this process; False where there is no Xlib (not X11). Xlib keeps
+    one handler a process, so this covers GLFW's connection (which the Vulkan driver shares); GLFW
+    swaps in its own only around a few of its calls, then puts this one back."""
     global _installed
     if _installed is not None:
         return True

@@ -1,10 +1,7 @@
-"""Network diagram in the style of TensorFlow Playground: layers as columns of nodes, edges
-orange for negative and blue for positive weights, thicker for larger |w|. A layer wider than
-its column can show is summarised: its first neurons, an ellipsis, its last neuron. Each node is
-a small image of its neuron's value over the domain (red negative, white 0, blue positive, as
-the weights); clicking one shows it large (app/ui/panels/neuron_view.py). Nodes grow with the
-panel; a column whose nodes are larger staggered into two lines than in one (the default
-network's 16 hidden ones) is staggered, so that each is large enough to click."""
+"""Network diagram in the style of TensorFlow Playground: layers as columns of nodes, edges orange for
+negative and blue for positive weights, thicker for larger |w|, a wide layer summarised by its first
+neurons, an ellipsis and its last. Each node is an image of its neuron over the domain; clicking
+one shows it large. A column whose nodes come out larger staggered into two lines is staggered."""
 
 from __future__ import annotations
 
@@ -202,7 +199,7 @@ def _nodes(app, draw_list, plan, sizes, neurons, xs, columns) -> None:
     mouse = imgui.get_mouse_pos()
     app.diagram_nodes = {}  # neuron (plan order) -> node rect: tests click them
     # The images in one channel, frames and labels in another: one draw of the atlas instead of
-    # one per node, each draw costing ~50 us on a CPU driver.
+    # one per node (a draw is costly on a CPU driver).
     draw_list.channels_split(2)
     for k, (shown, column) in enumerate(zip(neurons, columns)):
         half = column.half

@@ -1,9 +1,7 @@
-"""The loss plot's series colours, in one place so that every series drawn together can be told
-apart (tests/test_loss_plot_series.py measures them in CIELAB): the batch's blue, the training
-set's light blue, the test set's orange, the accuracies' green and yellow (their own axis), an
-image's PSNR (app/ui/panels/psnr_plot.py), the earlier runs' violet and grey, and for two or
-more value columns each column's test loss in a colour of its own. The earlier runs were violet
-and green: the green of "train acc." and of the PSNR."""
+"""The loss plot's series colours, in one place so that every series drawn together can be told apart
+(tests/test_loss_plot_series.py measures them in CIELAB): batch blue, training set light blue, test
+set orange, the accuracies green and yellow, earlier runs violet and grey (they were violet and
+green: the green of "train acc." and of the PSNR), and a colour of its own for each value column."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
-"""Loss plot: train and eval loss against step on a log scale, the axis titled with the current
-run's loss; earlier runs of that loss stay, in colours of their own (what is drawn, and the
-legend: app/ui/panels/loss_series.py). A loss record (app/loop/history.py) holds the recent steps exactly and older ones in
-buckets; the plot draws each row's mean as the line and, where a row stands for several steps,
-their min to max as a band, so a run of 10^8 steps costs a frame no more than one of 10^4. For a
-dataset: the batch's loss, the training set's and the test set's, and for classes both sets'
-accuracy on a second axis (0 to 1). The axes fit the current run: its steps, and the losses
-plotted over them (an earlier, longer run would squeeze it to the left edge, and a curve cut
-back to a stable step must not keep the divergence's 1e30 on the axis)."""
+"""Loss plot: train and eval loss against step on a log scale; what is drawn and the legend:
+loss_series.py. Each record row is drawn as its mean with a min-to-max band, so a run of 10^8 steps
+costs a frame no more than one of 10^4. The axes fit the current run: an earlier, longer run would
+squeeze it to the left, and a curve cut back to a stable step must not keep the divergence's 1e30."""
 
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""What the loss plot draws (app/ui/panels/loss_plot.py draws it): each series' name, rows and
-colour, from the run history (app/loop/history.py), and the legend above the plot that names
-them. The legend is the panel's own, in lines that wrap at the panel's edge: ImPlot's one line
-ran off a narrow panel once a CSV's columns had lines of their own ("test: temperatur"). A click
-on an entry hides its series, as ImPlot's legend did.
-
-The series: the current run's batch loss, for formulas the grid's eval loss, for a dataset the
-training and test sets' losses, each value column's test loss where there are two or more (their
-scales may differ by orders of magnitude: a height's error beside a temperature's), and for
-classes both accuracies on the right-hand axis; an image's PSNR (app/ui/panels/psnr_plot.py);
-the earlier runs' batch losses, faded, where they measured the current run's loss of the same
-problem: the loss axis is the current run's, and the spiral's cross-entropy drawn on a squared
-error's axis compared what cannot be compared. The legend says how many are hidden, and why."""
+"""What the loss plot draws (loss_plot.py draws it): each series' name, rows and colour, from the run
+history, and the legend above the plot, the panel's own, in lines that wrap at the panel's edge
+(ImPlot's one line ran off a narrow panel). Earlier runs are drawn only where they measured the
+current run's loss of the same problem: the axis is the current run's (docs/guide/window.md, 'Loss')."""
 
 from __future__ import annotations
 

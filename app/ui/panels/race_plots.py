@@ -1,9 +1,7 @@
-"""The Race panel's two views of the racers, each racer in its own colour: their curves on one
-plot (the batch's loss thin, the race's metric at each evaluation thick with points), against
-steps or against each racer's own training time; and a block per racer of its learned function
-and |error| at the chosen output. The values are on the truth's scale, the same for every
-racer; each |error| is drawn on its own scale, from 0 to its largest (the kernel that draws the
-atlas scales it so), and its bar says how far that is."""
+"""The Race panel's two views of the racers, each in its own colour: their curves on one plot, against
+steps or each racer's own training time; and a block per racer of its learned function and |error|
+at the chosen output. The values are on the truth's scale, the same for every racer; each |error|
+on its own scale, from 0 to its largest, which its bar states."""
 
 from __future__ import annotations
 

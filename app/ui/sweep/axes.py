@@ -1,10 +1,7 @@
-"""Where a trial's values go on the sweep viewer's axes, and their text, in plain Python so that
-tests check them without drawing. Each axis is normalised to its range: 0 at the smallest value,
-1 at the largest. A parameter sampled on a log scale (space.json: "loguniform", or any
-distribution whose name starts with "log") whose values span more than a decade gets a log
-axis; so does the metric where all its values are positive and span more than a decade (a loss).
-A choice parameter, or one whose values are not all numbers, is categorical: its values evenly
-spaced, in the space's order (else sorted)."""
+"""Where a trial's values go on the sweep viewer's axes, and their text, in plain Python so that tests
+check them without drawing. Each axis runs 0 to 1 over its values; a log-sampled parameter, or a
+positive metric, spanning more than a decade gets a log axis; a choice, or values not all numbers,
+is categorical, evenly spaced in the space's order (else sorted)."""
 
 from __future__ import annotations
 

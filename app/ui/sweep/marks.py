@@ -1,9 +1,7 @@
 """How the sweep viewer marks a trial, the same in the table, the scatter and the parallel
-coordinates: a complete trial in the colour of its metric (viridis from a dark blue, brighter is
-better, whether the metric is minimised or maximised), a pruned one grey (stopped early: its metric is not
-comparable), a failed one red, an interrupted one amber (--resume runs it again); the best trial
-labelled "best", the selected one ringed in white.
-The legend row names each, and the colour scale gives the metric's values."""
+coordinates: a complete trial in its metric's colour (viridis, brighter is better), a pruned one
+grey (its metric is not comparable), a failed one red, an interrupted one amber; the best labelled
+"best", the selected one ringed in white (docs/guide/sweeps.md, 'The sweep window')."""
 
 from __future__ import annotations
 

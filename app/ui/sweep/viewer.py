@@ -1,9 +1,7 @@
-"""The sweep viewer's state and actions: the folder open in it, the trial selected (one selection
-for the table, the scatter and the parallel coordinates), the table's order, and what a selected
-trial offers: its network loaded into the session, or its config trained again from step 0.
-
-Neither action loses the user's network to a bad trial: its files are read and checked first, and
-a failure is an in-app message with the current network training on."""
+"""The sweep viewer's state and actions: the folder open in it, the trial selected (one selection for
+the table, the scatter and the parallel coordinates), the table's order, and a selected trial's
+network loaded or its config trained again. Neither action loses the user's network to a bad
+trial: its files are checked first, and a failure is an in-app message."""
 
 from __future__ import annotations
 
