@@ -1,48 +1,8 @@
-"""The gradient check: the parameter gradient that the training kernels compute, against an
-independent path on the same fixed batch, and that path against central finite differences.
-
-- The training kernels' gradient is read exactly: one plain SGD step with a learning rate of
-  2^24 moves each parameter by -2^24 g, which float32 holds to ~1e-7 of g however small g is
-  next to the parameter (with a rate of 1, a gradient 1e-4 of its parameter would keep only
-  three digits); the trainer is put back as it was.
-- The independent path (app/check/grad_reference.py) is SlangPy's .bwds of shaders/check/grad_check.slang,
-  on the same batch; it shares no code with the training kernels.
-- Central differences check that path in turn, for each layer's weight and bias with the
-  largest gradient, and a grid's largest table value's. They difference the batch's loss in
-  float64 through the app's numpy twins of the network's parts (app/model/activations.py,
-  app/model/encodings.py, app/model/hashgrid.py, app/model/losses.py), which share no code with either GPU path.
-- Regularisation's gradient (rate * sign(w) or rate * w on the weights) is added to the
-  reference in numpy.
-- Training on derivatives (grad_weight or eikonal above 0) trains on a nested loss that the
-  SlangPy path does not compute: the training kernels' gradient of the whole loss is compared
-  instead with central differences of its float64 numpy twin (app/check/nested_loss.py), for
-  every parameter up to NESTED_PARAMETERS, with the same tolerances (measured: float within
-  4.4e-6, half within 9.8e-3 at step 5 of small networks, tests/test_grad_check_nested.py).
-
-Errors are relative to max(|reference|, 1e-2 * the largest |reference| component): a component
-far below the gradient's scale is compared at 1% of that scale, where float noise is meaningful.
-Tolerances, from the unit roundoff u of each precision and measured against a float64 numpy
-gradient of the same batch (tests/test_grad_check.py):
-- float (u = 6e-8): each component is a float32 mean of 256 per-sample terms. Untrained, both
-  paths are within ~2e-6 of float64; trained, the terms cancel (the residuals are small and of
-  either sign) and the error grows to ~1e-3 of a component in this measure (18-32-32-2 after
-  800 steps: training kernels 6.6e-4, the SlangPy path 8.7e-4). 1e-2 leaves ten times that;
-  a wrong derivative, layer or term moves components by far more.
-- half (u = 4.9e-4): the network runs in half (weights, sums, activations), the reference in
-  float32 with the same half weights and inputs: ~u * sqrt(fan-in) per layer, a few 1e-3 early
-  in training; 5e-2. Once a network fits to within a few half ulps of its outputs, half's own
-  rounding of the residuals dominates the training gradient (12% of its scale for the network
-  above) and the check says so: that gradient really is that far from the exact one.
-- finite differences (float64, step h = 1e-6 * max(1, |w|)): truncation ~h^2 and rounding
-  ~1e-16 * loss / h are far below the float32 path's own error, so 1e-2 again. ReLU-family
-  losses have kinks, and a step that carries a sample across one is wrong by that sample's
-  whole change of slope: the step is cut by 8 until no pre-activation changes side (down to
-  1e-9). The GPU's float32 loss has no right step: at h = 1e-3, 5 of 50 checks of the default
-  network in its first 200 steps were out by 1.1-5.4% (kinks; the worst a first-layer weight),
-  and at h = 1.6e-5 float32's rounding of each forward pass is ~1e-2 of a small component; in
-  float64 the worst of the same 50 is 8e-6. A sample exactly on a kink (a spiral's point at
-  the origin, before the biases move) is one no step avoids: the difference is the mean of its
-  two slopes, the path takes one, 0.4% apart there."""
+"""The gradient check: the parameter gradient the training kernels compute (read exactly, through one
+SGD step of PROBE_LR, the trainer then put back), against an independent SlangPy path on the same
+fixed batch (grad_reference.py), and that path against float64 central differences of the numpy
+twins; a nested loss against its own twin (nested_loss.py). How, and why each tolerance:
+docs/architecture.md, 'The gradient check'."""
 
 from __future__ import annotations
 
@@ -59,12 +19,16 @@ from .grad_reference import CHECK_BATCH, ReferencePath
 from .nested_loss import central_difference, chosen_parameters, nested_batch, nested_loss
 from .sample_twin import sample_points, with_boundary
 
+# An SGD step of 2^24 moves each parameter by -2^24 g, which float32 holds to ~1e-7 of g however
+# small g is next to the parameter (at a rate of 1, a gradient 1e-4 of its parameter keeps 3 digits).
 PROBE_LR = float(2**24)
+# Ten times the error trained networks reach in each precision (docs/architecture.md, 'The gradient
+# check'), far below what a wrong derivative, layer or term does.
 TOLERANCE = {"float": 1e-2, "half": 5e-2}
 FD_TOLERANCE = 1e-2
-FD_STEP = 1e-6  # relative to max(1, |w|); float64 differences, see the notes above
+FD_STEP = 1e-6  # relative to max(1, |w|); float64 differences: truncation and rounding far below 1e-2
 FD_SMALLEST_STEP = 1e-9  # where float64 rounding, ~1e-16 * loss / h, is still ~1e-7 of the loss
-SCALE_FLOOR = 1e-2
+SCALE_FLOOR = 1e-2  # components below this share of the largest are compared at it, above float noise
 NESTED_PARAMETERS = 1024  # the most parameters the nested loss's central differences take
 
 

@@ -1,19 +1,8 @@
-"""The gradient check's independent path (app/check/grad_check.py compares the training kernels
-with it): the network's loss and parameter gradient on a fixed batch, through SlangPy.
-
-- shaders/check/grad_check.slang through SlangPy's function-call API: each layer is one vectorised
-  call over (sample, neuron) on differentiable tensors (Tensor.with_grads()), and `.bwds` of each
-  call, chained from the loss back to the first layer, gives the gradient. It shares no code with
-  the training kernels; the batch's points come from the same sampler (shaders/truth/sampling.slang)
-  and the truth from the same definition.
-- A dataset's batch is its training points at the positions the trainer's next step takes
-  (shuffledIndex from shaders/truth/sampling.slang, read in numpy from the dataset), with the loss its
-  problem takes, written again in shaders/check/grad_check.slang.
-- A grid encoding (app/model/hashgrid.py) is the path's input: its numpy twin encodes the points from
-  the tables, and the tables' gradient is numpy's scatter of the first layer's input gradient
-  (.bwds of that call) with the bilinear weights.
-- Where SlangPy's .bwds is wrong on the trainer's device (slangpy#222), the path runs on the same
-  GPU through CUDA, or the check is refused (ReferenceUnavailable)."""
+"""The gradient check's independent path: the network's loss and parameter gradient on a fixed batch
+through SlangPy's function-call API (shaders/check/grad_check.slang, one vectorised call a layer,
+`.bwds` chained back from the loss), sharing no code with the training kernels; a grid's tables
+get numpy's scatter of the first layer's input gradient. Where `.bwds` is wrong on the trainer's
+device (slangpy#222) it runs on the same GPU through CUDA (docs/architecture.md, 'The gradient check')."""
 
 from __future__ import annotations
 

@@ -1,21 +1,8 @@
-"""The gradient check of the nested loss (training on derivatives, app/model/derivative_loss.py):
-a float64 numpy twin of the whole loss the derivative kernels train on, and its parameter
-gradient by central differences. It shares nothing with shaders/model/derivatives.slang, which takes
-the input gradient with Slang's fwd_diff and differentiates it again with bwd_diff:
-
-- the network's input gradient by forward mode in numpy: the encoding's Jacobian by complex step
-  (every encoding that trains on derivatives is analytic in x and y: polynomials, products,
-  sines and cosines, so Im enc(x + i e, y) / e is its derivative to rounding, where a
-  difference quotient of a 2^7 pi Fourier feature would be 1e-3 out), then the chain rule through
-  each layer with the activations' derivatives written here from their definitions;
-- the truth and its gradient from the truth's numpy twin (app/check/truth_twin.py);
-- per sample, the value loss + grad_weight * sum_o |grad f_o - grad t_o|^2
-  + eikonal * sum_o (|grad f_o| - 1)^2, |grad f_o| with the kernel's floor of 1e-12 under the
-  square (the loss as trained: without it a vanishing gradient's step is NaN), + normal_weight *
-  sum_o |grad f_o - n|^2 at the boundary samples (sample_twin.py), then the mean.
-
-Central differences take each parameter's step as the value check does (grad_check.py): 1e-6 *
-max(1, |w|), cut by 8 until no ReLU-family pre-activation changes side."""
+"""The gradient check of the nested loss (training on derivatives): a float64 numpy twin of the whole
+loss the derivative kernels train on, and its parameter gradient by central differences. It shares
+nothing with shaders/model/derivatives.slang: the input gradient by forward mode in numpy (the
+encoding's Jacobian by complex step), the truth's from its numpy twin (truth_twin.py); how:
+docs/architecture.md, 'The gradient check'."""
 
 from __future__ import annotations
 
@@ -46,8 +33,10 @@ DERIVATIVES = {
     "silu": lambda z: _sigmoid(z) * (1.0 + z * (1.0 - _sigmoid(z))),  # d/dz z sigmoid(z)
     "identity": np.ones_like,
 }
+# Every encoding that trains on derivatives is analytic in x and y, so Im enc(x + i e, y) / e is its
+# derivative to rounding (a difference quotient of a 2^7 pi Fourier feature would be 1e-3 out).
 COMPLEX_STEP = 1e-30
-NORM_FLOOR = 1e-12  # shaders/model/derivatives.slang's floor under |grad f|^2
+NORM_FLOOR = 1e-12  # shaders/model/derivatives.slang's floor under |grad f|^2: else a vanishing gradient's step is NaN
 
 
 def encoding_tangents(plan: NetworkPlan, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -93,7 +82,9 @@ def nested_batch(plan: NetworkPlan, config, points: np.ndarray, normals: np.ndar
 
 def nested_loss(plan: NetworkPlan, params: np.ndarray, batch: NestedBatch) -> tuple[float, list[np.ndarray]]:
     """The batch's mean nested loss in float64, and which side of its kink each ReLU-family
-    pre-activation is on."""
+    pre-activation is on. Per sample: the value loss + grad_weight * sum_o |grad f_o - grad t_o|^2
+    + eikonal * sum_o (|grad f_o| - 1)^2 + normal_weight * sum_o |grad f_o - n|^2 at the boundary
+    samples."""
     h, tangents, sides = batch.inputs, batch.tangents, []
     for layer in plan.layers:
         weights = layer.weights(params)

@@ -1,11 +1,6 @@
-"""The truth in numpy, for the gradient check: each truth's own numpy twin, in float64.
-
-- target expressions: app/truth/targets.py's target_to_numpy;
-- an image: app/truth/image_truth.py's sample, the numpy twin of the kernels' bilinear read;
-- a shape's signed distance (--sdf): its distance grid read the same way (app/truth/shapes/grid.py's
-  bilinear), the grid the kernels upload (app/truth/sdf_truth.py's load_field).
-
-A Slang file's target has no numpy twin (its text is only ever compiled by Slang): None."""
+"""The truth in numpy, for the gradient check: each truth's own float64 twin (target expressions:
+targets.py's target_to_numpy; an image: image_truth.py's bilinear sample; a shape: its distance
+grid read the same way, the grid the kernels upload). A Slang file's target has none: None."""
 
 from __future__ import annotations
 
