@@ -43,7 +43,7 @@ def images(session: Session) -> list[tuple[str, np.ndarray]]:
 @functools.cache
 def _srgb_of_halves() -> np.ndarray:
     """Every half-precision value's 8-bit sRGB encoding, a table indexed by its bits (a drawn
-    texture's colours are linear: the UI renderer encodes them on output, shaders/visualize.slang)."""
+    texture's colours are linear: the UI renderer encodes them on output, shaders/views/visualize.slang)."""
     linear = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
     linear = np.clip(np.nan_to_num(linear, nan=0.0), 0.0, 1.0)
     srgb = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * linear ** (1 / 2.4) - 0.055)

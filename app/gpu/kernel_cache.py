@@ -14,7 +14,7 @@ from ..kernels.plan import NetworkPlan
 from .struct_layout import struct_dtype
 
 ENTRY_POINTS = ("learnGradient", "adjustParameters", "evaluateGrid", "drawHeatmaps", "drawColorbars", "drawNeurons")
-# Plans that train on a dataset's points also have these (shaders/points.slang)
+# Plans that train on a dataset's points also have these (shaders/views/points.slang)
 POINT_ENTRY_POINTS = ("evaluatePoints", "drawPoints", "drawDataView", "drawSignedBar")
 
 
@@ -26,7 +26,7 @@ class PointKernels:
     draw_signed_bar: spy.ComputeKernel
 
 
-IMAGE_ENTRY_POINTS = ("evaluateImage", "drawImageView")  # an image target's (shaders/image_eval.slang)
+IMAGE_ENTRY_POINTS = ("evaluateImage", "drawImageView")  # an image target's (shaders/views/image_eval.slang)
 
 
 @dataclass
@@ -45,12 +45,12 @@ class NetworkKernels:
 
 
 def entry_points(source: str) -> tuple[str, ...]:
-    """The entry points of a generated module: the points' where it includes shaders/points.slang,
-    an image target's where it includes shaders/image_eval.slang."""
+    """The entry points of a generated module: the points' where it includes shaders/views/points.slang,
+    an image target's where it includes shaders/views/image_eval.slang."""
     return (
         ENTRY_POINTS
-        + (POINT_ENTRY_POINTS if '#include "points.slang"' in source else ())
-        + (IMAGE_ENTRY_POINTS if '#include "image_eval.slang"' in source else ())
+        + (POINT_ENTRY_POINTS if '#include "views/points.slang"' in source else ())
+        + (IMAGE_ENTRY_POINTS if '#include "views/image_eval.slang"' in source else ())
     )
 
 

@@ -145,14 +145,14 @@ MLVec<OUTPUT_DIM> networkWithNeurons(NFloat* params, MLVec<INPUT_DIM> x, float* 
 
 
 def _points_part(plan: NetworkPlan) -> str:
-    """A dataset's evaluation and data view (shaders/points.slang), for plans that train on points."""
+    """A dataset's evaluation and data view (shaders/views/points.slang), for plans that train on points."""
     if plan.truth_kind != "points":
         return ""
     return f"""
 // The data view's colours (app/kernels/view_constants.py); whether the outputs name classes (app/model/losses.py)
 {point_constants()}
 static const bool CLASSIFY = {_flag(plan.loss.classifies)};
-#include "points.slang"
+#include "views/points.slang"
 """
 
 
@@ -205,9 +205,9 @@ float outputLoss(MLVec<OUTPUT_DIM> y, no_diff float truth[OUTPUT_DIM])
 {path_of(plan).derivative_part(plan)}
 {path_of(plan).kernel(plan)}
 
-#include "visualize.slang"
-#include "neurons.slang"
+#include "views/visualize.slang"
+#include "views/neurons.slang"
 {_points_part(plan)}
 {_views_functions(plan)}
-{'#include "image_eval.slang"' if plan.image is not None else ""}
+{'#include "views/image_eval.slang"' if plan.image is not None else ""}
 {truth.tail}"""

@@ -1,4 +1,4 @@
-"""What the drawing kernels (shaders/visualize.slang, shaders/points.slang) and the views share,
+"""What the drawing kernels (shaders/views/visualize.slang, shaders/views/points.slang) and the views share,
 defined here once: the generated module gets them as constants, and the views and the UI's legends
 read them. The heatmap panels and views, the contour lines, the colour of a value that is not finite, and the data
 view's colours: one colour a class, the Playground's orange (its -1) and blue (its +1) first, then
@@ -7,7 +7,7 @@ to blue."""
 
 from __future__ import annotations
 
-# ---- heatmap panels: ids matched by drawHeatmaps in shaders/visualize.slang -----------------------
+# ---- heatmap panels: ids matched by drawHeatmaps in shaders/views/visualize.slang -----------------------
 HEATMAP_PANELS = ("ground truth", "learned", "|error|")
 # What the panels show: the values, their derivatives in x or in y, or the gradient's length
 # sqrt((df/dx)^2 + (df/dy)^2) (the atlas holds all four).

@@ -1,5 +1,5 @@
 """The evaluation grid: G x G cells over the domain [x0, x1] x [y0, y1], each evaluated at its
-centre. shaders/visualize.slang computes the same points on the GPU; these are the host's."""
+centre. shaders/views/visualize.slang computes the same points on the GPU; these are the host's."""
 
 from __future__ import annotations
 

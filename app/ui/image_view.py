@@ -1,6 +1,6 @@
 """An image target in the Heatmaps panel: ground truth | learned | |error| at the image's own
 resolution (app/views/image_eval.py's last complete pass), zoomed and panned together, pixel-exact
-(each screen pixel shows the one image pixel under it: shaders/image_eval.slang's
+(each screen pixel shows the one image pixel under it: shaders/views/image_eval.slang's
 drawImageView), with the values under the mouse and the PSNR. Wheel: zoom about the mouse;
 drag: pan; "fit" and "1:1" set the zoom."""
 

@@ -1,5 +1,5 @@
 """The data view: a dataset's points over the learned function, as the TensorFlow Playground
-shows them, drawn by compute kernels (shaders/points.slang) into textures the window shows.
+shows them, drawn by compute kernels (shaders/views/points.slang) into textures the window shows.
 
 - `layer`: the points, drawn once whenever the points or what is shown of them change: training
   points as filled discs with a rim, test points as rings, in their class's colour (or their

@@ -15,7 +15,7 @@ ATLAS_COLUMNS = 32  # tiles per row of the atlas
 
 
 def from_ordered_bits(bits: np.ndarray) -> np.ndarray:
-    """The floats that shaders/neurons.slang's orderedBits mapped to `bits` (uint32)."""
+    """The floats that shaders/views/neurons.slang's orderedBits mapped to `bits` (uint32)."""
     bits = np.asarray(bits, np.uint32)
     negative = (bits & 0x80000000) == 0
     return np.where(negative, ~bits, bits & 0x7FFFFFFF).astype(np.uint32).view(np.float32)

@@ -1,6 +1,6 @@
 """The training and test sets' loss and accuracy, for plans that train on a dataset's points,
 and for two or more value columns each column's test loss (its squared error's mean over the
-test set: the test loss split by output, which sum to it). evaluatePoints (shaders/points.slang)
+test set: the test loss split by output, which sum to it). evaluatePoints (shaders/views/points.slang)
 sums each group of 256 points in a fixed order on the GPU, the host adds the groups in float64.
 Part of each grid evaluation pass (app/views/evaluation.py), after its cells, in whole groups, so
 that it too may be split over frames."""
@@ -15,7 +15,7 @@ import slangpy as spy
 from ..train.point_data import PointData
 from ..train.trainer import Trainer
 
-POINT_GROUP = 256  # shaders/points.slang's POINT_GROUP
+POINT_GROUP = 256  # shaders/views/points.slang's POINT_GROUP
 # A group's cost in the frame budget's grid cells: a cell evaluates the network three times
 # (values and two derivatives) besides the truth; a group, 256 times.
 GROUP_UNITS = 64
