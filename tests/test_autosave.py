@@ -227,3 +227,15 @@ def test_file_recent_sessions_lists_and_loads_them(make_session, cache):
         )
     finally:
         ui.close()
+
+
+def test_a_sessions_file_is_named_after_what_it_learned():
+    """A shape's session was named "formulas", a CSV's "points": the file says what it holds."""
+    from app.config.config import Config
+
+    assert autosave.data_name(Config()) == "formulas"
+    assert autosave.data_name(Config(sdf="star")) == "shape_star"
+    assert autosave.data_name(Config(sdf="/tmp/outlines/notch 15.svg")) == "shape_notch_15"
+    assert autosave.data_name(Config(dataset={"csv": "/tmp/heights.csv"})) == "heights"
+    assert autosave.data_name(Config(dataset={"generator": "spiral"})) == "spiral"
+    assert autosave.data_name(Config(image={"file": "/tmp/grey.png", "width": 4, "height": 4})) == "grey"

@@ -37,12 +37,14 @@ def network_name(config: Config) -> str:
 
 
 def data_name(config: Config) -> str:
-    """What the session learned, as a file name's part: a dataset, an image, a Slang file's name,
-    or 'formulas'."""
+    """What the session learned, as a file name's part: a dataset, an image, a shape, a Slang
+    file's name, or 'formulas'."""
     if config.dataset:
-        name = config.dataset.get("generator") or Path(config.dataset.get("file", "points")).stem
+        name = config.dataset.get("generator") or Path(config.dataset["csv"]).stem
     elif config.image:
         name = Path(config.image["file"]).stem
+    elif config.sdf:
+        name = f"shape_{Path(config.sdf).stem}"
     elif config.slang_target:
         name = Path(config.slang_target["file"]).stem
     else:
