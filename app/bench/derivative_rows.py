@@ -1,14 +1,7 @@
-"""The speed benchmark's derivatives rows (`python -m app.bench --only derivatives`): training on
-a loss of the network's input gradient, each loss of app/bench/derivatives_task.py at one batch.
-For each: the app's trainer in float and in half (timed as the other app rows,
-app/bench/runners.py; half takes the fused tensor-core trainer where the device has it),
-PyTorch eager in fp32, the best PyTorch step under fp16 autocast
-(torch_derivatives.BestStep: compiled and captured in a CUDA graph, else eager and captured, which
-its row says), and each app row's samples/s over the faster PyTorch row's. The best step's fp32
-twin is left out: fp16 autocast beat it in every run (H100, 2026-11-27: 1.41e8 against 8.31e7
-samples/s at 2^16, 2.25e8 against 1.10e8 at 2^20), and its four compiles took 36 s of a 542 s
-run. Where PyTorch or CUDA is missing, or the best step cannot be built, the rows say why instead
-of stopping the benchmark."""
+"""The speed benchmark's derivatives rows (`python -m app.bench --only derivatives`): training on each
+loss of derivatives_task.py, the app in float and in half beside PyTorch eager in fp32 and the best
+PyTorch step under fp16 autocast (its fp32 twin left out: docs/benchmarks.md, 'Derivative
+training'). Where PyTorch or CUDA is missing, or the best step cannot be built, a row says why."""
 
 from __future__ import annotations
 

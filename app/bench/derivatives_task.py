@@ -1,11 +1,7 @@
-"""The derivatives benchmark's task, shared by the app's rows and PyTorch's
-(app/bench/torch_derivatives.py): a 2 -> 64 -> 64 -> 64 -> 1 softplus MLP on the raw point (x, y),
-trained on a loss of its input gradient, one of:
-- sobolev: the squared error of the value and of both first derivatives against
-  sin(3x) cos(2y), the derivatives' terms weighted by SOBOLEV_WEIGHT (the app's --grad-weight);
-- eikonal: the signed distance to a circle of radius CIRCLE_RADIUS at the origin, the squared
-  error of the value plus EIKONAL_WEIGHT (the app's --eikonal) times (|grad f| - 1)^2.
-Samples are drawn uniformly over the app's default domain, [-1, 1]^2, every step."""
+"""The derivatives benchmark's task, shared by the app's rows and PyTorch's (torch_derivatives.py): a
+2 -> 64 -> 64 -> 64 -> 1 softplus MLP on the raw point (x, y), trained on a loss of its input gradient,
+sobolev (against sin(3x) cos(2y), SOBOLEV_WEIGHT) or eikonal (a circle of CIRCLE_RADIUS,
+EIKONAL_WEIGHT), on fresh uniform samples over [-1, 1]^2 every step."""
 
 from __future__ import annotations
 

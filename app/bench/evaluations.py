@@ -1,13 +1,7 @@
-"""What an evaluation costs, and where its time goes.
-
-    python -m app.bench.evaluations [--hidden 64,64,64] [--precision half] [--batch-size 65536]
-        [--grid 64] [--repeats 200] [--gpu N] [--json PATH] [--device auto]
-
-The median of `repeats` of each, in ms: an evaluation as a headless run takes it (its figures
-alone: the pass and one copy back, one submit and one wait), the same with the whole maps read back
-(what the heatmaps' files read), the grid pass alone on the GPU (passes recorded into one submit,
-divided by their count), an empty submit and wait, and reading the figures' host copy. Each
-with the CPU time the process spent meanwhile: a wait that spins costs as much CPU as wall time."""
+"""What an evaluation costs, and where its time goes: the median of `repeats` of an evaluation as a
+headless run takes it, the same with the whole maps read back, the grid pass alone on the GPU, an
+empty submit and wait, and reading the figures' host copy, each with the process's CPU time meanwhile
+(a wait that spins costs as much CPU as wall time). docs/benchmarks.md, 'Evaluations and several GPUs'."""
 
 from __future__ import annotations
 

@@ -1,21 +1,7 @@
-"""Frame-time benchmark: the app at 1280x800, frames rendered offscreen through the same frame()
-path as the window (no present, so no vsync wait), beside a headless run of the same network.
-
-    python -m app.bench.frame [--frames N] [--json PATH] [--device auto] [--batch-size B]
-                              [--hidden 16] [--precision float|half] [--encoding poly2|raw|fourier]
-                              [--seconds S] [--config FILE] [--image PNG]
-
---config starts from a config file (a summary.json too), --image fits an image (as the window's
-File > Open image does: its aspect ratio kept); --hidden, --precision, --encoding and
---batch-size apply last.
-
-It prints the frame time paused (the UI unchanged, so not drawn again: app/ui/redraw.py), paused
-with the UI drawn every frame (as while the mouse moves), and training (median and 95th
-percentile: the frame budget aims at 60 frames/s on a GPU, 30 on a CPU driver); for each, frames
-per second, how many of them drew the UI, the GPU time per part and the CPU time spent recording
-the training and waiting for the GPU; the samples/s the window trains at, the samples/s a
-headless run of the same network trains at, and their ratio. A benchmark is a top-level tool, not
-core: this one drives the offscreen UI, so it imports app.ui."""
+"""Frame-time benchmark: the app at 1280x800, frames rendered offscreen through the window's own frame()
+(no present, so no vsync wait), beside a headless run of the same network: frame times paused and
+training, GPU time per part, CPU time recording, and the window's samples/s over headless. It drives
+the offscreen UI, so it imports app.ui. docs/benchmarks.md, 'Frame time'."""
 
 from __future__ import annotations
 

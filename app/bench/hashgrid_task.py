@@ -1,10 +1,7 @@
-"""The hash-grid benchmark's task, shared by the app's row and PyTorch's
-(app/bench/torch_hashgrid.py): the procedural photo of app/bench/photo.py at PHOTO_SIZE x
-PHOTO_SIZE as an image target, a hash grid of 16 levels of 2 features with 2^19-entry tables
-(base resolution 16, per-level scale 1.5: tiny-cuda-nn's image-fitting settings, the finest level
-about 7,000 cells across), and a 64-64 ReLU MLP. The `hashgrid-tcnn` rows take tiny-cuda-nn's own
-mlp_learning_an_image config instead: the same grid with 2^15-entry tables (TCNN_LOG2_SIZE), at
-its batch of 2^18."""
+"""The hash-grid benchmark's task, shared by the app's row and PyTorch's (torch_hashgrid.py): the
+procedural photo at PHOTO_SIZE as an image target, a hash grid of 16 levels of 2 features with
+2^19-entry tables (tiny-cuda-nn's image-fitting settings otherwise) and a 64-64 ReLU MLP; the
+`hashgrid-tcnn` rows take tiny-cuda-nn's own mlp_learning_an_image config (2^15, batch 2^18)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""Time to fit an image: trains the hash-grid task of app/bench/hashgrid_task.py (a procedural
-photo-like landscape of about a megapixel, or your --image) and prints the PSNR of the learned
-image against the training clock, and when it first reached --target dB. Evaluations are
-stopped out of the clock: it counts training only, as the recorded steps ran on the GPU. Until the
-target is reached the PSNR is read every FINE_SECONDS of that clock, so that the time to it is
-read to that (headless chunks of a quarter second made it a multiple of one: 0.26 s and 0.40 s
-for the same fit, from where the chunks happened to end).
-
-    python -m app.bench.image_fit [--seconds 10] [--target 30] [--batch 262144] [--precision half]
-                                  [--image PNG] [--size 1024] [--json PATH] [--device auto]"""
+"""Time to fit an image: trains the hash-grid task of hashgrid_task.py (a procedural photo-like
+landscape of about a megapixel, or your --image) and prints the PSNR of the learned image against the
+training clock, which counts training alone, and when it first reached --target dB (read every
+FINE_SECONDS until then: headless chunks made it a multiple of a quarter second)."""
 
 from __future__ import annotations
 
@@ -23,9 +17,7 @@ from . import hashgrid_task, options
 
 FINE_SECONDS = 0.01
 # Steps trained, then thrown away (fresh weights), before the clock starts: a network's first steps
-# in a process ran slower than the rest (H200, 2^15 tables: 30 dB after 0.106 s in a process's first
-# fit, 0.032 s in the next, whatever Adam's beta2); that is start-up, which the `startup` tool
-# measures, not fitting.
+# in a process run slower than the rest, and that is start-up, which the `startup` tool measures.
 WARMUP_STEPS = 50
 
 
@@ -55,7 +47,7 @@ def fit(gpu, config: Config, seconds: float, target: float, every: float, quiet:
     next_eval = FINE_SECONDS
     while clock < seconds:
         # No further than the next evaluation, at the rate so far (the first chunk too: at the
-        # session's own chunk size, a quarter second, the H100 read its first PSNR, 38 dB, at 0.24 s).
+        # session's own chunk size the first reading came a quarter second late).
         rate = session.trainer.step / clock if clock > 0 else warmup_rate
         steps = max(1, min(session.chunk_size(1 << 62), int((next_eval - clock) * rate)))
         start = time.perf_counter()

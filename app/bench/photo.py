@@ -1,10 +1,6 @@
-"""A procedural, photo-like test image: a landscape (sky with clouds and a sun, hazy mountain
-ranges, a lake reflecting them, wooded hills, grass in the foreground) built from seeded
-fractal value noise, with detail at every scale down to single pixels and a little film grain.
-The benchmarks fit it at about a megapixel; the guide's images page (docs/guide/images.md) uses one of 512 x 512.
-Nothing is downloaded: the image is this code's own, the same bytes for the same size and seed.
-
-    python -m app.bench.photo --size 1024 --out photo.png [--seed 1]"""
+"""A procedural, photo-like test image: a landscape (sky, clouds, sun, hazy mountains, a lake
+reflecting them, wooded hills, grass) from seeded fractal value noise, with detail down to single
+pixels and a little film grain; the same bytes for the same size and seed, nothing downloaded."""
 
 from __future__ import annotations
 

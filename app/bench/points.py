@@ -1,12 +1,6 @@
-"""Point datasets at scale: what a dataset of N points costs the trainer and the window.
-
-    python -m app.bench.points [--points 500,100000,1000000] [--json PATH] [--device auto]
-
-For each N (the spiral, 7-8-8-1 tanh, batch 250), the best of three: making new points (a new
-data seed: generating, splitting and uploading them), a training step, an evaluation pass (the
-64x64 grid and every point's loss and class), drawing the points layer with the view under it,
-and the view alone. The window spreads an evaluation pass over frames as its budget allows; the points
-layer is drawn only when the points or the toggles change."""
+"""Point datasets at scale: what a dataset of N points costs the trainer and the window (the spiral,
+7-8-8-1 tanh, batch 250; the best of three): new points, a training step, an evaluation pass, and
+drawing the points layer with the view under it and without. docs/benchmarks.md, 'Points at scale'."""
 
 from __future__ import annotations
 

@@ -1,25 +1,7 @@
-"""python -m app.bench.roads [--batch B ...] [--seconds S] [--json PATH] [--device auto]
-
-The cooperative-vector roads to a tensor-core trainer (issue 20, item 2), measured on the
-benchmark's 2-64-64-64-4 network in half precision beside the app's own trainer in one run:
-
-- coopvec-atomic: one sample a thread; forward products and input gradients with
-  `coopVecMatMul[Add]` on training-optimal weights; weight gradients with
-  `coopVecOuterProductAccumulate` (RTXNS's way: atomic, so not bit-reproducible);
-- coopvec-stored: the same forward and backward, every sample's activations and gradients
-  stored in half, the weight gradients multiplied from them on tensor cores in fixed chunks and
-  summed in a fixed order (bit-reproducible).
-
-Each road trains with Adam (lr 0.01) on fp32 master weights, in steps of `--batch` samples
-(shaders/bench/bench_roads.slang). Before timing, each road's gradients for one batch of 4096 are
-checked against float64 numpy from the same half weights and points (their relative error is
-printed; a variant over 3% is not timed), and the stored road's against a second run of itself
-(bit for bit). Each road tries fp32 gradient sums first, then fp16; the run exits 1 when a road
-has no variant that passes.
-
-First it measures the cooperative-matrix-2 road's primitive beside the app's: a chain of
-64-sample x 64 x 64 layers as workgroup-scope and as subgroup-scope products (chain_probe.py).
-Needs Feature.cooperative_vector (Vulkan on NVIDIA): elsewhere it says so and exits 2."""
+"""The cooperative-vector roads to a tensor-core trainer (coopvec-atomic, RTXNS's way; coopvec-stored,
+bit-reproducible), on 2-64-64-64-4 in half beside the app's own trainer, each road's gradients first
+checked against float64 numpy; and the cooperative-matrix-2 road's primitive (chain_probe.py). Needs
+Feature.cooperative_vector (Vulkan on NVIDIA), else exits 2. docs/benchmarks.md, 'Other roads'."""
 
 from __future__ import annotations
 

@@ -1,25 +1,7 @@
-"""Soak benchmark: does a session left running grow in memory or slow down?
-
-    python -m app.bench.soak [--part all|headless|offscreen|window] [--steps 10000000]
-                             [--frames 100000] [--seconds 1800] [--change-every 3000]
-                             [--width 1280] [--height 800] [--batch-size 256]
-                             [--device auto] [--json PATH]
-
-1. headless: --steps training steps through Session.advance, as `--headless` runs them, after
-   WARMUP_STEPS.
-2. offscreen: --frames frames of the full UI, rendered offscreen through the same frame() as
-   the window, training, the architecture changed through the network panel's Apply path every
-   --change-every frames, cycling through ARCHITECTURES.
-3. window: the real window (app.ui.window) for --seconds, on $DISPLAY or an Xvfb it starts,
-   with the same changes.
-
-Before the frames are counted, every architecture of the cycle is built once (their kernels stay
-cached by design). Each part reports host RSS, the GPU's memory where NVIDIA's driver reports it,
-the trainer's GPU memory on every visit to each architecture, and frame time p50 and p99 over
-the first and the last tenth of the frames. The bounds (issue "Hours, not minutes"): host RSS
-grows by at most 32 MB over the headless steps and 16 MB over the frames, the p99 frame time at
-the end is within 10% of the start, and a network's GPU memory never changes. Exit code 1 when
-one is exceeded. The part all runs headless and offscreen (the window part needs a display)."""
+"""Soak benchmark: does a session left running grow in memory or slow down? Headless steps, offscreen
+frames of the full UI and the real window, with the architecture changed every --change-every
+frames; it exits 1 when host RSS, the p99 frame time or a network's GPU memory passes its bound
+(what it reports, the bounds and the figures: docs/benchmarks.md, 'Soak')."""
 
 from __future__ import annotations
 

@@ -1,27 +1,7 @@
-"""python -m app.bench [--quick] [--only NET|derivatives] [--batch B] [--json PATH] [--device auto|vulkan|cuda]
-                      [--no-compile] [--compile-mode auto|default|max-autotune-no-cudagraphs] [--no-cuda]
-
-Training speed of the app beside the tutorial's atomic design and PyTorch, in one run on one
-device. On Vulkan on an NVIDIA GPU the app's rows also run through SlangPy's CUDA backend on the
-same GPU (the `app-cuda` rows: the CUDA column), with the same gradient paths. The `hashgrid` rows
-fit a photo-like image with a hash-grid encoding of 2^19-entry tables and a 64-64 MLP
-(app/bench/hashgrid_task.py), beside the same model in plain PyTorch (torch_hashgrid.py); the
-`hashgrid-tcnn` rows are tiny-cuda-nn's own image-fitting config (2^15-entry tables, batch 2^18).
-On a GPU each of the two also gets an image-fit row: the PSNR of the learned image against the
-training clock and the time to 30 dB (app/bench/image_fit.py). Where torch imports with CUDA, the
-PyTorch rows are eager and the strongest: the loss compiled with torch.compile and the whole step
-captured in one CUDA graph, each in fp32 and with fp16 autocast (the hash grids' compiled row in
-fp16 alone: COMPILED_HALF_ONLY). Every app row is reported as a ratio to the best PyTorch row of
-the same network and batch. The `derivatives` rows train a softplus MLP on losses of its input gradient (Sobolev
-and eikonal: app/bench/derivatives_task.py, derivative_rows.py) beside PyTorch's double backward
-(torch_derivatives.py; the compiled step under fp16 autocast). On a GPU a full run ends with the
-window row: the window's training frames against headless (WINDOW, app/bench/frame.py).
-
-The compile mode (--compile-mode auto): max-autotune-no-cudagraphs for fp16 on networks with
-hidden layers of 64 or more at batches of 2^20 and up, where PyTorch's tensor-core products
-dominate and autotuning them paid (2-64-64-64-4, 2^20, H200: 9.8e8 samples/s against 6.4e8 in
-the default mode), at 85-90 s of autotuning a shape; the default mode everywhere else, which
-compiles in seconds. Autotuning every row ran the full benchmark past 9 minutes."""
+"""Training speed of the app beside the tutorial's atomic design and PyTorch (eager, and compiled with
+its whole step in a CUDA graph), in one run on one device; every app row a ratio to the best PyTorch
+row of its network and batch. The rows (the CUDA column, the hash grids, the image fits, the
+derivatives, the window), the compile mode and the figures: docs/benchmarks.md, 'Training speed'."""
 
 from __future__ import annotations
 
@@ -73,15 +53,13 @@ IMAGE_FIT_BATCH = 1 << 18
 # runs them. The target is 0.85 of headless.
 WINDOW = dict(network="2-64-64-64-4", batch=1 << 12, precision="half", frames=120, seconds=1.5)
 # Networks whose compiled PyTorch row is fp16 alone: the hash grids, where fp16 autocast was the
-# stronger in every run (H200, 2026-11-27: 9.51e7 against 8.50e7 samples/s at 2^19 tables, 1.45e8
-# against 1.21e8 at 2^15) and the two fp32 compiles took 84 s of a 541 s run (eager fp32 stays).
+# stronger in every run and the fp32 compiles cost the run a minute and more (eager fp32 stays).
 COMPILED_HALF_ONLY = {"hashgrid", "hashgrid-tcnn"}
 
 
-# Seconds each timed row runs (eager PyTorch and the CUDA column a share of it: runners.py). At
-# 2 s a full H100 run took 542 s once every compiled row compiled its own network (PyTorch's two
-# autotuned rows alone 170 s), at 1.5 s 470 s; 1.25 s makes room for the window row and still runs
-# each row for hundreds to thousands of steps.
+# Seconds each timed row runs (eager PyTorch and the CUDA column a share of it: runners.py): short
+# enough that the full run, window row included, keeps to its 8 minutes, long enough for hundreds
+# of steps a row (docs/benchmarks.md, 'How the run keeps to its 8 minutes').
 TIMED_SECONDS = 1.25
 
 
@@ -219,7 +197,7 @@ def _print_image_fit(row: dict) -> None:
 
 def _window_row(gpu) -> dict:
     """How fast the window trains WINDOW's network, against headless; printed."""
-    from . import frame  # the offscreen UI (0.2 s of imports): only where a full run on a GPU needs it
+    from . import frame  # the offscreen UI (slow imports): only where a full run on a GPU needs it
 
     fields = NETWORKS[WINDOW["network"]][0]
     config = validate(Config(**fields, batch_size=WINDOW["batch"], precision=WINDOW["precision"]))

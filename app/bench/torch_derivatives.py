@@ -1,25 +1,8 @@
-"""The PyTorch reference for the derivatives benchmark rows: the task of
-app/bench/derivatives_task.py written plainly in PyTorch. A 2 -> 64 -> 64 -> 64 -> 1 MLP with
-torch.nn.Softplus (beta 1) between its layers and none after the last, on the raw point (x, y);
-a fresh batch drawn uniformly over [-1, 1]^2 on the device every step; Adam with the app's
-settings (lr 0.01, betas 0.9 and 0.999, epsilon 1e-7), as app/bench/torch_reference.py.
-
-Both losses need the parameter gradient of a loss on the input gradient: the input gradient is
-torch.autograd.grad(f.sum(), p, create_graph=True) (each sample's f depends on its own p only, so
-the gradient of the sum is every sample's own), and loss.backward() differentiates through it (a
-double backward).
-
-Two variants, in fp32:
-- eager: plain PyTorch, one Python call chain per step;
-- best: the loss (forward and input gradient) compiled with torch.compile as one graph, and the
-  whole step (sampling, loss, backward, fused Adam) captured in one CUDA graph. PyTorch's
-  compiler cannot take a double backward through a graph it split (AOTAutograd refuses it), so
-  the loss is compiled whole, with autograd.grad traced into it where this PyTorch can
-  (torch._dynamo.config.trace_autograd_ops). Where compiling fails, the eager step is captured
-  in the CUDA graph instead, and the variant says so with the compiler's first line.
-
-The functions take a device, so that tests/torch_derivatives_check.py can check the losses and
-their parameter gradients on a CPU."""
+"""The PyTorch reference for the derivatives rows: the task of derivatives_task.py written plainly in
+PyTorch, the input gradient by autograd.grad(create_graph=True) and a double backward through it;
+eager, and best (the loss compiled whole, the step in a CUDA graph; eager and captured where
+compiling fails). docs/benchmarks.md, 'Derivative training'. The functions take a device, so that
+tests/torch_derivatives_check.py checks them on a CPU."""
 
 from __future__ import annotations
 

@@ -1,16 +1,8 @@
-"""The PyTorch reference for the hash-grid benchmark row: the same model and task as the app's
-`hashgrid` row, written plainly in PyTorch. A multiresolution hash encoding (the app's layout,
-hash and bilinear weights: app/model/hashgrid.py) of points sampled uniformly over the image, a 64-64
-ReLU MLP, the squared error against the image's bilinear sample summed over channels, Adam
-with the app's settings (lr 0.01, betas 0.9 and 0.999; epsilon 1e-15 for the tables, 1e-7 for
-the MLP). The tables' gradients are PyTorch's own (a dense scatter-add into a zeroed gradient),
-and Adam updates every table value, as torch.optim.Adam does.
-
-Two variants, as app/bench/torch_reference.py: eager, and the loss compiled with
-torch.compile (in the benchmark's --compile-mode) with the whole step captured in one CUDA graph;
-each in fp32, or with fp16 autocast for the MLP (the tables stay fp32, their gathers too).
-`Reference(grid)` is the pair for one grid (the `hashgrid` rows' 2^19-entry tables, or
-tiny-cuda-nn's 2^15 for `hashgrid-tcnn`), with the other references' interface."""
+"""The PyTorch reference for the hash-grid rows: the app's `hashgrid` model and task written plainly
+in PyTorch (the app's layout, hash and bilinear weights; a 64-64 ReLU MLP; Adam at the app's
+settings, epsilon 1e-15 for the tables), the tables' gradients PyTorch's own dense scatter-add.
+Eager, and compiled with the step in a CUDA graph, each in fp32 or fp16 autocast for the MLP.
+`Reference(grid)` is the pair for one grid, with the other references' interface."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""PyTorch references for the benchmark: the same network, encoding, targets, loss (the mean
-over samples of the squared error summed over outputs) and Adam as the app.
-
-Two variants:
-- eager: plain PyTorch, one Python call chain per step;
-- best: the loss compiled with torch.compile (the benchmark chooses the mode per row) and the
-  whole step (sampling, forward, backward, fused Adam) captured in one CUDA graph, replayed per step.
-Each runs in fp32, or with fp16 autocast for the matmuls (the loss stays fp32)."""
+"""PyTorch references for the benchmark: the same network, encoding, targets, loss and Adam as the app;
+eager, and best (the loss compiled with torch.compile, the whole step captured in one CUDA graph),
+each in fp32 or with fp16 autocast for the matmuls (the loss stays fp32)."""
 
 from __future__ import annotations
 
@@ -85,7 +80,7 @@ def time_eager(sizes: list[int], batch: int, steps: int, half: bool = False) -> 
 
 class CompiledGraph:
     """One compiled, graph-captured training step of a network and batch; build once, time often
-    (compiling with max-autotune takes 85-90 s a shape on an H200, the default mode seconds)."""
+    (compiling with max-autotune takes more than a minute a shape, the default mode seconds)."""
 
     def __init__(self, sizes: list[int], batch: int, half: bool = False, mode: str = "max-autotune-no-cudagraphs"):
         import torch
@@ -114,8 +109,7 @@ class CompiledGraph:
 def compile_fresh(function, **options):
     """torch.compile of `function` with dynamo's caches cleared first. Every row's loss is one code
     object (a closure made afresh for each network), and past dynamo's recompile limit (8) a
-    further network's would run eager without a word: on an H100 the "compiled" 2-128-128-4 rows
-    ran at eager's speed (1.75e8 against 1.59e8 samples/s)."""
+    further network's would run eager without a word (docs/benchmarks.md)."""
     import torch
 
     torch._dynamo.reset()
