@@ -1,6 +1,5 @@
-"""The one SlangPy device and what belongs to it: its creation (device.py) on the adapter asked for
-(adapters.py: --gpu, else CUDA_VISIBLE_DEVICES), the Gpu that submits work and reads results back
-(gpu.py), the kernels compiled for each plan (kernel_cache.py), GPU timestamps, compile progress,
-and a user's Slang target probed on the device.
+"""The one SlangPy device and what belongs to it: its creation on the adapter asked for, the Gpu that
+submits work and reads results back, the kernels compiled for each plan, GPU timestamps, compile
+progress, and a user's Slang target probed on the device (docs/architecture.md, 'app/gpu/').
 
 Imports: kernels, config, truth, errors and resources."""

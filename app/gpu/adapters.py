@@ -1,16 +1,8 @@
 """Which adapter (GPU) the device is made on: the one --gpu names, else the first GPU of
-CUDA_VISIBLE_DEVICES, as Ray sets it for a trial.
-
-Vulkan ignores CUDA_VISIBLE_DEVICES: SlangPy enumerates every adapter in every process, and with
-no adapter asked for, slang-rhi takes its default one. On a 2-GPU H100 machine two headless runs,
-one started with CUDA_VISIBLE_DEVICES=1, both ran on GPU 0. What ties an adapter to a GPU is the
-LUID SlangPy reports for it: where a Vulkan driver gives no LUID (NVIDIA's on Linux), slang-rhi
-reports the adapter's deviceUUID in its place, and on that H100 machine it began with the GPU's
-UUID as nvidia-smi prints it (GPU-444e64f4-6348-a1ec-... <-> 44 4e 64 f4 63 48 a1 ec ...). A UUID
-therefore picks an adapter by a prefix of its hex.
-
-The functions here are pure: they take the adapter list, the variable's value and nvidia-smi's
-table, so tests give fake ones. read_nvidia_smi alone runs a program. Imports: errors."""
+CUDA_VISIBLE_DEVICES, as Ray sets it for a trial; Vulkan ignores that variable, so the app matches
+the adapter itself (docs/guide/headless.md, 'Several GPUs'). The functions are pure, taking the
+adapter list, the variable and nvidia-smi's table, so tests give fake ones; read_nvidia_smi alone
+runs a program. Imports: errors."""
 
 from __future__ import annotations
 
@@ -110,7 +102,9 @@ def by_index(adapters: Sequence[Adapter], index: int, asked: str, device_type: s
 
 
 def by_uuid(adapters: Sequence[Adapter], digits: str, asked: str, device_type: str) -> Adapter:
-    """The one adapter whose UUID and `digits` agree as far as the shorter of the two goes."""
+    """The one adapter whose UUID and `digits` agree as far as the shorter of the two goes. Where a
+    Vulkan driver gives no LUID (NVIDIA's on Linux), slang-rhi reports the adapter's deviceUUID in
+    its place, which begins with the GPU's UUID as nvidia-smi prints it: hence a prefix."""
     found = [adapter for adapter in adapters if _same_prefix(adapter.uuid, digits)]
     if not found:
         raise UserError(f"{asked}: no {_of(device_type)}adapter has this UUID; {listing(adapters, device_type)}")

@@ -1,10 +1,7 @@
-"""How far the compile of a new network has got, for the progress bar of a rebuild.
-
-On a CPU driver a rebuild first compiles everything in a child process (app/loop/rebuild.py), which
-takes from seconds to a minute or more for a wide network. The child names each stage as it
-starts it, one line on its standard output; a thread here reads them. Within a stage the bar
-moves by the time spent against what the stage is expected to take, never past the stage's end:
-so it always moves, and it reaches a stage's end only when the child says the stage is done."""
+"""How far the compile of a new network has got, for a rebuild's progress bar. On a CPU driver the
+child process that compiles first (app/loop/rebuild.py) names each stage on its standard output;
+within a stage the bar moves by the time spent against the stage's expected time, never past its
+end, so it always moves and reaches a stage's end only when the child says it is done."""
 
 from __future__ import annotations
 
@@ -12,8 +9,8 @@ import threading
 import time
 from typing import IO
 
-# The child's stages, in order, with about the seconds each took for 4 -> 256 x 8 -> 4 with empty
-# caches on lavapipe (2 cores): the weights of the bar's parts.
+# The child's stages, in order, each weighted by its rough share of a wide network's compile with
+# empty caches on a CPU driver (4 -> 256 x 8 -> 4): the bar's parts.
 STAGES = (
     ("compiling Slang", 2.0),
     ("compiling the training kernels", 8.0),

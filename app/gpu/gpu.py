@@ -32,7 +32,7 @@ STORAGE = (
 class HostCopy:
     """Host-visible memory that results are copied into by the encoder that computed them, and
     read once that work has finished. Every result reaches the host this way: a to_numpy() on
-    device memory is a GPU round trip of its own (~1.3 ms per call on an H200)."""
+    device memory is a GPU round trip of its own, a millisecond and more a call."""
 
     def __init__(self, device: spy.Device, nbytes: int):
         self.buffer = device.create_buffer(
@@ -54,8 +54,8 @@ class HostCopy:
 # Command buffers submitted and not yet finished, at most. slang-rhi keeps, for the life of the
 # device, one pooled command buffer for each buffer that was ever in flight at once, and each
 # keeps what its largest recording needed: megabytes once it held dispatches
-# (docs/slangpy-command-buffer-memory.md). Three keep the GPU fed while the CPU records the next
-# (on lavapipe 2, 3, 4 and unbounded trained at the same speed); more only grow the pool.
+# (docs/slangpy-command-buffer-memory.md). Three keep the GPU fed while the CPU records the next;
+# more only grow the pool (docs/benchmarks.md, 'Soak').
 MAX_IN_FLIGHT = 3
 
 
@@ -128,7 +128,7 @@ class Gpu:
     @functools.cached_property
     def lane_tiles(self) -> bool:
         """Lane tiles for wide float networks (app/kernels/paths/lanes/): on a CPU driver, where they
-        train 8 x 256 layers ~10x faster than the GPU paths. VISUAL_TRAINER_LANE_TILES=1 or 0
+        train wide layers many times faster than the GPU paths. VISUAL_TRAINER_LANE_TILES=1 or 0
         decides elsewhere (tests set the attribute to train the other paths on lavapipe)."""
         forced = os.environ.get("VISUAL_TRAINER_LANE_TILES")
         if forced in ("0", "1"):

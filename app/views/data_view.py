@@ -1,16 +1,8 @@
-"""The data view: a dataset's points over the learned function, as the TensorFlow Playground
-shows them, drawn by compute kernels (shaders/views/points.slang) into textures the window shows.
-
-- `layer`: the points, drawn once whenever the points or what is shown of them change: training
-  points as filled discs with a rim, test points as rings, in their class's colour (or their
-  value's, for regression). One thread a point, so a million points cost one dispatch.
-- `view`: each evaluation pass, the learned function under the layer: class colours mixed by the
-  predicted probabilities, or the likeliest class's ("discretize": the decision boundary), or
-  the signed value scale; one image for classes, one an output for values.
-- `bar`: the signed scale (values, or the second class's probability) for the legend.
-
-Pixel (i, j) of an image of side `size` shows the point at x = x0 + (i + 0.5) / size * (x1 - x0),
-y = y1 - (j + 0.5) / size * (y1 - y0): y points up, like the heatmaps."""
+"""The data view: a dataset's points over the learned function, as the TensorFlow Playground shows
+them, drawn by compute kernels (shaders/views/points.slang) into textures: `layer` the points (one
+thread a point), drawn when they or their toggles change; `view` the learned function under them at
+each evaluation; `bar` the signed scale. Pixel (i, j) of a side-`size` image shows
+x = x0 + (i + 0.5) / size * (x1 - x0), y = y1 - (j + 0.5) / size * (y1 - y0): y points up."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
-"""Evaluation of the network on the G x G cell centres of the domain: the eval loss and the
-derivative loss, the heatmaps' data (values and their derivatives in x and y, by Slang's
-forward-mode autodiff) with their |error| scales, and every neuron's value on a coarser grid
-for the neuron views. A pass runs whole or in ranges of cells over several frames (a wide
-network on a CPU driver takes most of a second); it evaluates a copy of the weights taken when
-it began, so it always describes one network, and it writes into one of two buffer sets, so
-readers only ever see the last complete pass. For plans that train on points, a pass ends with
-the training and test sets' loss and accuracy (app/views/point_metrics.py), and its eval loss is
-the test loss."""
+"""Evaluation of the network on the G x G cell centres of the domain: the eval and derivative losses,
+the heatmaps' values and forward-mode derivatives with their |error| scales, and every neuron's value
+on a coarser grid. A pass runs whole or in ranges over frames, on a copy of the weights taken when it
+began, into one of two buffer sets, so readers only see the last complete pass; on points it ends
+with the sets' losses (docs/architecture.md, 'Evaluation, derivative and neuron views')."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""An image target's evaluation: the learned image at the image's own resolution, and its PSNR
-against the image (app/truth/image_truth.py: outputs clamped to [0, 1], the mean squared error over
-pixels and channels). Like the grid evaluation (app/views/evaluation.py) a pass runs whole or in ranges
-of pixels over several frames, evaluates a copy of the weights taken when it began and writes
-into one of two buffer sets, so readers see only complete passes. It keeps the PSNR of the run's
-passes for the plot beside the loss. `render` evaluates the network at K times the image's
-resolution (--export-image)."""
+"""An image target's evaluation: the learned image at the image's own resolution and its PSNR against
+the image (outputs clamped to [0, 1]), whole or in ranges over frames as the grid's evaluation
+(evaluation.py), with the PSNR of the run's passes for the plot; `render` evaluates it at K times the
+image's resolution (--export-image)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""The training and test sets' loss and accuracy, for plans that train on a dataset's points,
-and for two or more value columns each column's test loss (its squared error's mean over the
-test set: the test loss split by output, which sum to it). evaluatePoints (shaders/views/points.slang)
-sums each group of 256 points in a fixed order on the GPU, the host adds the groups in float64.
-Part of each grid evaluation pass (app/views/evaluation.py), after its cells, in whole groups, so
-that it too may be split over frames."""
+"""The training and test sets' loss and accuracy, for plans that train on a dataset's points, and for
+two or more value columns each column's test loss (which sum to the test loss). The GPU sums each
+group of 256 points in a fixed order and the host adds the groups in float64; part of each grid
+evaluation pass, after its cells, in whole groups, so that it too may be split over frames."""
 
 from __future__ import annotations
 
