@@ -1,9 +1,7 @@
-"""NetworkPlan: everything derived from a Config's structural fields, derived once. The
-parameter layout (each layer's weights W, Out rows of In values, then its biases b, in one flat
-vector), the activations and encoding, and the gradient path learnGradient sums gradients by
-(its name, and the fields the path set: app/kernels/paths/). app/kernels/planning.py derives
-a plan from a config; app/kernels/network_module.py prints it as Slang; the trainer,
-network.json and the network diagram read it."""
+"""NetworkPlan: everything derived from a Config's structural fields, derived once: the parameter
+layout (each layer's W, Out rows of In values, then b, in one flat vector), the activations and
+encoding, and the gradient path. planning.py derives it from a config; network_module.py prints it
+as Slang; the trainer, network.json and the network diagram read it."""
 
 from __future__ import annotations
 
@@ -153,7 +151,7 @@ class NetworkPlan:
     @property
     def unroll_matvec(self) -> bool:
         """Unrolled mat-vecs keep small networks in registers; for wider layers the unrolled code
-        spills and ran 4x slower than loops (H200, 2-64-64-64-4)."""
+        spills, far slower than loops (docs/benchmarks.md)."""
         return self.thread_accumulators
 
     @property

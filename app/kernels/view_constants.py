@@ -1,9 +1,7 @@
-"""What the drawing kernels (shaders/views/visualize.slang, shaders/views/points.slang) and the views share,
-defined here once: the generated module gets them as constants, and the views and the UI's legends
-read them. The heatmap panels and views, the contour lines, the colour of a value that is not finite, and the data
-view's colours: one colour a class, the Playground's orange (its -1) and blue (its +1) first, then
-ColorBrewer's Set1 for more classes; values run from orange through the Playground's light grey (0)
-to blue."""
+"""What the drawing kernels (shaders/views/) and the views share, defined once: the generated module
+gets them as constants, and the views and the UI's legends read them. The heatmap panels, contour
+lines, the non-finite colour, and the data view's colours (the Playground's orange and blue first,
+then ColorBrewer's Set1; values run orange through light grey to blue)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""What a gradient path declares about itself: a way learnGradient sums a network's parameter
-gradients. A path says whether it fits a network (and with which group size and tile shape), how
-a step of a batch is spread over threads and gradient slots, how a step divides into pieces the
-window may record over several frames, what its kernel prints into the generated module, and the
-few facts the rest of the app asks of it (what summary.json and the window call it, whether its
-kernels compile quickly on a CPU driver). Every path is one object in one module of this package;
-app/kernels/paths/__init__.py lists them in the order they are tried."""
+"""What a gradient path declares about itself: whether it fits a network (group size, tile shape), how
+a step is spread over threads and gradient slots and divided into pieces, what its kernel prints
+into the generated module, and the few facts the rest of the app asks of it. Every path is one
+object in its folder; app/kernels/paths/__init__.py lists them in the order they are tried."""
 
 from __future__ import annotations
 

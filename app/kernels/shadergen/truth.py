@@ -1,17 +1,8 @@
-"""The truth source: where each training sample and its truth come from, the one seam between
-what the network learns and how the kernels train it. A plan's `truth_kind` picks a source
-here; each prints two pieces of the generated module:
-
-- `groundTruth(float2 p)`, [Differentiable] in p: the truth at any point, which the grid
-  evaluation and the derivative views read;
-- `drawSample(StepArgs a, uint sampleIndex)`: sample `sampleIndex` of the step `a` describes,
-  a TrainingSample (shaders/truth/sampling.slang) that learnGradient (every gradient path) trains on.
-
-Sources: "formula" (target expressions or a user's Slang file, sampled afresh at every step, as
-the tutorial does), "image" (an image's pixels, interpolated at points sampled the same way),
-"sdf" (a shape's signed distance on a grid, read the same way) and "points" (a dataset's finite
-training points on the GPU). A new kind of truth is one more entry
-in TRUTH_SOURCES."""
+"""The truth source: where each training sample and its truth come from, the one seam between what the
+network learns and how the kernels train it. A plan's `truth_kind` picks a source ("formula",
+"image", "sdf", "points"), which prints `groundTruth(float2 p)`, the truth anywhere, and
+`drawSample(StepArgs a, uint sampleIndex)`, the sample learnGradient trains on; a new kind of truth
+is one more entry in TRUTH_SOURCES (docs/architecture.md, 'Where samples come from')."""
 
 from __future__ import annotations
 
