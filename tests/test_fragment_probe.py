@@ -2,7 +2,8 @@
 trainer runs on a device: the kernel needs cooperative matrices, so here its answers are made in
 numpy, as NVIDIA's drivers gave them on an H100 (2026-11-27): B operands in mma.sync's order on
 Vulkan and on CUDA; A operands and accumulators in mma.sync's order on CUDA, which
-app/kernels/paths/fused/fused_registers.slang relies on there, and in another on Vulkan, which it does not use."""
+app/kernels/paths/fused/fused_registers.slang relies on there, and in another on Vulkan, which it
+does not use."""
 
 from __future__ import annotations
 

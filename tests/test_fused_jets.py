@@ -1,5 +1,5 @@
-"""The fused tensor-core trainer on a loss with derivative terms (app/kernels/paths/fused/fused_jets.slang): each
-sample's value and tangents as three rows of a tile. Its gradient of the whole nested loss against
+"""The fused tensor-core trainer on a loss with derivative terms (paths/fused/fused_jets.slang):
+each sample's value and tangents as three rows of a tile. Its gradient of the whole nested loss against
 central differences of the float64 numpy twin (the gradient check, app/check/grad_check.py), on
 CI through emulated products and on a GPU on its tensor cores, and bit for bit again.
 

@@ -159,7 +159,7 @@ def test_register_blocked_simt_tiles_match_numpy_and_the_unblocked_loops_bit_for
     gpu, monkeypatch, make_trainer, activation
 ):
     """A 64-wide float network on SIMT workgroup tiles: each thread computes a 4 x 4 block of
-    outputs (app/kernels/paths/tiles/tiles.slang), holds its weight-gradient sums in registers, and applies the
+    outputs (paths/tiles/tiles.slang), holds its weight-gradient sums in registers, and applies the
     layer below's activation derivative as it writes dH. Its gradient matches numpy's, and neither
     blocking nor holding changes a bit: the same network built with 1 x 1 blocks (one output a
     thread, too many to hold: added into memory tile by tile) gives identical sums on lavapipe. On

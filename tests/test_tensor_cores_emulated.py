@@ -1,8 +1,8 @@
 """The tensor-core kernels on any device, CI's lavapipe included: the fully fused trainer
 (app/kernels/paths/fused/) and the workgroup tiles on tensor cores (paths/tiles/tiles_mma.slang),
 with every cooperative-matrix product, load and store emulated in plain loops
-(shaders/common/mma_emulated.slang), and all else as on NVIDIA: the tile layout, the shared memory, the barriers, the order of the
-sums. Against float64 numpy, and bit-identical run to run. Products of fp16 pairs are exact in
+(shaders/common/mma_emulated.slang), and all else as on NVIDIA: the tile layout, the shared
+memory, the barriers, the order of the sums. Against float64 numpy, and bit-identical run to run. Products of fp16 pairs are exact in
 fp32, so the emulation is closer to float64 than the hardware (measured 1.5e-5 to 5e-5 of the
 largest gradient, the rounding of fp16 activations; tensor cores 1.5e-3 to 3.4e-3): the bound is
 2e-3, which an entry read from the wrong place fails by far."""

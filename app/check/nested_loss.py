@@ -36,7 +36,7 @@ DERIVATIVES = {
 # Every encoding that trains on derivatives is analytic in x and y, so Im enc(x + i e, y) / e is its
 # derivative to rounding (a difference quotient of a 2^7 pi Fourier feature would be 1e-3 out).
 COMPLEX_STEP = 1e-30
-NORM_FLOOR = 1e-12  # shaders/model/derivatives.slang's floor under |grad f|^2: else a vanishing gradient's step is NaN
+NORM_FLOOR = 1e-12  # derivatives.slang's floor under |grad f|^2: else a vanishing gradient's step is NaN
 
 
 def encoding_tangents(plan: NetworkPlan, x: np.ndarray, y: np.ndarray) -> np.ndarray:

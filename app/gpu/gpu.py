@@ -92,11 +92,11 @@ class Gpu:
     @functools.cached_property
     def fused_fragments(self) -> bool:
         """Whether this device's cooperative matrices hold B operands as the fused trainer's
-        fragment-native weight copies assume (app/kernels/paths/fused/fragments.py: fragment_slot), and on
-        CUDA A operands and accumulators where app/kernels/paths/fused/fused_registers.slang reads and writes them
-        (operand_slot): checked once with a probe kernel; where they don't, plans keep the other
-        tensor-core path. On CUDA (tensor cores forced on) the fused trainer runs where the probe
-        agrees (app/kernels/paths/fused/layout.py: CUDA_OVERREAD_COLUMNS)."""
+        fragment-native weight copies assume (app/kernels/paths/fused/fragments.py: fragment_slot),
+        and on CUDA A operands and accumulators where that path's fused_registers.slang reads and
+        writes them (operand_slot): checked once with a probe kernel; where they don't, plans keep
+        the other tensor-core path. On CUDA (tensor cores forced on) the fused trainer runs where the
+        probe agrees (app/kernels/paths/fused/layout.py: CUDA_OVERREAD_COLUMNS)."""
         if not self.tensor_cores:
             return False
         if self.emulated_tensor_cores:  # the emulation reads the copies as fragment_slot lays them out

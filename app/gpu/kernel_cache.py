@@ -31,7 +31,7 @@ IMAGE_ENTRY_POINTS = ("evaluateImage", "drawImageView")  # an image target's (sh
 
 @dataclass
 class NetworkKernels:
-    step_args: np.dtype  # the StepArgs records learnGradient and adjustParameters read (shaders/common/step_args.slang)
+    step_args: np.dtype  # what learnGradient and adjustParameters read (shaders/common/step_args.slang)
     learn_gradient: spy.ComputeKernel
     adjust_parameters: spy.ComputeKernel
     evaluate_grid: spy.ComputeKernel

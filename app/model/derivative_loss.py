@@ -9,14 +9,14 @@ take them.
   points of a shape's boundary with outward normal n, which every NORMAL_EVERY-th sample of a step
   is (app/kernels/shadergen/truth.py's boundary drawSample); the others sample the domain.
 
-The kernel (shaders/model/derivatives.slang) takes the network's input gradient with fwd_diff inside
-the loss and the loss's gradient with bwd_diff through it; it runs on the per-thread gradient
-paths (thread accumulators and group tiles), and on the fused tensor-core trainer, whose layers
-carry each sample's tangents as rows of its tiles (app/kernels/paths/fused/fused_jets.slang), wherever it takes
-values. Every encoding
-takes the terms: a grid through a plain differentiable twin of its encoding, its tables' gradient
-summed in fixed point like the value loss's (shaders/model/hashgrid_derivatives.slang). A dataset cannot:
-its points have no gradient between them."""
+The kernel (shaders/model/derivatives.slang) takes the network's input gradient with fwd_diff
+inside the loss and the loss's gradient with bwd_diff through it; it runs on the per-thread
+gradient paths (thread accumulators and group tiles), and on the fused tensor-core trainer, whose
+layers carry each sample's tangents as rows of its tiles (paths/fused/fused_jets.slang), wherever
+it takes values. Every encoding takes the terms: a grid through a plain differentiable twin of its
+encoding, its tables' gradient summed in fixed point like the value loss's
+(shaders/model/hashgrid_derivatives.slang). A dataset cannot: its points have no gradient between
+them."""
 
 from __future__ import annotations
 

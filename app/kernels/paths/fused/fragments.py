@@ -26,7 +26,7 @@ def operand_slot(r, c):
     """Where element (r, c) of a 16x16 A operand or accumulator sits, as lane * 8 + component: as
     mma.sync's m16n8k16 fragments hold them, and SlangPy's CUDA cooperative matrices with them (lane
     (r % 8) * 4 + (c % 8) / 2; components c % 2, + 2 for r >= 8, + 4 for c >= 8).
-    app/kernels/paths/fused/fused_registers.slang reads and writes them there on CUDA; app/gpu/gpu.py checks the
+    fused_registers.slang reads and writes them there on CUDA; app/gpu/gpu.py checks the
     device first. Works on ints and on numpy arrays."""
     lane = (r % 8) * 4 + (c % 8) // 2
     return lane * 8 + c % 2 + 2 * (r // 8) + 4 * (c // 8)

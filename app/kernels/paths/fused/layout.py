@@ -1,4 +1,4 @@
-"""The fully fused tensor-core trainer's layout (app/kernels/paths/fused/fused.slang) for a network's layer sizes:
+"""The fully fused tensor-core trainer's layout (fused.slang) for a network's layer sizes:
 the shared-memory slots the samples' activations and gradients pass through, the staged first and
 last layers, and which weight-gradient tiles each subgroup holds in registers. None where the
 network does not fit: then the workgroup tiles' path takes it (app/kernels/paths/)."""
@@ -22,7 +22,7 @@ from .fragments import fragment_slot
 #   weight-gradient tiles a subgroup of four's (2-128-128-4).
 FUSED_BUSY_SHAPE = (8, 64)  # first, where every column-split layer keeps every subgroup busy
 FUSED_SHAPES = ((4, 64), (8, 32))  # then the first of these that fits
-# With derivative terms (app/kernels/paths/fused/fused_jets.slang) each sample is 3 rows: its value and its
+# With derivative terms (fused_jets.slang) each sample is 3 rows: its value and its
 # tangents along x and y, a row block each, so a tile holds groups of 16 samples, 48 rows a group.
 # Two groups (96 rows) keep a column split of 2 busy but overrun 48 KB for 64-wide layers.
 JET_CHANNELS = 3
@@ -184,7 +184,7 @@ class FusedLayout:
 
     @property
     def bias_columns(self) -> tuple[int, ...]:
-        """Each layer's first column in the subgroup's bias tile (app/kernels/paths/fused/shadergen.py)."""
+        """Each layer's first column in the subgroup's bias tile (shadergen.py)."""
         columns, column = [], 0
         for b in self.blocks:
             columns.append(column)
@@ -212,7 +212,7 @@ def fused_layout(sizes: tuple[int, ...], jets: bool = False, tables: int = 0) ->
     of 16, the output is wider than 16, or every shape overruns shared memory or registers.
     `tables`: a grid encoding's table values, which follow the MLP's parameters in the weights
     buffer (the copies then follow them), and whose input gradient the tile passes through slot 1
-    as floats (app/kernels/paths/fused/fused_grid.slang); a grid takes no derivative terms here."""
+    as floats (fused_grid.slang); a grid takes no derivative terms here."""
     if len(sizes) < 3 or sizes[-1] > 16 or any(w % 16 for w in sizes[1:-1]) or (jets and tables):
         return None
     busy_shape, shapes = (JET_BUSY_SHAPE, JET_SHAPES) if jets else (FUSED_BUSY_SHAPE, FUSED_SHAPES)

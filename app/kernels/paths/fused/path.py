@@ -1,9 +1,9 @@
 """The fully fused tensor-core trainer: workgroup tiles whose every product runs on cooperative
 matrices, the hidden weights held in registers as fragment-native copies that adjustParameters
-keeps beside them (app/kernels/paths/fused/fused.slang; the layout is app/kernels/paths/fused/layout.py, the kernel
-app/kernels/paths/fused/shadergen.py). Half precision, any truth (formulas, an image, a dataset's
+keeps beside them (fused.slang; the layout is layout.py, the kernel
+shadergen.py). Half precision, any truth (formulas, an image, a dataset's
 points) and any loss (the squared error inline, the classes' through bwd_diff of outputLoss), a
-grid encoding as the input layer (app/kernels/paths/fused/fused_grid.slang; not with derivative terms), and a
+grid encoding as the input layer (fused_grid.slang; not with derivative terms), and a
 device whose operand layout the copies match."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ FUSED_MAX_THREADS = 264 * 128
 class FusedTrainer(WorkgroupTiles):
     name = "fused"
     # A loss with derivative terms takes its own layer functions: each sample's value and tangents
-    # as three rows of the tile (app/kernels/paths/fused/fused_jets.slang)
+    # as three rows of the tile (fused_jets.slang)
     derivatives = True
     description = "the fused tensor-core trainer: tiles of {tile_samples} samples, 16 a subgroup, {group_size} threads"
 

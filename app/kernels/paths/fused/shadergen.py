@@ -24,7 +24,7 @@ def layout_of(plan: NetworkPlan) -> FusedLayout:
 
 def fused_constants(plan: NetworkPlan) -> str:
     layout = layout_of(plan)
-    return f"""// The fused trainer's layout (app/kernels/paths/fused/layout.py): uint4 offsets and strides in shared memory
+    return f"""// The fused trainer's layout (layout.py): uint4 offsets and strides in shared memory
 static const uint FUSED_WARPS = {layout.warps};
 static const uint FUSED_THREADS = {layout.threads};
 static const uint FUSED_SAMPLES = {layout.samples};
@@ -104,14 +104,14 @@ def _tile_sizes(s: LayerStep) -> str:
 
 def _jet(plan: NetworkPlan) -> str:
     """The infix of the layer functions: "Jet" where the loss has derivative terms, whose samples
-    carry their tangents through the layers (app/kernels/paths/fused/fused_jets.slang)."""
+    carry their tangents through the layers (fused_jets.slang)."""
     return "Jet" if plan.derivatives else ""
 
 
 def _samples(plan: NetworkPlan) -> list[str]:
     """The tile's samples into slot 0; each lane keeps its point and validity (and with derivative
     terms a boundary sample's normal) for the loss."""
-    if plan.grid is not None:  # the workgroup encodes the tile (app/kernels/paths/fused/fused_grid.slang)
+    if plan.grid is not None:  # the workgroup encodes the tile (fused_grid.slang)
         return ["float2 p;", "bool valid;", "fusedGridLoadSamples(tid, warp, lane, tile, a, p, valid);"]
     if not plan.derivatives:
         return ["float2 p;", "bool valid;", "fusedLoadSamples(warp, lane, tile, a, p, valid);"]
@@ -263,7 +263,7 @@ def fused_kernel(plan: NetworkPlan) -> str:
 
 def weight_copies_function(copies: Sequence[WeightCopy]) -> str:
     """storeWeightCopies, which adjustParameters calls with each updated half weight: it writes
-    the weight into the fused trainer's fragment-native `copies` (app/kernels/paths/fused/layout.py), if any."""
+    the weight into the fused trainer's fragment-native `copies` (layout.py), if any."""
     blocks = []
     for c in copies:
         ti, to = c.fan_in // 16, c.fan_out // 16
@@ -278,7 +278,7 @@ def weight_copies_function(copies: Sequence[WeightCopy]) -> str:
             "}",
         ]
     return f"""// The fused trainer's copies of the hidden weights as B operands (none for other kernels)
-uint fusedFragmentSlot(uint k, uint n)  // app/kernels/paths/fused/fragments.py: fragment_slot
+uint fusedFragmentSlot(uint k, uint n)  // fragments.py: fragment_slot
 {{
     return ((n % 8) * 4 + (k % 8) / 2) * 8 + k % 2 + 2 * (k / 8) + 4 * (n / 8);
 }}

@@ -1,1 +1,1 @@
-"""The group gradient path: its object (path.py), its layout, its generator and its Slang; README.md says more."""
+"""The group gradient path: path.py, its Slang, and what they print (README.md says more)."""

@@ -1,4 +1,4 @@
-"""Lane tiles (app/kernels/paths/lanes/lanes.slang): learnGradient for wide float networks on a CPU driver. Which
+"""Lane tiles (lanes.slang): learnGradient for wide float networks on a CPU driver. Which
 networks take them, how many samples a tile holds, and the scratch area each workgroup keeps its
 tile's activations in, laid out once here for the plan (its size), the generated kernel (its
 offsets) and the tests."""
@@ -21,7 +21,7 @@ def pad4(width: int) -> int:
 
 def lanes_fit(sizes: tuple[int, ...], precision: str) -> bool:
     """Float networks whose hidden widths are multiples of 4 (rows of W are read as float4s);
-    their activations' derivatives must follow from their outputs too (app/kernels/paths/lanes/path.py)."""
+    their activations' derivatives must follow from their outputs too (path.py)."""
     return precision == "float" and all(w % 4 == 0 for w in sizes[1:-1])
 
 

@@ -1,6 +1,6 @@
 """Lane tiles: learnGradient for wide float networks on a CPU driver, where they train 8 x 256
-layers ~10x faster than the GPU paths (app/kernels/paths/lanes/lanes.slang; the layout is
-app/kernels/paths/lanes/layout.py, the kernel app/kernels/paths/lanes/shadergen.py). A workgroup is one
+layers ~10x faster than the GPU paths (lanes.slang; the layout is
+layout.py, the kernel shadergen.py). A workgroup is one
 subgroup; each lane owns samples of a tile, and the tile's activations wait in a scratch area
 after the gradient slots. Formulas and the squared error alone: no grid, no image's pixels."""
 

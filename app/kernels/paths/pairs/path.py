@@ -1,5 +1,5 @@
 """Pairs: thread accumulators in half precision, two samples at a time packed two to a register
-(app/kernels/paths/pairs/pairs.slang, the per-layer chain printed by app/kernels/paths/pairs/shadergen.py). The pair
+(pairs.slang, the per-layer chain printed by shadergen.py). The pair
 kernel samples the domain and takes the squared error itself, so a dataset's points, an image,
 a grid or another loss train on the one-sample thread kernel instead."""
 

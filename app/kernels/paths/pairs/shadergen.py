@@ -1,4 +1,4 @@
-"""Prints trainPair, the per-layer chain of the paired learnGradient (app/kernels/paths/pairs/pairs.slang): half
+"""Prints trainPair, the per-layer chain of the paired learnGradient (pairs.slang): half
 precision on thread accumulators, two samples a thread at a time packed two to a register.
 Forward through every layer keeping each pre-activation, the output layer's dZ and loss in fp32,
 then from the output layer down each layer's fp32 weight-gradient sums and, above the first
@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...plan import LayerPlan, NetworkPlan
 from ...shadergen.chain import LayerStep, indent, layer_lines, layer_steps
 
-PAIR_LINE_HALVES = 8  # pairs read the half weights in 16-byte lines (app/kernels/paths/pairs/pairs.slang)
+PAIR_LINE_HALVES = 8  # pairs read the half weights in 16-byte lines (pairs.slang)
 
 
 def _lines(begin: int, end: int) -> str:
@@ -49,7 +49,7 @@ def pair_kernel(plan: NetworkPlan) -> str:
     last = layer_steps(plan)[-1].k
     return f"""#include "paths/pairs/pairs.slang"
 
-// Two samples forward and back (app/kernels/paths/pairs/pairs.slang); dL: 1 for a sample of the batch, 0 for padding.
+// Two samples forward and back (pairs.slang); dL: 1 for a sample of the batch, 0 for padding.
 void trainPair(half* w, float2 pA, float2 pB, float2 dL)
 {{
     let x = pairOf<INPUT_DIM>(encodeInput(pA), encodeInput(pB));

@@ -1,1 +1,1 @@
-"""The thread gradient path: its object (path.py), its layout, its generator and its Slang; README.md says more."""
+"""The thread gradient path: path.py, its Slang, and what they print (README.md says more)."""

@@ -1,5 +1,5 @@
 """Thread accumulators: each thread keeps the gradient sums of its samples in registers, and a
-wave sums them once at the end (app/kernels/paths/thread/train.slang). The path of small networks: past
+wave sums them once at the end (train.slang). The path of small networks: past
 MAX_THREAD_ACCUMULATORS parameters the sums spill out of registers."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Workgroup tiles (app/kernels/paths/tiles/tiles.slang): a workgroup moves tiles of samples through every layer in
+"""Workgroup tiles (tiles.slang): a workgroup moves tiles of samples through every layer in
 shared memory, forward then backward, its products on the shader cores (SIMT) or on tensor cores.
 Which networks fit, with how many samples a tile and what row padding, laid out once here for the
-path (app/kernels/paths/tiles/path.py) and the generated kernel (app/kernels/paths/tiles/shadergen.py)."""
+path (path.py) and the generated kernel (shadergen.py)."""
 
 from __future__ import annotations
 

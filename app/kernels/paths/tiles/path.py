@@ -1,7 +1,7 @@
 """Workgroup tiles: a workgroup moves tiles of samples through every layer in shared memory,
 forward then backward, its products on the shader cores or on tensor cores, and holds its
-gradient sums in registers over its whole sample loop (app/kernels/paths/tiles/tiles.slang; the layout is
-app/kernels/paths/tiles/layout.py, the kernel app/kernels/paths/tiles/shadergen.py)."""
+gradient sums in registers over its whole sample loop (tiles.slang; the layout is
+layout.py, the kernel shadergen.py)."""
 
 from __future__ import annotations
 

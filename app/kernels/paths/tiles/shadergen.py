@@ -21,7 +21,7 @@ def tile_rows(plan: NetworkPlan) -> tuple[int, ...]:
 
 def tile_constants(plan: NetworkPlan) -> str:
     rows, heights = tile_rows(plan), _heights(plan)
-    return f"""// Workgroup tiles: the shared-memory rows of each layer (tile_rows in app/kernels/paths/tiles/shadergen.py)
+    return f"""// Workgroup tiles: the shared-memory rows of each layer (tile_rows in shadergen.py)
 static const uint TILED_THREADS = {TILED_THREADS};
 static const uint MMA_SUBGROUP = {MMA_SUBGROUP};
 static const uint TILE_SAMPLES = {plan.tile_samples};
@@ -37,7 +37,7 @@ typealias TileT = NFloat;"""
 
 def simt_blocks(rows: int, columns: int) -> tuple[int, int]:
     """The R x C register block of a SIMT product with `rows` x `columns` outputs (or weights)
-    per tile (app/kernels/paths/tiles/tiles.slang): the most outputs a thread, R and C dividing their sides, while
+    per tile (tiles.slang): the most outputs a thread, R and C dividing their sides, while
     every thread of the workgroup still has a block; squarer blocks first (fewest loads)."""
     choices = [
         (r * c, -abs(r - c), r, c)
