@@ -49,8 +49,8 @@ def test_divergence_pauses_and_puts_back_the_last_finite_network(ui, tmp_path, m
     assert steps == divergence.restored_step == divergence.step - 2
     assert np.all(np.isfinite(ui.session.trainer.parameters())), "the last finite network is back"
     train = ui.session.history.current.train
-    # the loss plot ends at the network put back: every step up to it once, none of the diverged ones
-    assert np.array_equal(train.x, np.arange(1, steps + 1)), train.x[-5:]
+    # the loss plot ends on the loss of the network put back: every step up to it once, none after
+    assert np.array_equal(train.x, np.arange(1, steps + 2)), train.x[-5:]
     assert np.all(np.isfinite(train.y)) and np.all(train.y > 0), "no NaN on the loss plot"
     ui.frame(3)
     assert ui.session.trainer.step == steps, "it stays paused"

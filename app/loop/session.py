@@ -270,11 +270,12 @@ class Session(HeadlessSteps):
         losses, divergence = self.guard.check(steps, losses)
         self.divergence = divergence or self.divergence
         run = self.history.current
+        # The point at step t is the loss of the network after t - 1 updates: after a divergence the
+        # curve ends on the loss of the network put back, which the step trained again replaces.
+        run.train.drop_after(steps.start)
         run.train.extend(np.arange(steps.start + 1, steps.start + 1 + len(losses)), losses)
-        if divergence is not None:  # the steps past the network put back are undone: their points go too
-            run.train.drop_after(self.trainer.step)
+        if divergence is not None:  # an evaluation at step t is of the network after t updates
             run.eval.drop_after(self.trainer.step)
-            losses = losses[: max(self.trainer.step - steps.start, 0)]
         return losses
 
     def take_summary(self, summary: Summary) -> None:
