@@ -1,5 +1,5 @@
-"""How a network trains on the GPU, decided before anything is compiled: the NetworkPlan, the gradient
-paths (paths/, a folder each), a step's launch shape and units, and the generator that prints a plan
-as the Slang module the device compiles (shadergen/). Pure Python: nothing here touches a device.
+"""How a network trains on the GPU: the NetworkPlan, the gradient paths (paths/, a folder each with
+its .slang kernels), a step's launch shape and units, and the module that specialises the kernels
+for one network (network_module.py, shadergen/). Its Python touches no device.
 
 Imports: config, model, truth, datasets, errors and resources."""

@@ -1,3 +1,4 @@
-"""The pieces app/kernels/network_module.py prints a plan's Slang module from: each gradient path's
-learnGradient (pairs, tiles, fused, lanes), the layer chain they share (chain.py), the truth
-(truth.py) and a grid encoding's constants (grid.py)."""
+"""What the gradient paths share when they print into the generated module: the loop over a plan's
+layers and the inlined helpers a .slang kernel calls (chain.py), the truth source (truth.py), a grid
+encoding's constants (grid.py) and the per-thread paths' derivative terms (derivatives.py). Each
+path's own printing is in its folder (app/kernels/paths/<name>/shadergen.py)."""
