@@ -1,7 +1,5 @@
-"""The ground truth a network learns: target expressions (targets.py), a user's Slang file as
-text (slang_file.py), an image (image_truth.py), the evaluation grid they are compared on
-(eval_grid.py), the check that a truth is finite there (finite.py), and the shapes whose signed
-distance a network can learn (shapes/). Point datasets are their own package, app/datasets.
+"""The ground truth a network learns: target expressions, a user's Slang file as text, an image, the
+evaluation grid, the check that a truth is finite, and the shapes for signed distances (shapes/).
+Point datasets are their own package, app/datasets.
 
-Imports: errors and resources only (config/ builds on it; the GPU side of a Slang file is
-app/gpu/target_probe.py)."""
+Imports: errors and resources only (config/ builds on it; a Slang file's GPU side is in app/gpu)."""

@@ -1,21 +1,7 @@
-"""Image targets: a PNG or JPEG file as the ground truth. Greyscale, grey with alpha, RGB and RGBA
-images become 1, 2, 3 and 4 outputs, each channel's values in [0, 1] as stored (8-bit / 255,
-16-bit / 65535; palette images arrive expanded to RGB by the reader).
-
-The image spans the domain, its top row at y1: the truth at p is the bilinear interpolation of
-the pixels at u = (p - lo) / (hi - lo), pixel (c, r) centred at ((c + 0.5) / W, 1 - (r + 0.5) / H)
-and edge pixels extended beyond. aspect_domain gives the domain that keeps the image's aspect
-ratio: [-1, 1] along its longer side. The GPU samples it in shaders/truth/image_truth.slang; this
-module has the numpy twin.
-
-Files are checked before they are decoded: the size comes from the PNG or JPEG header, so a
-16384 x 16384 image is refused without allocating a gigabyte. SlangPy's own reader (spy.Bitmap)
-decodes them: it reads 8- and 16-bit PNGs, palette PNGs and baseline and progressive JPEGs, so no
-image library is added. Anything else (another format, a corrupt or truncated file, a folder)
-is a UserError of one line.
-
-The config keeps the file's path, size, channels and SHA-256 (Config.image), not its pixels: a
-checkpoint or summary.json names the file, and loading it again checks that it is unchanged."""
+"""Image targets: a PNG or JPEG file as the ground truth, a channel an output, spanning the domain,
+sampled bilinearly; this module is the numpy twin of shaders/truth/image_truth.slang. Files are
+checked from their header before SlangPy's reader decodes them, and anything else is a one-line
+UserError (docs/formats.md, 'Input files'; docs/architecture.md, 'Targets and truths')."""
 
 from __future__ import annotations
 

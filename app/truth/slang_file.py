@@ -1,9 +1,6 @@
-"""A user's own Slang file as the ground truth, as text: it defines
-`[Differentiable] float target(float2 p, int k)` and `static const int TARGET_COUNT`. Reading it,
-the block the generated module holds it in, the compiler's messages about it, and a watch that
-notices when it changes on disk. app/gpu/target_probe.py compiles it on the device.
-
-The file is the user's own, on their own machine, so its text is compiled as written; what this
+"""A user's own Slang file as the ground truth, as text (`target(float2 p, int k)` and TARGET_COUNT):
+reading it, the block the generated module holds it in, the compiler's messages, and a watch for
+changes on disk (app/gpu/target_probe.py compiles it). Its text is compiled as written; what this
 module guarantees is that a broken file is an error message, never a crash or a lost network."""
 
 from __future__ import annotations

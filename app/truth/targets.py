@@ -1,9 +1,7 @@
-"""Target functions as small expressions in x and y, checked once and compiled two ways:
-to Slang source for the GPU kernels and to a numpy function for references and tests.
-
-No text of an expression reaches the Slang compiler: Python's parser turns it into a tree, an
-allow-list checks every node, and the Slang source is printed from the checked tree alone
-(numbers as Python's repr of a float, x and y as p.x and p.y, the listed functions by name)."""
+"""Target functions as small expressions in x and y, checked once and compiled two ways: to Slang for
+the kernels and to numpy for references and tests. No text of an expression reaches the Slang
+compiler: the Slang is printed from the parsed tree an allow-list checked (docs/architecture.md,
+'Targets and truths')."""
 
 from __future__ import annotations
 

@@ -1,27 +1,8 @@
-"""Shapes for signed distance fields (--sdf SHAPE): the truth is f = the signed distance to a 2D
-shape's boundary, NEGATIVE INSIDE, in the domain's units. Pure numpy: no GPU.
-
-A spec is a built-in (builtin.py: circle, box, rounded-box, ring, star, or "A+B", the smooth
-union of two), or a file by its extension: .svg (svg.py: filled paths and basic shapes), .png,
-.jpg or .jpeg (silhouette.py: dark pixels inside), .csv (points.py: boundary points, with or
-without outward normals).
-
-load_shape gives a ShapeField: the distance on a grid laid out as image targets are
-(image_truth.py): it spans the domain (x0, x1, y0, y1), pixel (c, r) centred at
-x = x0 + (c + 0.5) / W (x1 - x0), y = y1 - (r + 0.5) / H (y1 - y0), row 0 at the top. W = H =
-resolution, except for a silhouette, which keeps the image's W x H (and needs its pixels square
-in the domain). Where the zero level lies, on the grid's bilinear interpolation:
-- builtin, svg: the exact boundary (grid values are exact distances at the pixel centres);
-- silhouette: the pixel edges between inside and outside pixels;
-- points: at the points themselves (the grid holds |distance| to the nearest point where the
-  file gives no normals: UNSIGNED, zero only at points; signed by the nearest point's normal
-  where it gives them).
-Every ShapeField has boundary samples (points) on that zero level, and outward unit normals for
-builtins, SVGs and CSVs with normal columns (None for silhouettes and CSVs without normals).
-
-shape_distance gives float64 signed distances at any points: exact (closed form, or the exact
-distance to the flattened outline) for builtins and SVGs, the grid's bilinear interpolation for
-silhouettes and points."""
+"""Shapes for signed distance fields (--sdf SHAPE): the truth is the signed distance to a 2D shape's
+boundary, NEGATIVE INSIDE, in the domain's units; pure numpy. A built-in (builtin.py) or a file by
+its extension (.svg, a .png/.jpg silhouette, a .csv of points). load_shape gives the distance on a
+grid laid out as image targets are, shape_distance at any points (docs/architecture.md, 'Shapes and
+their distances'; the files: docs/formats.md, 'Input files')."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
-"""The built-in shapes, exact signed distances in closed form (negative inside), in the domain's
-units about its origin: circle (radius 0.5), box (half-sizes 0.5 x 0.35), rounded-box (the same
-half-sizes, corners of radius 0.15), ring (the band between radii 0.3 and 0.6), star (five points
-of radius 0.6, inner corners at 0.25, a point straight up: the exact distance to its 10 edges,
-inside by winding number). The box forms are Inigo Quilez's: with q = |p| - b,
-d = |max(q, 0)| + min(max(q.x, q.y), 0).
-
-"A+B" is the smooth union of two of them by the polynomial smooth minimum with k = 0.1:
-    smin(a, b) = min(a, b) - k/4 * max(0, 1 - |a - b| / k)^2.
-It equals min(a, b) wherever |a - b| >= k, so away from where the shapes meet it is the exact
-distance of the union; within the blend it is not a distance (there |grad| < 1, and the fillet
-it rounds the join with lies up to k/4 = 0.025 outside both shapes)."""
+"""The built-in shapes, exact signed distances in closed form (negative inside), about the domain's
+origin: circle, box, rounded-box, ring and star (their sizes: docs/guide/shapes.md), and "A+B", the
+smooth union of two, which is the exact distance only away from where they blend
+(docs/architecture.md, 'Shapes and their distances')."""
 
 from __future__ import annotations
 

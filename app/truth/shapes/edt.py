@@ -1,12 +1,7 @@
-"""The exact squared Euclidean distance transform of Felzenszwalb and Huttenlocher ("Distance
-Transforms of Sampled Functions", Theory of Computing 8, 2012): a 1D transform along every row,
-then along every column of its result. Each 1D pass builds the lower envelope of the parabolas
-(x - q)^2 + f(q); here it runs once for all lines together, numpy arrays across the lines and the
-loop along them (a line that pops fewer parabolas waits, masked).
-
-Distances are between pixel centres, in pixels. Values are whole numbers held in float64, exact
-for any image up to 4096 a side: the envelope's crossings are ratios of integers below 2^26 whose
-differences exceed the rounding of their quotients."""
+"""The exact squared Euclidean distance transform of Felzenszwalb and Huttenlocher ("Distance Transforms
+of Sampled Functions", Theory of Computing 8, 2012): a 1D pass along every row, then every column, all
+lines at once in numpy (a line that pops fewer parabolas waits, masked). Distances are between pixel
+centres, in pixels, whole numbers in float64, exact for any image up to 4096 a side."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
-"""Boundary points from a CSV file: columns x,y or x,y,nx,ny (a header line naming them is
-optional; blank lines and lines starting with # are skipped), at least MIN_POINTS of them.
-
-The grid holds the exact distance from each pixel centre to the nearest point. With normals
-(outward; normalised here, so any length but zero), it is signed by the nearest point q's normal
-n: negative where (p - q) . n < 0, the inside. Without them it is UNSIGNED, never negative:
-points alone do not say which side is inside. A distance to points is not the distance to the
-curve through them: between two points at spacing s it is up to s/2 too large near the curve,
-so dense points give a good truth and sparse ones a scalloped one."""
+"""Boundary points from a CSV file (x,y or x,y,nx,ny; the format: docs/formats.md, 'Input files'): the
+grid holds the exact distance to the nearest point, signed by its outward normal, or UNSIGNED
+without normals. A distance to points is not the distance to the curve through them: sparse points
+give a scalloped truth."""
 
 from __future__ import annotations
 

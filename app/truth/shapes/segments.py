@@ -1,13 +1,7 @@
-"""Exact distance to line segments and inside tests by winding number, vectorised in numpy: the
-star's polygon and flattened SVG outlines (Outline), and the nearest of a CSV's points (a point
-is a segment of length zero).
-
-Nearest segments without an n x m pass: the query points are binned into cells of about
-CELL_POINTS points each; from each cell's centre c, of half-diagonal r, a segment s can be
-nearest to some point of the cell only if |c - s| <= min_s' |c - s'| + 2r (every point p of the
-cell has |p - s| >= |c - s| - r and its nearest segment is within min_s' |c - s'| + r). Only those
-candidates are measured, exactly. A 512 x 512 grid against 2,000 segments then takes ~0.2 s where
-the full pass took ~10 s."""
+"""Exact distance to line segments and inside tests by winding number, vectorised in numpy: the star's
+polygon, flattened SVG outlines (Outline), and the nearest of a CSV's points (a segment of length
+zero). Query points are binned into cells so that only a cell's candidate segments are measured,
+not an n x m pass (docs/architecture.md, 'Shapes and their distances')."""
 
 from __future__ import annotations
 

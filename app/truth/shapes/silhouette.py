@@ -1,23 +1,7 @@
-"""A PNG or JPEG silhouette: its dark pixels are the inside. Read by the image truth's reader
-(image_truth.load: SlangPy's decoder, its size limits and messages), at most MAX_SIDE a side.
-
-Dark means luminance below 0.5 after compositing over white: L = a * Y + (1 - a), Y the Rec. 709
-luma of the stored (gamma-encoded) values (0.2126 R + 0.7152 G + 0.0722 B, or the grey value) and a
-the alpha (1 without one), so a transparent pixel is light.
-
-The signed distance, at each pixel centre, in pixels (then times the pixel's size):
-    outside pixel: sqrt(EDT to the inside pixels' centres) - 1/2,
-    inside pixel:  1/2 - sqrt(EDT to the outside pixels' centres),
-with the exact EDT (edt.py). Neighbours across the boundary hold +1/2 and -1/2, so the zero level
-of the grid's bilinear interpolation runs along the pixel edges between inside and outside pixels
-(through the middle of every such edge, exactly): the silhouette's outline as drawn. Away from it
-the values are the distance to the nearest pixel of the other side, less half a pixel, within
-half a pixel of the distance to that outline.
-
-The image spans the domain (grid.py's layout, the image's own W x H), so its pixels must be
-square there: a domain whose aspect ratio is not the image's (within 0.1%) is refused, naming the
-domain image targets use for that image (image_truth.aspect_domain, [-1, 1] along the longer
-side), rather than stretching distances differently along x and y."""
+"""A PNG or JPEG silhouette: its dark pixels are the inside (luminance below 0.5 over white). Read by
+the image truth's reader, at most MAX_SIDE a side. The signed distance at each pixel centre comes
+from the exact EDT (edt.py), its zero level on the pixel edges between inside and outside; the
+domain must keep the image's aspect ratio (docs/architecture.md, 'Shapes and their distances')."""
 
 from __future__ import annotations
 

@@ -1,22 +1,7 @@
-"""An SVG file's filled shapes as an Outline in the domain.
-
-Read: <path d> (commands M L H V C S Q T Z, absolute and relative; not the arc A, which is refused
-with its name), <polygon> and <polyline> (points), <rect> (with rounded corners rx, ry), <circle>
-and <ellipse>, inside <svg>, <g> and <a>, with their transform attributes (matrix, translate,
-scale, rotate, skewX, skewY), composed down the tree. Contents of <defs>, <symbol>, <clipPath>,
-<mask>, <pattern> and <marker> are not drawn and are skipped; so are <line> (it has no fill),
-text and images, and any element with fill="none" or display="none". <use> and a nested <svg>
-(which set their own viewport) are refused rather than drawn wrongly. CSS stylesheets are not
-read: fill and fill-rule come from attributes or the style attribute, inherited from the
-enclosing elements.
-
-Inside is the union of the elements' fills, each by its fill-rule (nonzero unless "evenodd");
-every subpath is closed, as filling closes it. The boundary is the contours' segments whose two
-sides differ (segments.outline_of), flattened within TOLERANCE of the domain's size.
-
-Placement: the viewBox (or else 0 0 width height, in px or unitless; or else the shapes' own
-bounding box) is scaled to fit the domain, its aspect ratio kept, centred, y flipped (SVG's y
-runs down, the domain's up)."""
+"""An SVG file's filled shapes as an Outline in the domain: the elements, transforms and fill rules
+read, what is skipped and what is refused, and the placement: docs/formats.md, 'Input files'. The
+boundary is the contours' segments whose two sides differ (segments.outline_of), flattened within
+TOLERANCE of the domain's size."""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""SVG geometry: path data (the d attribute) parsed into pieces, pieces moved by affine maps, and
-flattened into polylines within a tolerance.
-
-A piece is a line, a quadratic or cubic Bézier (by its control points), or an elliptical arc
-c + u cos t + v sin t for t from t0 to t1 (circles, ellipses and rounded rectangles' corners). An
-affine map takes each kind to its own kind (the Béziers' control points and the arc's centre map
-as points, u and v as vectors), so pieces are mapped into the domain first and flattened there,
-in the domain's units. A Bézier of n equal steps in t strays from its curve by at most
-max|B''| / (8 n^2), where max|B''| is 6 max|P_i - 2 P_(i+1) + P_(i+2)| for a cubic and
-2 |P0 - 2 P1 + P2| for a quadratic; an arc's chord of angle h strays by at most R (1 - cos(h/2))
-with R = max(|u|, |v|). n is the least that keeps within the tolerance."""
+"""SVG geometry: path data parsed into pieces (lines, quadratic and cubic Béziers, elliptical arcs),
+moved by affine maps (each kind to its own kind, so pieces map into the domain first), and flattened
+there into polylines within a tolerance, the fewest equal steps whose bound on the chord's error
+keeps within it (docs/architecture.md, 'Shapes and their distances')."""
 
 from __future__ import annotations
 
