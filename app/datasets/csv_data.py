@@ -1,18 +1,7 @@
-"""A user's CSV of points: columns x, y, then either a label column (classes: any integers or
-text) or one or more value columns (regression), with or without a header row.
-
-- With a header, its first two names are x and y; a third named `label` (any case) makes the
-  file a classification, otherwise the columns after y are values, named by the header. A
-  column named `set` is left out, so that a run's split.csv reads back (its split is made
-  again from the data seed and ratio).
-- Without one (the first row's x and y are numbers), a third column of text, or of whole numbers
-  with at most 8 distinct values, is a label; anything else after y is values.
-
-Every problem is one line naming the file and, where there is one, its row (the file's line
-number) and column: an empty file, a folder, binary data, ragged rows, empty or non-numeric
-cells, NaN or infinite values, values beyond +-1e6 (x^2 of 1e30 is infinite in float32), more
-than 1,000,000 rows, fewer than two, a single class or more than 8. Nothing is changed until
-the whole file has been read and checked."""
+"""A user's CSV of points: columns x, y, then a label column (classes) or value columns (regression),
+with or without a header (how each is told: docs/formats.md, 'Input files'). A `set` column is left
+out, so that a run's split.csv reads back. Every problem is one line naming the file, row and column,
+and nothing is changed until the whole file has been read and checked."""
 
 from __future__ import annotations
 
@@ -29,7 +18,7 @@ from ..errors import UserError, counted
 from .source import MAX_CLASSES, MAX_ROWS, MIN_ROWS
 
 MAX_CSV_BYTES = 256 << 20
-MAX_MAGNITUDE = 1e6
+MAX_MAGNITUDE = 1e6  # features square the coordinates: x^2 of 1e30 is infinite in float32
 
 
 @dataclass

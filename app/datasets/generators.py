@@ -1,12 +1,7 @@
-"""The TensorFlow Playground's six data generators, written from the definitions in its
-src/dataset.ts: four two-class sets (circle, xor, gauss, spiral; label -1 or +1) and two
-regression sets (plane, multigauss; a value in [-1, 1]), all over [-6, 6]^2 as the Playground
-draws them, with its noise levels (0 to 0.5). Differences: each returns exactly n points (the
-Playground's loops give an odd n one point more), classes get n - n // 2 and n // 2 points, and
-the random numbers come from a numpy Generator, so a data seed gives the same points anywhere.
-
-Each generator takes (rng, n, noise) and returns x, y and the truth: for a classification set
-the class index (0 for the Playground's -1, 1 for its +1), for a regression set the value."""
+"""The TensorFlow Playground's six data generators, written from its src/dataset.ts (docs/guide/data.md,
+'Datasets'). Unlike the Playground's, each returns exactly n points, classes n - n // 2 and n // 2,
+from a numpy Generator, so a data seed gives the same points anywhere. Each takes (rng, n, noise) and
+returns x, y and the truth: a class index (0 for the Playground's -1) or a value."""
 
 from __future__ import annotations
 

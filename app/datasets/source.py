@@ -1,14 +1,7 @@
-"""Where a run's points come from, as the config keeps it (Config.dataset), and the problem it
-poses. The config holds a small description, never the points:
-
-    {"generator": "spiral"}                                   one of the Playground's six
-    {"csv": PATH, "sha256": HEX, "rows": N, "classes": [...]}  a CSV with a label column
-    {"csv": PATH, "sha256": HEX, "rows": N, "values": [...]}   a CSV with value columns
-
-A CSV's entry is filled in when the file is read (app/datasets/csv_data.py): its SHA-256 makes a
-run reproducible (a changed file is refused, not silently trained on), and its classes or value
-columns decide the network's outputs. The points themselves are made from it, the hot fields
-(points, noise, train ratio, data seed) and nothing else (app/datasets/__init__.py)."""
+"""Where a run's points come from, as the config keeps it (Config.dataset: a generator's name, or a
+CSV's path, SHA-256, rows and classes or value columns; docs/formats.md, 'summary.json'), and the
+problem it poses. Never the points: they are made from it and the hot fields alone; the SHA-256
+refuses a changed file rather than silently training on it."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
-"""Activations as Python <-> Slang twins: each is one small object with its Slang struct
-(shaders/model/activations.slang), the differentiable Slang expression the standalone export prints, its
-numpy function, and what the kernels may assume of it. Adding one is an entry in ACTIVATIONS, its
-struct in shaders/model/activations.slang, and its case in shaders/check/grad_check.slang (the gradient
-check's independent path, written again on purpose).
-
-A value such as the LeakyReLU slope is defined here once: the generated module gets it as a
-constant, app/files/network_io.py evaluates it in numpy, and nothing is kept in sync by hand.
-(tests/reference.py keeps its own numpy on purpose.)"""
+"""Activations as Python <-> Slang twins: each a small object with its Slang struct, the differentiable
+expression the export prints, its numpy function, and what the kernels may assume of it. Adding one:
+docs/extending.md, 'An activation'. A value such as the LeakyReLU slope is defined here once, and
+the generated module and network_io.py both take it from here."""
 
 from __future__ import annotations
 

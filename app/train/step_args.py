@@ -1,9 +1,7 @@
-"""The StepArgs records of shaders/common/step_args.slang: what one step's (or one piece's) learnGradient
-and adjustParameters dispatches read (the trainer fills them), uploaded once per submit. Each
-dispatch then sets a single pointer instead of ~25 uniforms: setting a uniform costs ~5 us of CPU,
-which at small batches was most of a step's time. Their numpy layout is the Slang struct's, read
-from the compiled module (NetworkKernels.step_args, app/gpu/struct_layout.py): the struct is the
-one definition, its fields snake_case here (sampleEnd: sample_end; optimizer: a nested record)."""
+"""The StepArgs records of shaders/common/step_args.slang: what one step's (or piece's) learnGradient
+and adjustParameters dispatches read, uploaded once per submit, so each dispatch sets one pointer
+instead of many uniforms (docs/architecture.md, 'StepArgs records and command buffers'). Their numpy
+layout is read from the compiled struct, the one definition, its fields snake_case here."""
 
 from __future__ import annotations
 
@@ -54,8 +52,7 @@ class StepArgsRing:
         self, encoder: spy.CommandEncoder, kernel: spy.ComputeKernel, pipeline, size: spy.uint3, address: int
     ) -> None:
         """One dispatch of `kernel` (its `pipeline`) over `size` threads reading the record at
-        `address`. Through the compute-pass API (~13 us of CPU against ~20 us for
-        ComputeKernel.dispatch, at a few hundred dispatches a frame)."""
+        `address`, through the compute-pass API, which costs less CPU than ComputeKernel.dispatch."""
         compute = encoder.begin_compute_pass()
         compute.bind_pipeline(pipeline, self._root(kernel, address))
         compute.dispatch(size)
@@ -65,8 +62,8 @@ class StepArgsRing:
 
     def _root(self, kernel: spy.ComputeKernel, address: int) -> spy.ShaderObject:
         """A root shader object of `kernel` reading the record at `address`, made once and bound
-        again by every later dispatch of that kernel and ring slot. Writing the pointer into the
-        fresh root that each bind makes cost 16 of a dispatch's 39 us of CPU on lavapipe."""
+        again by every later dispatch of that kernel and ring slot: writing the pointer into the
+        fresh root that each bind makes was much of a dispatch's CPU time (docs/benchmarks.md)."""
         key = (id(kernel), address)
         kept = self._roots.get(key)
         if kept is None:
