@@ -1,35 +1,7 @@
-"""The checkpoint file's byte format (app/files/checkpoint.py takes a session's state and puts it
-back, and reads and writes the files). The format (also in docs/formats.md):
-
-    offset  size  field
-    0       8     magic b"SVTCKPT\\0"
-    8       4     format version, uint32 little-endian (VERSION; versions 1 and 2 are read too)
-    12      4     header length H, uint32 LE
-    16      8     payload length D, uint64 LE
-    24      32    SHA-256 of the H + D bytes that follow
-    56      H     header: UTF-8 JSON (config, counters, loss-history runs with their loss and
-                  their records' counts: {"count", "span", "recent", "buckets"} for "train",
-                  "eval" and, for a dataset, each of "metrics" {name: counts}, an image's last
-                  run its "psnr" among them (app/files/checkpoint.py); for a dataset,
-                  "data_position")
-    56 + H  D     payload: little-endian arrays, back to back, in this order:
-                  master parameters  float32[P]
-                  half weights       float16[P]   (only when "half_weights" is true)
-                  optimizer state    float32[WP]  (W: the optimizer's state width, app/model/optimizers.py;
-                                                 its k-th float of parameter i at k * P + i)
-                  for each run, its train then its eval loss record (app/loop/history.py):
-                      recent steps, recent losses  float64[r] each
-                      bucket rows                   float64[6b]  (first step, last step,
-                                                    count, min, sum, max per bucket)
-
-Versions 1 and 2 stored every point of each series instead (for each run: train steps, train
-losses, eval steps, eval losses, float64[n] each, the header giving each series' length n):
-they are converted into records as if appended point by point. Version 1 also differs in the
-optimizer state, float32[2P] whatever the optimizer (Adam's m then v; SGD's velocity, then
-zeros).
-
-Anything else (another magic, version or length, a checksum mismatch, a header that does not
-describe a network this app can build) is refused with one line naming the problem."""
+"""The checkpoint file's byte format (checkpoint.py takes a session's state, puts it back, and reads
+and writes the files): a magic, a version, a SHA-256 over a JSON header and little-endian arrays
+(docs/formats.md, 'Checkpoints'). Versions 1 and 2 are read too, their full series converted into
+records; anything else is refused with one line naming the problem."""
 
 from __future__ import annotations
 

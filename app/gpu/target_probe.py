@@ -1,9 +1,7 @@
-"""A user's Slang target (app/truth/slang_file.py) compiled alone on the device, with a small
-probe kernel (shaders/truth/target_probe.slang): that finds compile errors with the compiler's
-message and line before anything is rebuilt, checks that `target` is differentiable (the
-derivative views run fwd_diff through it) and reads TARGET_COUNT. There is no numpy twin of a
-Slang target: its values are checked for NaN and infinity on the GPU evaluation instead
-(app/truth/finite.py: check_truth_finite)."""
+"""A user's Slang target compiled alone on the device with a small probe kernel
+(shaders/truth/target_probe.slang): compile errors with the compiler's line before anything is
+rebuilt, `target` checked differentiable (the derivative views run fwd_diff through it), and
+TARGET_COUNT read. Without a numpy twin, its values are checked for NaN and infinity on the GPU."""
 
 from __future__ import annotations
 

@@ -14,12 +14,10 @@ from .fragments import fragment_slot
 
 # (subgroups of 32 a workgroup, samples a tile). Each subgroup owns 16 of the tile's rows for the
 # narrow first and output layers (subgroups past samples / 16 own none) and a share of the
-# column tiles and weight-gradient tiles of every layer. On an H200 at 2^20 (half):
-# - eight subgroups on 64 samples ran fastest where every layer split by columns keeps all eight
-#   busy (2-64-64-64-4: 2.44e9 samples/s against 2.15e9 with four; 2-32-32-32-4 4.42e9 / 4.27e9),
-#   and slower where some idle (2-48-48-48-48-4, 3 tiles a layer: 1.48e9 against 1.95e9);
-# - eight on 32 samples fit wider networks: half the samples in shared memory, half the
-#   weight-gradient tiles a subgroup of four's (2-128-128-4).
+# column tiles and weight-gradient tiles of every layer. Eight subgroups on 64 samples are fastest
+# where every column-split layer keeps all eight busy, slower where some idle; eight on 32 samples
+# fit wider networks (half the samples in shared memory, half the gradient tiles a subgroup).
+# The figures: docs/benchmarks.md, 'Tile shapes'.
 FUSED_BUSY_SHAPE = (8, 64)  # first, where every column-split layer keeps every subgroup busy
 FUSED_SHAPES = ((4, 64), (8, 32))  # then the first of these that fits
 # With derivative terms (fused_jets.slang) each sample is 3 rows: its value and its
@@ -33,9 +31,8 @@ FUSED_SHARED_BUDGET = 48 << 10  # bytes: what Vulkan gives a workgroup on NVIDIA
 # past this the weight gradients would spill out of registers.
 FUSED_MAX_ACCUMULATORS = 16
 # Registers of data a lane holds over the whole step where the hidden layers' weight tiles are
-# held too (8 an accumulator tile, 4 a weight tile): holding them once a step instead of
-# reloading them every tile of samples ran, on an H200 at 2^20, 2-64-64-64-4 (152) 12.6% and
-# 2-48-48-48-48-4 (168) 11% faster, 2-80-80-4 (176) 4% slower (registers spill).
+# held too (8 an accumulator tile, 4 a weight tile): up to it holding them once a step beats
+# reloading them every tile, past it registers spill (docs/benchmarks.md, 'Held weights').
 HOLD_REGISTER_BUDGET = 168
 STAGE_HALVES = 32  # the output layer's fp32 stage: 16 floats a row
 UINT4_HALVES = 8

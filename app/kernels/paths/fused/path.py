@@ -1,10 +1,7 @@
 """The fully fused tensor-core trainer: workgroup tiles whose every product runs on cooperative
-matrices, the hidden weights held in registers as fragment-native copies that adjustParameters
-keeps beside them (fused.slang; the layout is layout.py, the kernel
-shadergen.py). Half precision, any truth (formulas, an image, a dataset's
-points) and any loss (the squared error inline, the classes' through bwd_diff of outputLoss), a
-grid encoding as the input layer (fused_grid.slang; not with derivative terms), and a
-device whose operand layout the copies match."""
+matrices, the hidden weights held in registers as fragment-native copies that adjustParameters keeps
+beside them. Half precision, any truth and loss, a grid as the input layer, on a device whose
+operand layout the copies match (this folder's README.md)."""
 
 from __future__ import annotations
 

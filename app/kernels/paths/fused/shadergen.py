@@ -1,10 +1,7 @@
-"""Prints what learnGradient of the fully fused tensor-core trainer (fused.slang) takes from the
-generated module: the layout constants (layout.py), and its per-layer calls unrolled for the network
-as inlined helpers: fusedBeginStep (weights staged and held, dW cleared), fusedForward (the tile's
-samples, each layer, the loss), fusedBackward (from the output layer down a barrier, the weight-
-gradient products and the backward call of each layer; with a grid, its input gradient into the
-tables: fused_grid.slang) and fusedWriteSlot; and storeWeightCopies, with which adjustParameters
-keeps the block copies of the hidden weights."""
+"""Prints what the fused trainer's learnGradient (fused.slang) takes from the generated module: the
+layout constants (layout.py), its per-layer calls unrolled as inlined helpers (fusedBeginStep,
+fusedForward, fusedBackward, fusedWriteSlot; a grid's input gradient: fused_grid.slang), and
+storeWeightCopies, with which adjustParameters keeps the block copies of the hidden weights."""
 
 from __future__ import annotations
 

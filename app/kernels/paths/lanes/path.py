@@ -1,8 +1,7 @@
-"""Lane tiles: learnGradient for wide float networks on a CPU driver, where they train 8 x 256
-layers ~10x faster than the GPU paths (lanes.slang; the layout is
-layout.py, the kernel shadergen.py). A workgroup is one
-subgroup; each lane owns samples of a tile, and the tile's activations wait in a scratch area
-after the gradient slots. Formulas and the squared error alone: no grid, no image's pixels."""
+"""Lane tiles: learnGradient for wide float networks on a CPU driver, where they train wide layers many
+times faster than the GPU paths (lanes.slang; the layout is layout.py, the kernel shadergen.py). A
+workgroup is one subgroup; each lane owns samples of a tile, whose activations wait in a scratch
+area after the gradient slots. Formulas and the squared error alone: no grid, no image's pixels."""
 
 from __future__ import annotations
 

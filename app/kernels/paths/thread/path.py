@@ -9,9 +9,8 @@ from ...plan import NetworkPlan
 from ..base import GradientPath, PathRequest
 
 # Up to this many parameters, each thread keeps its gradient sums in registers; above it they
-# spill, so the group sums gradients through shared-memory tiles (shaders/common/gradients.slang).
-# On an H200 a 4-16-16-4 network (420 parameters) ran 26x faster with tiles than with
-# accumulators, and 1,284 accumulators failed to build a pipeline.
+# spill, so the group sums gradients through shared-memory tiles (shaders/common/gradients.slang),
+# far faster there (docs/benchmarks.md, 'Before tensor cores, and what limited the workgroup tiles').
 MAX_THREAD_ACCUMULATORS = 192
 THREAD_ACCUMULATOR_GROUP_SIZE = 256
 

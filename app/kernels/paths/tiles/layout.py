@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # the plan's types only: this module stays below app/kernels/
 
 # Shared memory for a tile's activations, registers for the weight-gradient accumulators.
 TILED_THREADS = 256
-TILE_SHARED_BUDGET = 48 << 10  # bytes: Vulkan on an H200 takes 48 KiB (64 lost the device)
+TILE_SHARED_BUDGET = 48 << 10  # bytes: the most Vulkan on NVIDIA gave a workgroup (64 KiB lost the device)
 MAX_MMA_TILES_PER_WARP = 12  # fp32 accumulator tiles a warp holds (8 registers a lane each)
 MMA_SUBGROUP = 32  # cooperative matrices work per 32-lane subgroup (NVIDIA)
 
@@ -44,8 +44,8 @@ def workgroup_tiles(
     ):
         return workgroup_tiles(sizes, layers, precision, False, grid)
     element = 2 if precision == "half" else 4
-    # Tensor cores load 16-byte aligned rows. Without a pad (stride 64 bytes) shared-memory bank
-    # conflicts made 2-64-64-64-4 30% slower on an H200 than with a pad of 8 halves.
+    # Tensor cores load 16-byte aligned rows, and without a pad (a stride of 64 bytes) shared-memory
+    # bank conflicts slowed them (docs/benchmarks.md): 8 halves.
     pad = 8 if mma else (2 if element == 2 else 1)
     fixed = TILED_THREADS * 4  # the loss partials
     if mma:  # each warp's fp32 stage, the padded narrow weights
