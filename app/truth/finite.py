@@ -12,13 +12,9 @@ from ..errors import UserError
 from .eval_grid import grid_centres
 from .targets import target_to_numpy
 
-# The largest truth a target may reach at a check point. Past it, a truth is a pole the points
-# came close to (1/(x + 1e-9) is 1e9 at x = 0) or an overflow in the making (exp(30*x)), not a
-# shape to fit: the network starts near 0 with weights of order 1, so the first loss would be
-# ~1e12 and more, the error's gradients ~1e6 on float32 weights, and no learning rate that
-# fits the rest of the domain would get there. Any target a user fits by eye (the presets
-# reach 3) stays far below it, with room for a scale such as 1000*sin(x). The limit is on the
-# truth, whatever the domain: over [-100, 100], x^4 is refused too, for the same reason.
+# The largest truth a target may reach at a check point: past it, a truth is a pole or an overflow
+# in the making, not a shape to fit, while targets fitted by eye stay far below it, a scale such as
+# 1000*sin(x) included (docs/architecture.md, 'Targets and truths'). It holds whatever the domain.
 TRUTH_LIMIT = 1e6
 
 
