@@ -9,6 +9,7 @@ import pytest
 
 from app import datasets
 from app.config.config import Config, validate
+from app.config.truths import with_dataset
 from app.datasets.csv_data import read_csv
 from app.datasets.generators import GENERATORS, multigauss_value
 from app.errors import UserError
@@ -89,27 +90,32 @@ def _config(**fields) -> Config:
     return validate(Config(**{"dataset": {"generator": "spiral"}, **fields}))
 
 
+def _build(**fields) -> datasets.Dataset:
+    config = _config(**fields)
+    return datasets.build(config.dataset, config.data_settings)
+
+
 def test_the_split_is_a_seeded_shuffle_and_deterministic():
-    a, b = datasets.build(_config(points=101, train_ratio=0.3)), datasets.build(_config(points=101, train_ratio=0.3))
+    a, b = _build(points=101, train_ratio=0.3), _build(points=101, train_ratio=0.3)
     assert a.train_count == 30 and a.test_count == 71
     assert np.array_equal(a.x, b.x) and np.array_equal(a.truth, b.truth) and np.array_equal(a.original, b.original)
-    other = datasets.build(_config(points=101, train_ratio=0.3, data_seed=1))
+    other = _build(points=101, train_ratio=0.3, data_seed=1)
     assert not np.array_equal(a.original, other.original)
     assert sorted(a.original.tolist()) == list(range(101)), "every point once"
     x, y, label = GENERATORS["spiral"].make(np.random.default_rng([0, 0]), 101, 0.0)  # data seed 0
     assert np.array_equal(a.x, x[a.original].astype(np.float32)) and np.array_equal(a.classes, label[a.original])
-    assert datasets.build(_config(points=2, train_ratio=0.9)).train_count == 1, "one point of each set at least"
+    assert _build(points=2, train_ratio=0.9).train_count == 1, "one point of each set at least"
 
 
 @pytest.mark.parametrize(("points", "ratio", "train"), [(7, 0.5, 3), (101, 0.66, 66), (9, 0.9, 8), (10, 0.15, 1)])
 def test_the_training_set_is_the_floor_of_points_times_the_ratio(points, ratio, train):
     """floor(n * ratio), as docs/guide/data.md says, where rounding would give one more (3.5, 66.66, 8.1
     then 1.5: floor 3, 66, 8 and 1, where round() gives 4, 67, 8 and 2)."""
-    assert datasets.build(_config(points=points, train_ratio=ratio)).train_count == train
+    assert _build(points=points, train_ratio=ratio).train_count == train
 
 
 def test_a_csv_round_trips_through_split_csv(tmp_path):
-    data = datasets.build(_config(points=300, noise=0.2))
+    data = _build(points=300, noise=0.2)
     path = tmp_path / "split.csv"
     path.write_bytes(data.split_csv())
     lines = path.read_text().splitlines()
@@ -121,7 +127,7 @@ def test_a_csv_round_trips_through_split_csv(tmp_path):
     assert np.array_equal(read.x, data.x[order].astype(np.float64)) and np.array_equal(
         read.classes, data.classes[order]
     )
-    regression = datasets.build(_config(dataset={"generator": "plane"}, points=50))
+    regression = _build(dataset={"generator": "plane"}, points=50)
     path.write_bytes(regression.split_csv())
     values = read_csv(str(path))
     assert values.names == ("value",) and values.classes is None
@@ -206,12 +212,12 @@ def test_ten_million_rows_stop_at_the_limit(tmp_path):
 def test_a_changed_csv_is_refused(tmp_path):
     path = tmp_path / "points.csv"
     path.write_text("1,2,a\n3,4,b\n")
-    config = datasets.configure(validate(Config()), datasets.entry_for(str(path)))
+    config = with_dataset(validate(Config()), datasets.entry_for(str(path)))
     assert config.domain[0] < 1 < 3 < config.domain[1], "the domain holds the points"
     path.write_text("1,2,a\n3,5,b\n")
     datasets._CSV_CACHE.clear()
     with pytest.raises(UserError, match="has changed since this run used it"):
-        datasets.build(config)
+        datasets.build(config.dataset, config.data_settings)
 
 
 def test_unknown_dataset_names():

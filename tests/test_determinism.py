@@ -23,6 +23,7 @@ import slangpy as spy
 
 from app import datasets
 from app.config.config import Config, validate
+from app.config.truths import with_dataset
 from app.files import checkpoint as ckpt
 from app.files.network_io import export_network
 from app.loop.session import Session
@@ -94,13 +95,13 @@ def _config(shape: str, precision: str, truth: dict, encoding: str) -> Config:
     fields |= dict(batch_size=BATCH, seed=11, lr=0.005)
     name = fields.pop("dataset_name", None)
     config = validate(Config(**fields))
-    return config if name is None else datasets.configure(config, datasets.entry_for(name))
+    return config if name is None else with_dataset(config, datasets.entry_for(name))
 
 
 def _network_json(session: Session) -> bytes:
     """network.json's bytes, as a headless run writes them (app/run/output.py)."""
     trainer = session.trainer
-    data = trainer.data.dataset.summary(session.config) if trainer.data is not None else None
+    data = trainer.data.dataset.summary(session.config.data_settings) if trainer.data is not None else None
     document = export_network(trainer.plan, session.config, trainer.parameters(), data)
     return (json.dumps(document) + "\n").encode()
 

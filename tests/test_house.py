@@ -262,7 +262,7 @@ def test_every_encoding_owns_its_settings(name):
 
     encoding = ENCODINGS[name]
     config = validate(Config(encoding=name, grid_levels=4))  # a dense grid of 16 levels is too big
-    setting = encoding.setting(config)
+    setting = encoding.setting(config.encoding_settings)
     entry = encoding.schema(setting)
     assert entry["kind"] == name and encoding.entry_setting(entry) == setting
     assert set(encoding.fields) <= set(FIELDS)

@@ -17,6 +17,7 @@ from tensor_core_checks import emulate_tensor_cores
 
 from app import datasets
 from app.config.config import Config, validate
+from app.config.truths import with_dataset
 from app.loop.session import Session
 from app.train.trainer import Trainer
 
@@ -45,7 +46,7 @@ def three_classes(tmp_path_factory) -> dict:
 
 def _config(source=None, **fields) -> Config:
     config = validate(Config(**fields))
-    return datasets.configure(config, source) if source is not None else config
+    return with_dataset(config, source) if source is not None else config
 
 
 def _reference(trainer: Trainer, params: np.ndarray):
@@ -216,14 +217,14 @@ def test_data_changes_live_and_bad_ones_change_nothing(gpu, tmp_path):
     session.apply(session.config.replace(noise=0.3, points=300))
     assert session.trainer is trainer and trainer.data.dataset.count == 300 and trainer.data_position == 0
     assert np.array_equal(trainer.parameters(), before), "the network keeps its weights"
-    session.change(datasets.configure(session.config, {"generator": "xor"}))
+    session.change(with_dataset(session.config, {"generator": "xor"}))
     assert session.rebuild is None and session.trainer is trainer, "same problem: no rebuild"
     session.advance(5)
     assert trainer.step == 25 and trainer.data.dataset.source["generator"] == "xor"
     assert session.evaluate() == pytest.approx(_test_loss(session), rel=1e-4)  # on the xor points now
     path = tmp_path / "points.csv"
     path.write_text("1,2,a\n3,4,b\n5,6,a\n")
-    config = datasets.configure(session.config, datasets.entry_for(str(path)))
+    config = with_dataset(session.config, datasets.entry_for(str(path)))
     path.write_text("1,2,a\n3,4,b\n5,7,a\n")
     datasets._CSV_CACHE.clear()
     data = trainer.data

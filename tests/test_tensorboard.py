@@ -16,8 +16,8 @@ import slangpy as spy
 from tensorboard_reader import read_events
 from test_images import sharp_edges
 
-from app import datasets
 from app.config.config import Config, validate
+from app.config.truths import with_dataset
 from app.entry.cli import main
 from app.files.tensorboard_events import RunEvents, TensorboardOptions
 from app.files.tensorboard_images import png_bytes
@@ -55,7 +55,7 @@ def test_an_image_target_writes_its_psnr_and_its_truth_beside_what_it_learned(gp
 
 
 def test_a_dataset_writes_its_sets_figures_and_its_points_over_the_function(gpu, tmp_path):
-    config = datasets.configure(
+    config = with_dataset(
         validate(
             Config(encoding="features", features=["x", "y"], hidden=[4], domain=[-6.0, 6.0, -6.0, 6.0], eval_grid=16)
         ),

@@ -14,6 +14,7 @@ from test_bad_input import _assert_rejected, _run
 
 from app.config.config import Config, validate
 from app.config.files import load_preset
+from app.config.truths import with_dataset
 from app.entry import cli
 from app.entry.cli_args import build_parser, resolve_start
 from app.files.network_io import forward
@@ -56,7 +57,7 @@ def last_session(tmp_path) -> Config:
     spiral = validate(Config(hidden=[12], lr=0.03, regularization="l2", reg_rate=0.01))
     from app import datasets
 
-    return datasets.configure(spiral, datasets.entry_for("spiral"))
+    return with_dataset(spiral, datasets.entry_for("spiral"))
 
 
 def _window_start(argv: list[str], last: Config) -> Config:

@@ -16,6 +16,7 @@ from imgui_bundle import imgui
 
 from app import datasets
 from app.config.config import Config, validate
+from app.config.truths import with_dataset
 from app.loop.session import Session
 from app.ui import data_images
 from app.ui.font_search import FOLDERS_VARIABLE, Face, faces_for
@@ -33,7 +34,7 @@ def session(gpu, tmp_path):
     path = tmp_path / "weights.csv"
     rows = "".join(f"{a:.4f},{b:.4f},{a * b:.4f},{a - b:.4f}\n" for a, b in zip(x, y))
     path.write_text(f"x,y,{','.join(NAMES)}\n{rows}", encoding="utf-8")
-    config = datasets.configure(validate(Config(hidden=[8], batch_size=64)), datasets.entry_for(str(path)))
+    config = with_dataset(validate(Config(hidden=[8], batch_size=64)), datasets.entry_for(str(path)))
     session = Session(gpu, config, grid=32, heatmaps=True)
     for _ in range(2):
         session.advance(10)

@@ -19,6 +19,7 @@ from reference import kernel_parameters
 
 from app import datasets
 from app.config.config import Config, validate
+from app.config.truths import with_dataset
 from app.files import checkpoint
 from app.loop.session import Session
 from app.ui.data_images import Scale
@@ -39,7 +40,7 @@ def write_csv(path, rows: int = 400, seed: int = 5) -> np.ndarray:
 
 
 def session_of(gpu, path, **fields) -> Session:
-    config = datasets.configure(validate(Config(hidden=[8], batch_size=64, **fields)), datasets.entry_for(str(path)))
+    config = with_dataset(validate(Config(hidden=[8], batch_size=64, **fields)), datasets.entry_for(str(path)))
     return Session(gpu, config, grid=64, heatmaps=True)
 
 

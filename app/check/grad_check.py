@@ -186,7 +186,7 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
     masters = params = trainer.parameters()
     if plan.precision == "half":
         params = params.astype(np.float16).astype(np.float32)
-    if derivatives_on(config):  # numpy alone: its twin of the nested loss, at the kernels' samples
+    if derivatives_on(config.loss_settings):  # numpy alone: its twin of the nested loss, at the kernels' samples
         return _nested_check(trainer, params, sample_points(config.seed, step, CHECK_BATCH, config.domain), step)
     path = ReferencePath(trainer.gpu, plan, check_batch(trainer))
     path.image = config.image

@@ -1,23 +1,26 @@
-"""One typed configuration for a training run, and the table that describes it: each field
-carries its Spec (app/config/spec.py), its kind, range or choices, command-line option and
-widget. Adding a field is one entry here plus its use; the lists of structural and hot fields,
-the parser, the --resume overrides and validation follow.
-
-"Hot" fields are kernel arguments and may change between any two steps; "structural" fields
-(kinds STRUCTURE and TRUTH) pick the compiled network and need a rebuild."""
+"""One typed configuration for a training run: the table of its fields, each carrying its Spec
+(app/config/spec.py: kind, range or choices, option, widget), from which the parser, the --resume
+overrides and validation follow; and the sections the components below take (sections.py). Hot
+fields may change between any two steps; structural ones (kinds STRUCTURE, TRUTH) need a rebuild.
+Adding a field: docs/extending.md, "A Config field"."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from ..datasets.source import MAX_ROWS, check_dataset, problem_of
+from ..datasets import DataSettings
+from ..datasets.source import MAX_ROWS, check_dataset
 from ..model import activations, derivative_loss, encodings, half_range, hashgrid, optimizers
+from ..model.encodings import EncodingSettings
+from ..model.losses import LossSettings
+from ..model.optimizers import OptimizerSettings
 from ..resources import asset
-from ..truth.image_truth import CHANNEL_NAMES, check_image
+from ..truth.image_truth import check_image
 from ..truth.sdf_truth import check_normal_weight, check_sdf
+from ..truth.settings import TruthSettings
 from ..truth.targets import TUTORIAL_TARGETS
 from .checks import (
     MAX_FREQUENCIES,
@@ -36,6 +39,7 @@ from .help_texts import (
     TARGET_FILE_HELP,
     TARGET_HELP,
 )
+from .sections import Section, field_names
 from .spec import HOT, STRUCTURE, TRUTH, Between, Choice, Flag, Fraction, Positive, Subset, Whole, spec_field, spec_of
 
 ACTIVATIONS = tuple(activations.ACTIVATIONS)
@@ -56,9 +60,15 @@ def _grid_flag(name: str, what: str, metavar: str, parse: str | None = None) -> 
     return Flag(name, f"hashgrid and densegrid encodings: {what} (default {{default}})", metavar, parse=parse)
 
 
-@dataclass
+def _read_by_encoding(field: str) -> Callable[[Any], bool]:
+    """Whether a config's encoding reads `field` (the Network panel shows the field only then)."""
+    return lambda config: field in encodings.ENCODINGS[config.encoding].fields
+
+
+@dataclass(frozen=True)
 class Config:
-    """The table: each field's default, kind, label, check, command-line option and widget."""
+    """The table: each field's default, kind, label, check, command-line option and widget. Frozen:
+    a change is a new Config (`replace`), checked whole."""
 
     # fmt: off
     hidden: list[int] = spec_field(
@@ -79,25 +89,25 @@ class Config:
     )
     frequencies: int = spec_field(
         4, STRUCTURE, "frequencies", Whole(1, MAX_FREQUENCIES), Flag("--frequencies", FREQUENCIES_HELP, "K"),
-        widget="slider", shown=encodings.reads("frequencies"), in_network_file=True,
+        widget="slider", shown=_read_by_encoding("frequencies"), in_network_file=True,
     )
     features: list[str] = spec_field(
         ["x", "y"], STRUCTURE, "features", Subset(FEATURES),
         Flag("--features", FEATURES_HELP, "F,F", parse="names"),
-        widget="checks", shown=encodings.reads("features"), in_network_file=True,
+        widget="checks", shown=_read_by_encoding("features"), in_network_file=True,
     )
     grid_levels: int = spec_field(
         16, STRUCTURE, "levels", Whole(1, 32), _grid_flag("--grid-levels", "resolution levels L, 1-32", "L"),
-        widget="slider", shown=encodings.reads("grid_levels"), in_network_file=True,
+        widget="slider", shown=_read_by_encoding("grid_levels"), in_network_file=True,
     )
     grid_features: int = spec_field(
         2, STRUCTURE, "features", Whole(1, 8), _grid_flag("--grid-features", "features per level F, 1-8", "F"),
-        widget="slider", shown=encodings.reads("grid_features"), in_network_file=True,
+        widget="slider", shown=_read_by_encoding("grid_features"), in_network_file=True,
     )
     grid_log2_size: int = spec_field(
         15, STRUCTURE, "table size (log2)", Whole(8, 24),
         _grid_flag("--grid-table", "log2 of the entries of a hashed level's table, T, 8-24", "T"),
-        widget="slider", shown=encodings.reads("grid_log2_size"), in_network_file=True,
+        widget="slider", shown=_read_by_encoding("grid_log2_size"), in_network_file=True,
     )
     grid_base_resolution: int = spec_field(
         16, STRUCTURE, "base resolution", Whole(1, 4096),
@@ -228,28 +238,22 @@ class Config:
     )
     # fmt: on
 
+    # The sections the components take, each built from the fields above of its names; the fields
+    # in none (hidden, activations, precision, matmul, batch size, seed) are the config's own.
+    optimizer_settings = Section(OptimizerSettings)  # app/model/optimizers.py
+    encoding_settings = Section(EncodingSettings)  # app/model/encodings.py; its grid, app/model/hashgrid.py
+    loss_settings = Section(LossSettings)  # app/model/losses.py
+    truth_settings = Section(TruthSettings)  # app/truth/settings.py
+    data_settings = Section(DataSettings)  # app/datasets
+
     # Shapes and the parameter layout are derived once, in app.kernels.planning.plan_for(config).
     @property
     def output_dim(self) -> int:
-        if self.dataset:
-            return problem_of(self.dataset).outputs
-        if self.image:
-            return self.image["channels"]
-        if self.sdf:
-            return 1
-        return self.slang_target["count"] if self.slang_target else len(self.targets)
+        return self.truth_settings.outputs
 
     def target_labels(self) -> list[str]:
         """What each output learns, as the UI and reports name it."""
-        if self.dataset:
-            return problem_of(self.dataset).output_labels()
-        if self.image:
-            return [f"{name} of {Path(self.image['file']).name}" for name in CHANNEL_NAMES[self.image["channels"]]]
-        if self.sdf:
-            return [f"signed distance to {Path(self.sdf).name}"]
-        if self.slang_target:
-            return [f"target(p, {k})" for k in range(self.slang_target["count"])]
-        return list(self.targets)
+        return self.truth_settings.labels()
 
     def structure(self) -> Structure:
         """The structural fields, frozen: what picks the compiled network (hashable)."""
@@ -263,6 +267,14 @@ class Config:
 
 
 FIELDS = {field.name: spec_of(field) for field in dataclasses.fields(Config)}
+# Each section's fields, by the Config attribute that gives the section
+SECTIONS = {
+    name: field_names(attribute.cls) for name, attribute in vars(Config).items() if isinstance(attribute, Section)
+}
+_IN_SECTIONS = [field for fields in SECTIONS.values() for field in fields]
+if not set(_IN_SECTIONS) <= set(FIELDS) or len(set(_IN_SECTIONS)) != len(_IN_SECTIONS):
+    raise TypeError("each field of a Config section must be a field of the table, in one section alone")
+OWN_FIELDS = tuple(name for name in FIELDS if name not in _IN_SECTIONS)  # in no section: the config's own
 
 
 def fields_of(*kinds: str) -> tuple[str, ...]:
@@ -272,8 +284,14 @@ def fields_of(*kinds: str) -> tuple[str, ...]:
 
 STRUCTURAL_FIELDS = fields_of(STRUCTURE, TRUTH)
 HOT_FIELDS = fields_of(HOT)
-# The structural fields as a frozen record, e.g. Structure(hidden=(16,), activation="leaky_relu", ...)
-Structure = dataclasses.make_dataclass("Structure", [(name, Any) for name in STRUCTURAL_FIELDS], frozen=True)
+# The structural fields as a frozen record, e.g. Structure(hidden=(16,), activation="leaky_relu", ...),
+# with the one section they hold whole, the encoding's.
+Structure = dataclasses.make_dataclass(
+    "Structure",
+    [(name, Any) for name in STRUCTURAL_FIELDS],
+    frozen=True,
+    namespace={"encoding_settings": Section(EncodingSettings)},
+)
 for _optimizer in optimizers.OPTIMIZERS.values():
     for _hyper in _optimizer.hypers:
         if _hyper.field not in HOT_FIELDS:
@@ -287,11 +305,14 @@ def _freeze(value: Any) -> Any:
 
 
 def validate(config: Config) -> Config:
-    """Checks every field, in the table's order; raises UserError naming the first problem."""
-    for name, spec in FIELDS.items():
-        setattr(config, name, spec.check(spec.label, getattr(config, name)))
-    encodings.check_size(config)
-    half_range.check_half_range(config)
-    derivative_loss.check_derivative_loss(config)
-    check_normal_weight(config)
-    return config
+    """`config` checked: a new Config of every field as its check keeps it (a float for a whole
+    number, the features in their order), then the checks across fields; a UserError names the
+    first problem, in the table's order. `config` itself is left as it was."""
+    checked = dataclasses.replace(
+        config, **{name: spec.check(spec.label, getattr(config, name)) for name, spec in FIELDS.items()}
+    )
+    encodings.check_size(checked.encoding_settings)
+    half_range.check_half_range(checked.encoding_settings, checked.domain, checked.precision)
+    derivative_loss.check_derivative_loss(checked.loss_settings, checked.dataset)
+    check_normal_weight(checked.normal_weight, checked.sdf)
+    return checked

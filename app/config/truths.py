@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..datasets import domain_of
 from ..truth.sdf_truth import sdf_domain
 from ..truth.shapes import SILHOUETTE_SUFFIXES
 from ..truth.targets import TUTORIAL_TARGETS
@@ -45,6 +46,14 @@ def without_other_truths(config: Config, keep: str) -> Config:
     if OWN_DOMAIN & set(others):  # their domain was theirs (a silhouette's, say)
         changes["domain"] = list(Config().domain)
     return config.replace(**changes)
+
+
+def with_dataset(config: Config, source: dict | None) -> Config:
+    """`config` with `source` as its dataset and the domain that shows its points; None goes back
+    to the formulas (on the domain it had)."""
+    if source is None:
+        return config.replace(dataset=None)
+    return config.replace(dataset=source, domain=domain_of(source))
 
 
 def with_shape(config: Config, spec: str) -> Config:

@@ -14,19 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
-from .config import FIELDS, Config
+from .config import FIELDS, SECTIONS, Config
 from .records import from_dict
-from .spec import TRUTH, Between, Choice, Fraction, Positive, Whole
+from .spec import Between, Choice, Fraction, Positive, Whole
 
-# Fields of the data and of its judging: every racer shares them with the setup.
-SHARED_FIELDS = frozenset(name for name, spec in FIELDS.items() if spec.kind == TRUTH) | {
-    "points",
-    "noise",
-    "train_ratio",
-    "data_seed",
-    "domain",
-    "eval_grid",
-}
+# The truth and data sections, the data and its judging: every racer shares them with the setup.
+SHARED_FIELDS = frozenset(SECTIONS["truth_settings"] + SECTIONS["data_settings"])
 RACER_FIELDS = tuple(name for name in FIELDS if name not in SHARED_FIELDS)
 MAX_NAME = 48  # a racer's name is a folder name: short
 

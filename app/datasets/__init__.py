@@ -2,9 +2,9 @@
 set the network learns from and a test set it never sees (the TensorFlow Playground's lesson).
 
 A Dataset is made from a config alone: its `dataset` entry (a generator, or a CSV read and
-checked once, app/datasets/csv_data.py) and the hot fields `points`, `noise`, `train_ratio` and
-`data_seed`. The same config gives the same points and the same split anywhere, so a resumed
-run or a summary.json finds its data again (a CSV's SHA-256 is checked).
+checked once, app/datasets/csv_data.py) and its data section, DataSettings (points, noise,
+train_ratio and data_seed). The same config gives the same points and the same split anywhere, so
+a resumed run or a summary.json finds its data again (a CSV's SHA-256 is checked).
 
 The split shuffles the points with the data seed (as the Playground does) and takes the first
 floor(n * train_ratio) as training points, at least one of each. The Dataset keeps the points
@@ -17,7 +17,6 @@ import io
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -26,10 +25,20 @@ from .csv_data import CsvData, read_csv
 from .generators import DOMAIN, GENERATORS
 from .source import Problem, describe, problem_of
 
-__all__ = ["Dataset", "build", "configure", "describe", "entry_for", "load_csv", "problem_of"]
+__all__ = ["DataSettings", "Dataset", "build", "describe", "domain_of", "entry_for", "load_csv", "problem_of"]
 
 _CSV_CACHE: OrderedDict[tuple[str, str], CsvData] = OrderedDict()
 CSV_CACHE_SIZE = 2
+
+
+@dataclass(frozen=True)
+class DataSettings:
+    """The data section of a Config: how a generator makes its points, and how points split."""
+
+    points: int
+    noise: float
+    train_ratio: float
+    data_seed: int
 
 
 @dataclass
@@ -72,12 +81,12 @@ class Dataset:
                              "train" if i < self.train_count else "test"])  # fmt: skip
         return text.getvalue().encode()
 
-    def summary(self, config: Any) -> dict:
+    def summary(self, data: DataSettings) -> dict:
         """The data source and the split, for summary.json, network.json and the export."""
         entry = {"source": self.source, "points": self.count, "train": self.train_count, "test": self.test_count}
-        entry.update(train_ratio=config.train_ratio, data_seed=config.data_seed, problem=self.problem.kind)
+        entry.update(train_ratio=data.train_ratio, data_seed=data.data_seed, problem=self.problem.kind)
         if "generator" in self.source:
-            entry["noise"] = config.noise
+            entry["noise"] = data.noise
         entry["classes" if self.problem.classify else "values"] = list(self.problem.names)
         return entry
 
@@ -122,28 +131,29 @@ def _csv_domain(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, floa
     return tuple(bounds)
 
 
-def _points(config: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, tuple]:
-    source = config.dataset
+def _points(
+    source: dict, data: DataSettings
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, tuple]:
     if "generator" in source:
         generator = GENERATORS[source["generator"]]
-        rng = np.random.default_rng([config.data_seed, 0])
-        x, y, truth = generator.make(rng, config.points, config.noise)
+        rng = np.random.default_rng([data.data_seed, 0])
+        x, y, truth = generator.make(rng, data.points, data.noise)
         if generator.classify:
             return x, y, truth, None, DOMAIN
         return x, y, None, truth[:, None], DOMAIN
-    data = load_csv(source)
-    return data.x, data.y, data.classes, data.values, _csv_domain(data.x, data.y)
+    loaded = load_csv(source)
+    return loaded.x, loaded.y, loaded.classes, loaded.values, _csv_domain(loaded.x, loaded.y)
 
 
-def build(config: Any) -> Dataset:
-    """The points and split of `config` (whose dataset is not None)."""
-    x, y, classes, values, domain = _points(config)
-    problem = problem_of(config.dataset)
+def build(source: dict, data: DataSettings) -> Dataset:
+    """The points and split of the dataset entry `source` (a config's dataset) and its data section."""
+    x, y, classes, values, domain = _points(source, data)
+    problem = problem_of(source)
     count = len(x)
-    order = np.random.default_rng([config.data_seed, 1]).permutation(count)
-    train = min(max(int(count * config.train_ratio), 1), count - 1)
+    order = np.random.default_rng([data.data_seed, 1]).permutation(count)
+    train = min(max(int(count * data.train_ratio), 1), count - 1)
     return Dataset(
-        source=config.dataset,
+        source=source,
         problem=problem,
         x=x[order].astype(np.float32),
         y=y[order].astype(np.float32),
@@ -172,14 +182,10 @@ def entry_for(name: str) -> dict | None:
     return data.source
 
 
-def configure(config: Any, source: dict | None) -> Any:
-    """`config` with `source` as its dataset and the domain that shows it: the Playground's
-    [-6, 6]^2 for a generator, the points' bounding box for a CSV; None goes back to formulas."""
-    if source is None:
-        return config.replace(dataset=None)
+def domain_of(source: dict) -> list[float]:
+    """The domain that shows a dataset entry's points: the Playground's [-6, 6]^2 for a
+    generator, the points' bounding box for a CSV."""
     if "generator" in source:
-        domain = DOMAIN
-    else:
-        data = load_csv(source)
-        domain = _csv_domain(data.x, data.y)
-    return config.replace(dataset=source, domain=list(domain))
+        return list(DOMAIN)
+    loaded = load_csv(source)
+    return list(_csv_domain(loaded.x, loaded.y))

@@ -129,7 +129,8 @@ def _notes(configs: list[cfg.Config]) -> None:
     """Hints, not errors, about a setup that trains poorly, on stderr before the run: once each."""
     from ..model.derivative_loss import smooth_activation_hint
 
-    for hint in dict.fromkeys(filter(None, map(smooth_activation_hint, configs))):
+    hints = (smooth_activation_hint(config.loss_settings, config.activation) for config in configs)
+    for hint in dict.fromkeys(filter(None, hints)):
         print(f"note: {hint}", file=sys.stderr)
 
 
@@ -148,7 +149,8 @@ def _report_headless(session, result, written, out: Path, check, first_step: int
         print(f"error: {failure}", file=sys.stderr)
         return EXIT_USAGE
     if result.diverged_at is not None:
-        hint = half_hint(session.config)
+        config = session.config
+        hint = half_hint(config.encoding_settings, config.domain, config.precision)
         print(
             f"error: loss became non-finite at step {result.diverged_at}; "
             f"network.json holds the last finite network (step {result.steps})" + (f"; {hint}" if hint else ""),

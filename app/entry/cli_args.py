@@ -10,8 +10,8 @@ import argparse
 from ..config import config as cfg
 from ..config import files as config_files
 from ..config.records import from_dict
-from ..config.truths import without_other_truths
-from ..datasets import NO_DATASET, configure, entry_for
+from ..config.truths import with_dataset, without_other_truths
+from ..datasets import NO_DATASET, entry_for
 from ..errors import UserError
 from ..files import checkpoint as ckpt
 from ..files.network_io import load_network
@@ -248,7 +248,7 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         overrides["domain"] = sdf_domain(args.sdf.strip(), overrides.get("domain", config.domain))
     config = from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
     if args.dataset_source is not None:
-        config = configure(without_other_truths(config, "dataset"), entry_for(args.dataset_source))
+        config = with_dataset(without_other_truths(config, "dataset"), entry_for(args.dataset_source))
     return config
 
 

@@ -49,7 +49,7 @@ def data_entry(session: Session) -> dict | None:
     data = session.trainer.data
     if data is None:
         return None
-    entry = data.dataset.summary(session.config)
+    entry = data.dataset.summary(session.config.data_settings)
     entry["epochs"] = session.trainer.epochs
     entry["metrics"] = {name: finite_or_none(value) for name, value in (session.metrics or {}).items()}
     return entry

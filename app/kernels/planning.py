@@ -27,7 +27,7 @@ def _plan(
     normals: bool = False,
 ) -> NetworkPlan:
     enc = ENCODINGS[s.encoding]
-    setting = enc.setting(s)
+    setting = s.encoding_settings.setting
     problem = problem_of(dict(s.dataset)) if s.dataset else None
     image = ImageTruth(**dict(s.image)) if s.image and not problem else None
     sdf = sdf_truth(s.sdf) if s.sdf and not (problem or image) else None
@@ -104,4 +104,5 @@ def plan_for(
     loops (app/gpu/gpu.py: emulated_tensor_cores)."""
     fused = tensor_cores if fused is None else fused
     normals = config.normal_weight > 0
-    return _plan(config.structure(), tensor_cores, fused, cpu, derivatives_on(config), emulated, normals)
+    derivatives = derivatives_on(config.loss_settings)
+    return _plan(config.structure(), tensor_cores, fused, cpu, derivatives, emulated, normals)

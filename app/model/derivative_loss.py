@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ..errors import UserError
 from .activations import ACTIVATIONS
+from .losses import LossSettings
 
 # With the normal alignment term, every NORMAL_EVERY-th sample of a step is a boundary point: a
 # quarter of the batch fits the boundary's normals, the rest the value and the other terms over
@@ -30,36 +31,37 @@ NORMAL_EVERY = 4
 SMOOTH_ACTIVATIONS = ("softplus", "silu", "sin", "tanh")  # what the hint of a piecewise-linear one offers
 
 
-def derivatives_on(config) -> bool:
-    """Whether `config` trains on derivatives: the compiled step differs where it does."""
-    return config.grad_weight > 0 or config.eikonal > 0 or config.normal_weight > 0
+def derivatives_on(loss: LossSettings) -> bool:
+    """Whether the loss has a derivative term: the compiled step differs where it does."""
+    return loss.grad_weight > 0 or loss.eikonal > 0 or loss.normal_weight > 0
 
 
-def check_derivative_loss(config) -> None:
-    """A one-line UserError where a derivative term is asked of a run that cannot take it."""
-    if not derivatives_on(config):
+def check_derivative_loss(loss: LossSettings, dataset: dict | None) -> None:
+    """A one-line UserError where a derivative term is asked of a run that cannot take it: one
+    that learns a dataset's points."""
+    if not derivatives_on(loss):
         return
-    term = _term(config)
-    if config.dataset:
+    term = _term(loss)
+    if dataset:
         raise UserError(
             f"{term} needs a truth with derivatives (targets, a Slang file or an image): "
             "a dataset's points have no gradient between them"
         )
 
 
-def _term(config) -> str:
-    """The option of the first derivative term `config` trains on."""
-    return "--grad-weight" if config.grad_weight > 0 else "--eikonal" if config.eikonal > 0 else "--normal-weight"
+def _term(loss: LossSettings) -> str:
+    """The option of the loss's first derivative term."""
+    return "--grad-weight" if loss.grad_weight > 0 else "--eikonal" if loss.eikonal > 0 else "--normal-weight"
 
 
-def smooth_activation_hint(config) -> str | None:
+def smooth_activation_hint(loss: LossSettings, activation: str) -> str | None:
     """A hint, not an error, where derivative terms train through a piecewise-linear activation:
     its second derivative is zero, so the network's gradient is piecewise constant and the terms
     never move the kinks (docs/guide/shapes.md, "Which activation"). None where the activation is smooth."""
-    if not derivatives_on(config) or not ACTIVATIONS[config.activation].piecewise_linear:
+    if not derivatives_on(loss) or not ACTIVATIONS[activation].piecewise_linear:
         return None
     return (
-        f"{_term(config)} fits the network's input gradient, which {config.activation} makes piecewise constant "
+        f"{_term(loss)} fits the network's input gradient, which {activation} makes piecewise constant "
         f"(its second derivative is zero); a smooth activation fits it far better: --activation "
         f"{', '.join(SMOOTH_ACTIVATIONS[:-1])} or {SMOOTH_ACTIVATIONS[-1]}"
     )

@@ -11,18 +11,34 @@ Adding one is an entry in ENCODINGS, its Slang where encodeInput calls one
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..errors import UserError
 from .features import FEATURES
-from .hashgrid import MAX_GRID_PARAMETERS, GridSpec, grid_units
+from .hashgrid import MAX_GRID_PARAMETERS, GridSettings, GridSpec, grid_units
 
 # An encoding's setting: the feature names of a feature encoding, the Fourier frequencies K, or
 # a grid's GridSpec.
 Setting = tuple[str, ...] | int | GridSpec
+
+
+@dataclass(frozen=True)
+class EncodingSettings:
+    """The encoding section of a Config (or of its Structure): which encoding, and the fields
+    that each one's setting comes from."""
+
+    encoding: str
+    frequencies: int
+    features: Sequence[str]
+    grid: GridSettings
+
+    @property
+    def setting(self) -> Setting:
+        return ENCODINGS[self.encoding].setting(self)
 
 
 class Encoding(ABC):
@@ -33,8 +49,8 @@ class Encoding(ABC):
     trained = False  # parameters of its own, trained with the network's (a grid's tables)
 
     @abstractmethod
-    def setting(self, config) -> Setting:
-        """Its setting from a Config's (or a Structure's) fields."""
+    def setting(self, settings: EncodingSettings) -> Setting:
+        """Its setting from a Config's encoding section."""
 
     @abstractmethod
     def entry_setting(self, entry: dict[str, Any]) -> Setting:
@@ -83,8 +99,8 @@ class FeatureEncoding(Encoding):
         self.name, self.fixed = name, fixed
         self.fields = () if fixed is not None else ("features",)
 
-    def setting(self, config) -> tuple[str, ...]:
-        return self.fixed if self.fixed is not None else tuple(config.features)
+    def setting(self, settings: EncodingSettings) -> tuple[str, ...]:
+        return self.fixed if self.fixed is not None else tuple(settings.features)
 
     def entry_setting(self, entry: dict[str, Any]) -> tuple[str, ...]:
         return self.fixed if self.fixed is not None else tuple(entry.get("features", ()))
@@ -125,8 +141,8 @@ class FourierEncoding(Encoding):
     name = "fourier"
     fields = ("frequencies",)
 
-    def setting(self, config) -> int:
-        return config.frequencies
+    def setting(self, settings: EncodingSettings) -> int:
+        return settings.frequencies
 
     def entry_setting(self, entry: dict[str, Any]) -> int:
         return int(entry.get("frequencies", 0))
@@ -188,15 +204,8 @@ class GridEncoding(Encoding):
     def __init__(self, name: str, hashed: bool):
         self.name, self.hashed = name, hashed
 
-    def setting(self, config) -> GridSpec:
-        return GridSpec(
-            levels=config.grid_levels,
-            features=config.grid_features,
-            log2_size=config.grid_log2_size,
-            base_resolution=config.grid_base_resolution,
-            per_level_scale=float(config.grid_level_scale),
-            hashed=self.hashed,
-        )
+    def setting(self, settings: EncodingSettings) -> GridSpec:
+        return settings.grid.spec(self.hashed)
 
     def entry_setting(self, entry: dict[str, Any]) -> GridSpec:
         return GridSpec(
@@ -244,29 +253,22 @@ ENCODINGS: dict[str, Encoding] = {
 }
 
 
-def reads(field: str) -> Callable[[Any], bool]:
-    """Whether a config's encoding reads `field` (the Network panel shows the field only then)."""
-    return lambda config: field in ENCODINGS[config.encoding].fields
+def playground_features(settings: EncodingSettings) -> list[str] | None:
+    """The Playground features that an encoding feeds the network (poly2: x, y, x2, y2), or None
+    where its inputs are no such features (Fourier's sines of 2^k pi x, a grid's tables)."""
+    return list(settings.setting) if isinstance(ENCODINGS[settings.encoding], FeatureEncoding) else None
 
 
-def playground_features(config) -> list[str] | None:
-    """The Playground features that a Config's encoding feeds the network (poly2: x, y, x2, y2), or
-    None where its inputs are no such features (Fourier's sines of 2^k pi x, a grid's tables)."""
-    encoding = ENCODINGS[config.encoding]
-    return list(encoding.setting(config)) if isinstance(encoding, FeatureEncoding) else None
+def grid_spec(settings: EncodingSettings) -> GridSpec | None:
+    """The grid of a grid encoding, else None."""
+    return settings.setting if ENCODINGS[settings.encoding].trained else None
 
 
-def grid_spec(config) -> GridSpec | None:
-    """The grid of a Config or Structure whose encoding is a grid, else None."""
-    encoding = ENCODINGS[config.encoding]
-    return encoding.setting(config) if encoding.trained else None
-
-
-def check_size(config) -> None:
+def check_size(settings: EncodingSettings) -> None:
     """A grid whose tables would be too large is a UserError naming its size."""
-    spec = grid_spec(config)
+    spec = grid_spec(settings)
     if spec is not None and spec.param_count > MAX_GRID_PARAMETERS:
         raise UserError(
-            f"the {config.encoding} would hold {spec.param_count:,} table values, more than "
+            f"the {settings.encoding} would hold {spec.param_count:,} table values, more than "
             f"{MAX_GRID_PARAMETERS:,}: use fewer levels or features, a smaller table or per-level scale"
         )

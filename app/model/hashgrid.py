@@ -61,6 +61,23 @@ class GridLevel:
 
 
 @dataclass(frozen=True)
+class GridSettings:
+    """The grid section of a Config, inside its encoding section: the grid_* fields (levels is
+    grid_levels). A GridSpec is these and whether the encoding hashes."""
+
+    levels: int
+    features: int
+    log2_size: int
+    base_resolution: int
+    level_scale: float
+
+    def spec(self, hashed: bool) -> GridSpec:
+        return GridSpec(
+            self.levels, self.features, self.log2_size, self.base_resolution, float(self.level_scale), hashed
+        )
+
+
+@dataclass(frozen=True)
 class GridSpec:
     levels: int
     features: int

@@ -40,6 +40,18 @@ def _sigmoid(y: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class LossSettings:
+    """The loss section of a Config: the terms added to the per-sample loss, the weights'
+    regularization and the derivative terms (app/model/derivative_loss.py)."""
+
+    regularization: str  # none, l1 or l2
+    reg_rate: float
+    grad_weight: float
+    eikonal: float
+    normal_weight: float
+
+
+@dataclass(frozen=True)
 class Loss:
     name: str
     slang: str  # its function in shaders/model/loss.slang

@@ -10,16 +10,30 @@ it, and a method
     float update(float param, float grad, float learningRate, uint stepNumber, inout float state[W])
 
 that returns the new parameter, with W = state_width. Hyper-parameters are hot Config fields
-(app/config/config.py), which carry their range and command-line option; optimizers may share one (SGD's
-momentum is beta1). Adding an optimizer is its object in OPTIMIZERS, its struct, and a Config
-field for each new hyper-parameter."""
+(app/config/config.py), which carry their range and command-line option, gathered in the Config's
+OptimizerSettings; optimizers may share one (SGD's momentum is beta1). Adding an optimizer is its
+object in OPTIMIZERS, its struct, and a Config and OptimizerSettings field for each new
+hyper-parameter."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 HYPER_SLOTS = 6  # hyper-parameter floats in StepArgs (OptimizerSettings.hyper)
+
+
+@dataclass(frozen=True)
+class OptimizerSettings:
+    """The optimizer section of a Config: which optimizer, its learning rate and every
+    optimizer's hyper-parameters (each optimizer reads its own)."""
+
+    optimizer: str
+    lr: float
+    beta1: float
+    beta2: float
+    epsilon: float
+    weight_decay: float
 
 
 @dataclass(frozen=True)
@@ -55,9 +69,9 @@ class Optimizer:
     def fields(self) -> tuple[str, ...]:
         return tuple(h.field for h in self.hypers)
 
-    def hyper_values(self, config: Any) -> list[float]:
-        """StepArgs' optimizer.hyper for `config`: its hyper-parameters in order, then zeros."""
-        values = [float(getattr(config, field)) for field in self.fields]
+    def hyper_values(self, settings: OptimizerSettings) -> list[float]:
+        """StepArgs' optimizer.hyper: its hyper-parameters in order, then zeros."""
+        values = [float(getattr(settings, field)) for field in self.fields]
         return values + [0.0] * (HYPER_SLOTS - len(values))
 
 
@@ -78,19 +92,22 @@ OPTIMIZERS: dict[str, Optimizer] = {
 # switching optimizers between steps needs no new buffers (nor new snapshot buffers).
 STATE_WIDTH = max(o.state_width for o in OPTIMIZERS.values())
 
+_SETTINGS_FIELDS = {field.name for field in dataclasses.fields(OptimizerSettings)}
 for _optimizer in OPTIMIZERS.values():
     if len(_optimizer.hypers) > HYPER_SLOTS:
         raise ValueError(f"optimizer {_optimizer.name} has more than {HYPER_SLOTS} hyper-parameters")
+    if not set(_optimizer.fields) <= _SETTINGS_FIELDS:
+        raise ValueError(f"optimizer {_optimizer.name}'s hyper-parameters must be OptimizerSettings fields")
 
 
-def settings(config: Any, step_number: int) -> dict:
+def settings(optimizer_settings: OptimizerSettings, step_number: int) -> dict:
     """OptimizerSettings as a kernel argument (the atomic reference kernel of app/bench)."""
-    optimizer = OPTIMIZERS[config.optimizer]
+    optimizer = OPTIMIZERS[optimizer_settings.optimizer]
     return {
         "kind": optimizer.id,
-        "learningRate": config.lr,
+        "learningRate": optimizer_settings.lr,
         "stepNumber": step_number,
-        "hyper": optimizer.hyper_values(config),
+        "hyper": optimizer.hyper_values(optimizer_settings),
     }
 
 

@@ -13,20 +13,17 @@ batch at least as large as the training set is the whole set, once (full batch).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from .. import datasets
+from ..config.config import Config
 from ..datasets import Dataset
 from ..gpu.gpu import Gpu
 
-# The fields whose change makes new points (and starts their epochs afresh)
-DATA_FIELDS = ("dataset", "points", "noise", "train_ratio", "data_seed")
 
-
-def data_key(config: Any) -> tuple:
-    return tuple(repr(getattr(config, name)) for name in DATA_FIELDS)
+def data_key(config: Config) -> tuple:
+    """What makes the points: a change of it makes new points (and starts their epochs afresh)."""
+    return repr(config.dataset), config.data_settings
 
 
 class PointData:
@@ -37,9 +34,9 @@ class PointData:
         gpu.write(self.buffer, rows)
 
     @classmethod
-    def of(cls, gpu: Gpu, config: Any) -> PointData:
+    def of(cls, gpu: Gpu, config: Config) -> PointData:
         """The points `config` describes (a UserError for a CSV that changed or went away)."""
-        return cls(gpu, datasets.build(config), data_key(config))
+        return cls(gpu, datasets.build(config.dataset, config.data_settings), data_key(config))
 
     @property
     def train_count(self) -> int:

@@ -352,7 +352,8 @@ class Trainer:
         r["grid_end"] = self.plan.grid_param_count
         optimizer = OPTIMIZERS[c.optimizer]
         settings = r["optimizer"]  # OptimizerSettings (shaders/model/optimizers.slang)
-        settings["kind"], settings["learning_rate"], settings["hyper"] = optimizer.id, c.lr, optimizer.hyper_values(c)
+        settings["kind"], settings["learning_rate"] = optimizer.id, c.lr
+        settings["hyper"] = optimizer.hyper_values(c.optimizer_settings)
         settings["step_number"] = self.optimizer_steps + 1 + ahead  # 1-based: Adam's bias correction
         r["regularization"], r["reg_rate"] = REGULARIZATION_IDS[c.regularization], c.reg_rate
         r["grad_weight"], r["eikonal_weight"], r["normal_weight"] = c.grad_weight, c.eikonal, c.normal_weight

@@ -61,17 +61,18 @@ def check_sdf(label: str, value: Any) -> str | None:
     return spec
 
 
-def check_normal_weight(config) -> None:
-    """A one-line UserError where --normal-weight is asked of a run whose truth has no normals:
-    every shape has them but a silhouette (its outline is pixel edges)."""
-    if config.normal_weight <= 0:
+def check_normal_weight(normal_weight: float, sdf: str | None) -> None:
+    """A one-line UserError where --normal-weight is asked of a run whose truth, `sdf` (None for
+    another truth), has no normals: every shape has them but a silhouette (its outline is pixel
+    edges)."""
+    if normal_weight <= 0:
         return
-    if config.sdf is None:
+    if sdf is None:
         raise UserError("--normal-weight needs an --sdf shape: it aligns the gradient with the boundary's normals")
-    if Path(config.sdf).suffix.lower() in SILHOUETTE_SUFFIXES:
+    if Path(sdf).suffix.lower() in SILHOUETTE_SUFFIXES:
         raise UserError(
             f"--normal-weight needs a shape with normals (a built-in, an SVG or a CSV of x,y,nx,ny): "
-            f"the silhouette {Path(config.sdf).name!r} has none"
+            f"the silhouette {Path(sdf).name!r} has none"
         )
 
 

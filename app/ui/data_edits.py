@@ -10,6 +10,7 @@ import threading
 
 from .. import datasets
 from ..config.config import Config
+from ..config.truths import with_dataset
 from ..datasets.csv_data import CsvData
 from ..errors import UserError, first_line
 
@@ -41,8 +42,8 @@ class DataEdits:
         if base.dataset is None:
             self.formula_domain = list(base.domain)
         if entry is None:
-            return datasets.configure(base, None).replace(domain=self.formula_domain or Config().domain)
-        return datasets.configure(base, entry)
+            return with_dataset(base, None).replace(domain=self.formula_domain or Config().domain)
+        return with_dataset(base, entry)
 
     def set(self, **changes) -> bool:
         """Points, noise, train ratio or data seed: new points at the next step."""

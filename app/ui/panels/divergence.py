@@ -30,7 +30,8 @@ def draw(app) -> None:
     imgui.push_text_wrap_pos(0.0)
     imgui.text_colored(BAD, f"The loss became non-finite at step {d.step:,} (learning rate {d.lr:.3g}).")
     imgui.text_colored(MUTED, f"Training is paused on the last network with a finite loss (step {d.restored_step:,}).")
-    hint = half_hint(session.config)
+    now = session.config
+    hint = half_hint(now.encoding_settings, now.domain, now.precision)
     if hint:
         imgui.text_colored(WARN, f"Note: {hint}.")
     imgui.pop_text_wrap_pos()

@@ -59,13 +59,13 @@ def _changes(draft, name: str, value) -> dict:
     from x, y whatever the network had), or from Fourier or a grid, the features last chosen."""
     changes = {name: value}
     if name == "encoding" and value == "features":
-        changes["features"] = playground_features(draft) or draft.features
+        changes["features"] = playground_features(draft.encoding_settings) or draft.features
     return changes
 
 
 def _grid_line(draft) -> None:
     """A grid encoding's resolutions (set by --grid-base-resolution and --grid-level-scale) and size."""
-    grid = grid_spec(draft)
+    grid = grid_spec(draft.encoding_settings)
     if grid is None:
         return
     imgui.push_text_wrap_pos(0.0)
