@@ -2,5 +2,4 @@
 evaluation grid, the check that a truth is finite, the shapes for signed distances (shapes/), and a
 config's truth section (settings.py). Point datasets are their own package, app/datasets.
 
-Imports: errors, resources, and datasets for a dataset's outputs (config/ builds on it; a Slang
-file's GPU side is in app/gpu)."""
+Imports: errors, resources, and datasets for a dataset's outputs (config/ builds on it)."""
