@@ -1,9 +1,7 @@
-"""A race's variants: "hidden=64,64 lr=0.003", the fields of the config that one racer changes
-from the setup the race starts from. The keys are the config's fields; their values are read
-as the field's command-line option reads them (64,64 for widths, names for a choice, numbers).
-
-A race compares networks on the same data, so the fields that pick the data or how it is
-judged (the truth, the points, the domain, the evaluation grid) are not a racer's to change."""
+"""A race's variants: "hidden=64,64 lr=0.003", the config's fields one racer changes from the race's
+setup, each value read as its command-line option reads it. The fields that pick the data or how it
+is judged (the truth, the points, the domain, the evaluation grid) are every racer's: a race
+compares networks on the same data."""
 
 from __future__ import annotations
 

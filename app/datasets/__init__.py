@@ -1,14 +1,8 @@
-"""Point datasets: a finite set of (x, y) points with a class or values, split into a training
-set the network learns from and a test set it never sees (the TensorFlow Playground's lesson).
+"""Point datasets: a finite set of (x, y) points with a class or values, split into a training set and
+a test set the network never sees (the Playground's lesson). A Dataset is made from a config alone,
+so the same config gives the same points and split anywhere (docs/guide/data.md, 'Datasets').
 
-A Dataset is made from a config alone: its `dataset` entry (a generator, or a CSV read and
-checked once, app/datasets/csv_data.py) and its data section, DataSettings (points, noise,
-train_ratio and data_seed). The same config gives the same points and the same split anywhere, so
-a resumed run or a summary.json finds its data again (a CSV's SHA-256 is checked).
-
-The split shuffles the points with the data seed (as the Playground does) and takes the first
-floor(n * train_ratio) as training points, at least one of each. The Dataset keeps the points
-in that order, training points first: the GPU buffer (app/train/point_data.py) holds them so."""
+Imports: errors only."""
 
 from __future__ import annotations
 

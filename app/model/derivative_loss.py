@@ -1,22 +1,8 @@
-"""Training on derivatives: the loss terms on the network's input gradient, and which runs may
-take them.
-
-- Sobolev (Czarnecki et al. 2017): grad_weight * sum over outputs of |grad f - grad f*|^2, the
-  truth's gradient from Slang's forward-mode autodiff of the target (formulas, a Slang file) or
-  of the bilinear image;
-- eikonal (Gropp et al. 2020): eikonal * sum over outputs of (|grad f| - 1)^2, for distance fields;
-- normal alignment (IGR, Gropp et al. 2020): normal_weight * sum over outputs of |grad f - n|^2 at
-  points of a shape's boundary with outward normal n, which every NORMAL_EVERY-th sample of a step
-  is (app/kernels/shadergen/truth.py's boundary drawSample); the others sample the domain.
-
-The kernel (shaders/model/derivatives.slang) takes the network's input gradient with fwd_diff
-inside the loss and the loss's gradient with bwd_diff through it; it runs on the per-thread
-gradient paths (thread accumulators and group tiles), and on the fused tensor-core trainer, whose
-layers carry each sample's tangents as rows of its tiles (paths/fused/fused_jets.slang), wherever
-it takes values. Every encoding takes the terms: a grid through a plain differentiable twin of its
-encoding, its tables' gradient summed in fixed point like the value loss's
-(shaders/model/hashgrid_derivatives.slang). A dataset cannot: its points have no gradient between
-them."""
+"""Training on derivatives: the loss terms on the network's input gradient (Sobolev, eikonal, normal
+alignment) and which runs may take them: the per-thread paths and the fused trainer, with any
+encoding, but no dataset (its points have no gradient between them). What each term is:
+docs/guide/shapes.md, 'Training on derivatives'; how the kernel differentiates it: 'How the kernel
+differentiates a derivative' there."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
-"""Encodings: how a point (x, y) becomes the network's input vector, each one object here. An
-encoding owns its settings: which Config fields set it (`fields`), the setting it reads from
-them, what network.json says of it and which fields a network.json entry sets again, its width
-and labels, its numpy twin, the lines of the generated encodeInput, and its standalone Slang for
-the export. The Playground's features (poly2 and raw are two fixed sets of them), Fourier
-features, and the multiresolution grids (app/model/hashgrid.py), whose tables are trained.
-
-Adding one is an entry in ENCODINGS, its Slang where encodeInput calls one
-(shaders/model/encodings.slang), and a Config field where it needs a setting of its own."""
+"""Encodings: how a point (x, y) becomes the network's input vector, each one object owning its
+settings (its Config fields, network.json entry, width, labels, numpy twin, the lines of the
+generated encodeInput and its Slang for the export): the Playground's features, Fourier features
+and the trained grids (hashgrid.py). Adding one: docs/extending.md, 'An encoding'."""
 
 from __future__ import annotations
 

@@ -1,38 +1,8 @@
 """The multiresolution grid encodings (Müller et al. 2022, "Instant neural graphics primitives"):
-`hashgrid`, where fine levels index their table through a spatial hash, and `densegrid`, the same
-levels stored whole, for comparison. Their Slang twin is shaders/model/hashgrid.slang.
-
-Layout. The grid spans the domain: a point p maps to u = (p - lo) / (hi - lo) in [0, 1]^2. Level l
-has a scale s_l = base * b^l (float32), and u * s_l falls in cell floor(u * s_l), whose four
-corners hold F features each. The encoding is the bilinear interpolation of the corners'
-features, level by level: L * F values, level-major, feature-minor. A level with
-(floor(s_l) + 2)^2 corners or fewer than 2^T entries (and every level of a dense grid) stores them
-all, corner (x, y) at x + y * R with R = floor(s_l) + 2 (coordinates outside the domain wrap);
-a finer level of a hash grid stores 2^T entries, corner (x, y) at (x ^ y * 2654435761) mod 2^T
-(tiny-cuda-nn's hash: the first prime is 1). Level l's entries follow level l - 1's; entry e of
-the tables holds features [e * F, e * F + F) of the parameters after the MLP's.
-
-Training (app/model/encodings.py: GridEncoding, shaders/common/adjust.slang):
-- The tables are parameters of the same optimizer, with the same learning rate and betas: its
-  steps, normalised by Adam, move a table value about as far as an MLP weight, and the tables start
-  within +-1e-4 (instant-ngp's initialisation), so they need no rate of their own.
-- Adam's epsilon is GRID_EPSILON = 1e-15 for the tables (the configured one, 1e-7 by default,
-  for the MLP). An entry's gradient is the batch mean of the few samples that touched it, often
-  1e-7 or less: next to epsilon = 1e-7 it would move at a fraction of the learning rate. 1e-15
-  is instant-ngp's choice for the same reason.
-- An entry no sample touched in a step (a zero gradient) is left alone, its moments too, as
-  tiny-cuda-nn's Adam does for its grids; weight decay (AdamW) does not apply to the tables
-  (tiny-cuda-nn regularises only the MLP's matrices).
-
-Bit-reproducible gradients. Many samples add into one entry; float atomics would make the sum
-depend on the order threads run in. Each contribution v is instead rounded to the fixed-point
-integer round(v * 2^32) and added with a 64-bit integer atomic: integer sums do not depend on
-order. Error bound: each contribution is off by at most 2^-33 (~1.2e-10) in the units of the
-per-sample loss gradient, so an entry's sum of n contributions by at most n * 2^-33 (its mean
-over the batch, by at most 2^-33 * n / B); the sum is exact while the magnitudes of the
-contributions to one entry in one step add up to less than 2^31 (beyond that it wraps: only a
-network far into divergence gets there, and the loss guard stops it). Measured against the float64
-sums, the relative error of the tables' gradients is ~1e-7 (tests/test_hashgrid.py)."""
+`hashgrid`, whose fine levels index their table through a spatial hash, and `densegrid`, every
+level stored whole; their Slang twin is shaders/model/hashgrid.slang. The tables' layout:
+docs/formats.md, 'The grid tables'; how they train, with bit-reproducible fixed-point gradients:
+docs/architecture.md, 'Bit-reproducible table gradients'."""
 
 from __future__ import annotations
 

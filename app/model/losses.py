@@ -1,13 +1,7 @@
-"""The per-sample losses as Python <-> Slang twins: each is a function in shaders/model/loss.slang,
-`[Differentiable] float f(MLVec<OUTPUT_DIM> y, no_diff float truth[OUTPUT_DIM])`, which the
-generated outputLoss calls and the training kernels reach through bwd_diff, and its numpy
-functions here: the loss, and what the network's outputs mean (network.json's "output").
-
-The problem picks the loss (app/datasets): regression keeps the squared error; two classes
-take one logistic output (the network's output is the logit z, p = sigmoid(z), truth 0 or 1);
-more classes take softmax cross-entropy over one logit per class (truth one-hot). The network's
-output activation (identity by default) comes before the loss: a classifier's logits are the
-last layer's activated outputs."""
+"""The per-sample losses as Python <-> Slang twins: each a [Differentiable] function in
+shaders/model/loss.slang that the generated outputLoss calls and the kernels reach through bwd_diff,
+and its numpy functions here (the loss, and what the outputs mean). The problem picks the loss:
+squared error, logistic on one logit, or softmax over one a class (docs/architecture.md, 'Losses')."""
 
 from __future__ import annotations
 

@@ -1,19 +1,8 @@
-"""Optimizers as Python/Slang twins: each is one object here and one struct in
-shaders/model/optimizers.slang. Everything else follows from the object: the --optimizer choices, the
-Training panel's controls, the floats of state the trainer keeps per parameter (and a checkpoint
-saves), the step's hyper-parameter values (StepArgs' optimizer.hyper) and optimizerUpdate, the
-generated function that picks an optimizer's struct at run time.
-
-The Slang struct has one float field per hyper-parameter, named as the Config field that stores
-it, and a method
-
-    float update(float param, float grad, float learningRate, uint stepNumber, inout float state[W])
-
-that returns the new parameter, with W = state_width. Hyper-parameters are hot Config fields
-(app/config/config.py), which carry their range and command-line option, gathered in the Config's
-OptimizerSettings; optimizers may share one (SGD's momentum is beta1). Adding an optimizer is its
-object in OPTIMIZERS, its struct, and a Config and OptimizerSettings field for each new
-hyper-parameter."""
+"""Optimizers as Python <-> Slang twins: each one object here and one struct in
+shaders/model/optimizers.slang, whose `update(param, grad, learningRate, stepNumber, inout state[W])`
+returns the new parameter. The --optimizer choices, the Training panel's controls, the state a
+trainer keeps and the generated optimizerUpdate all follow from the object. Adding one:
+docs/extending.md, 'An optimizer'."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
-"""A dataset on the GPU for a trainer whose plan trains on points: one buffer of rows
-(x, y, truth), training points first, which the generated drawSample reads
-(app/kernels/shadergen/truth.py), and the per-step fields of StepArgs that say where in its epochs a
-step's samples start.
-
-Batches: each step takes the next `batch` positions of an endless sequence of epochs, each
-epoch a seeded permutation of the training points (shaders/truth/sampling.slang's shuffledIndex):
-sample i of a step is at position p + i, where p counts the samples drawn from these points so
-far. Against drawing each index by a hash (with replacement), every point is seen once an
-epoch, as the Playground's steps see every training point; both are stateless, so a step's
-batch depends only on (seed, p, i), never on the launch shape, and runs stay bit-identical. A
-batch at least as large as the training set is the whole set, once (full batch)."""
+"""A dataset on the GPU for a trainer whose plan trains on points: one buffer of rows (x, y, truth),
+training points first, which the generated drawSample reads, and the StepArgs fields that say where
+in its epochs a step's samples start: each epoch a seeded permutation of the training points, so a
+batch depends only on (seed, position, i) (docs/architecture.md, 'Determinism and sampling')."""
 
 from __future__ import annotations
 

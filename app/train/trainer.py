@@ -25,8 +25,8 @@ from .step_launch import StepLaunch
 from .truth_grid import follows_domain, upload_truth_grid
 
 # Whole steps per command buffer, whenever many run at once. slang-rhi keeps each command
-# buffer's memory, pooled, at the size of its largest recording (on an H200 about 12 KB a step
-# once 8192 steps shared one; docs/slangpy-command-buffer-memory.md): small buffers keep it small.
+# buffer's memory, pooled, at the size of its largest recording (docs/slangpy-command-buffer-memory.md;
+# docs/benchmarks.md, 'Soak'): small buffers keep it small.
 SUBMIT_STEPS = 64
 
 
@@ -242,8 +242,7 @@ class Trainer:
     def record_steps(self, encoder: spy.CommandEncoder, count: int) -> range:
         """Records `count` whole optimizer steps; returns their step indices. What every step's two
         dispatches share (kernels, pipelines, sizes) is looked up once: at small batches recording
-        is the window's limit (about 16 us a step on an H200's host; looked up every step, these
-        cost 2.5 us of a step on the 2-core development machine)."""
+        is the window's limit (docs/benchmarks.md, 'Derivative training')."""
         if self.progress.started:
             raise RuntimeError("a step recorded in pieces is in progress: finish it with record_piece")
         first = self.step

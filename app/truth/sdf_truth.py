@@ -1,15 +1,8 @@
-"""A signed distance field as the ground truth (--sdf SHAPE): one output, f = the signed distance
-to the shape's boundary, negative inside (app/truth/shapes/ computes it). The kernels read it as
-they read an image target: a grid of float32 values spanning the domain, interpolated bilinearly
-(shaders/truth/image_truth.slang), so its derivatives come from the same forward mode.
-
-The grid is SDF_RESOLUTION a side, or a silhouette's own pixels, and follows the domain: it is
-computed again for another domain (a silhouette keeps its aspect ratio's, which the CLI sets). A
-file is read when a run starts; Config.sdf keeps the spec (a built-in's name or the file's path).
-
-A point set (.csv) is a shape here only with normals: the grid then holds the distance to the
-nearest point, signed by that point's normal, exact at the points and an approximation between
-them. Without normals its distance has no sign, and a network fitted to it is no signed field."""
+"""A signed distance field as the ground truth (--sdf SHAPE): one output, the signed distance to the
+shape's boundary, negative inside, computed by app/truth/shapes/ on a grid that the kernels read as
+an image target, bilinearly, so its derivatives come from the same forward mode. The grid follows
+the domain; a point set is a shape only with normals (docs/architecture.md, 'Shapes and their
+distances')."""
 
 from __future__ import annotations
 
