@@ -1,12 +1,15 @@
 """The house's rules, checked on the code itself: app/'s packages import one way (each package only
 from the packages below it, as its __init__ docstring says), no module tells the gradient paths
-apart by their names, each path is one folder, every kernel entry point is in a .slang file, and
-the registries list what they say they list."""
+apart by their names, each path is one folder, every kernel entry point is in a .slang file, the
+registries list what they say they list, module docstrings are short and no comment carries a
+measured figure."""
 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -270,3 +273,110 @@ def test_every_encoding_owns_its_settings(name):
     assert encoding.dim(setting) == len(encoding.names(setting)) > 0
     if not encoding.trained:  # the Slang export prints each input as an expression
         assert len(encoding.expressions(setting)) == encoding.dim(setting)
+
+
+# Comments say why in a line or two and module docstrings are at most 5 lines: the long story is in
+# docs/. Measured figures live in docs/benchmarks.md, with their machine and date, where a new
+# measurement replaces them; in a comment they go stale unseen.
+MAX_MODULE_DOCSTRING_LINES = 5
+_NUMBER = r"(?<![\w.])\d(?:[\d,.]*\d)?(?:e[+-]?\d+)?"  # not the 4 of "float4s"
+_DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
+_FIGURE = re.compile(
+    rf"{_NUMBER}\s?(?:ms|us|µs|ns|s|seconds?|min|minutes|hours?)\b"  # a time
+    rf"|{_NUMBER}\s?(?:samples|steps|frames|GFLOP|TFLOP)/s"  # a speed
+    rf"|{_NUMBER}\s?(?:x|×|%)\s(?:faster|slower)"  # a speed-up
+)
+# What makes a figure a measurement rather than a setting ("every 0.5 s"): where or that it was taken.
+_MEASURED = re.compile(r"\b(?:H100|H200|A100|RTX|lavapipe|CPU driver|\d cores|\d-core|measured|took|ran)\b", re.I)
+
+
+def module_docstring_lines(path: Path) -> int:
+    doc = ast.get_docstring(ast.parse(path.read_text()), clean=False)
+    return len(doc.strip().splitlines()) if doc else 0
+
+
+def _comment_blocks(path: Path) -> list[tuple[int, str]]:
+    """(first line, text) of each comment a reader takes as one: each paragraph of a docstring, a
+    run of whole-line comments, and a comment after code."""
+    text = path.read_text()
+    docs, marker = [], "#" if path.suffix == ".py" else "//"
+    if path.suffix == ".py":
+        tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+        comments = [(t.start[0], t.string, t.line) for t in tokens if t.type == tokenize.COMMENT]
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node, clean=False)
+                if doc:
+                    docs += [(node.body[0].lineno, " ".join(part.split())) for part in re.split(r"\n\s*\n", doc)]
+    else:
+        lines = enumerate(text.splitlines(), 1)
+        comments = [(n, line[line.index("//") :], line) for n, line in lines if "//" in line]
+    blocks: list[list] = []  # [first line, last line of a run of whole-line comments or None, text]
+    for number, comment, line in comments:
+        words = comment[len(marker) :].strip()
+        whole = line.lstrip().startswith(marker)
+        if whole and blocks and blocks[-1][1] == number - 1:
+            blocks[-1][1:] = [number, blocks[-1][2] + " " + words]
+        else:
+            blocks.append([number, number if whole else None, words])
+    return sorted(docs + [(first, words) for first, _, words in blocks])
+
+
+def measured_figures(root: Path) -> list[str]:
+    """Every comment or docstring under `root` that carries a date or a measured figure."""
+    found = []
+    for path in sorted([*root.rglob("*.py"), *root.rglob("*.slang")]):
+        text = path.read_text()
+        if not (_DATE.search(text) or _FIGURE.search(text)):  # most files: nothing to look at closer
+            continue
+        for line, words in _comment_blocks(path):
+            if _DATE.search(words) or (_FIGURE.search(words) and _MEASURED.search(words)):
+                found.append(f"{path.relative_to(root)}:{line}: {words[:100]}")
+    return found
+
+
+def test_every_module_docstring_is_at_most_five_lines():
+    long = [
+        f"{p.relative_to(APP)}: {n} lines" for p in sorted(APP.rglob("*.py")) if (n := module_docstring_lines(p)) > 5
+    ]
+    assert not long, "the long story goes to docs/, the docstring links to it: " + ", ".join(long)
+
+
+def test_no_comment_or_docstring_carries_a_measured_figure():
+    found = measured_figures(APP) + [f"shaders/{entry}" for entry in measured_figures(APP.parent / "shaders")]
+    assert not found, "measured figures go to docs/benchmarks.md, with machine and date:\n" + "\n".join(found)
+
+
+def test_the_figure_check_sees_measurements_and_passes_settings(tmp_path):
+    """Measurements of the kinds moved to docs/benchmarks.md are seen, in Python comments and
+    docstrings and in Slang comments; settings with units, and sizes, are not."""
+    (tmp_path / "settings.py").write_text(
+        '"""A frame: the window plots an eval point every 0.5 s."""\n'
+        "THROUGHPUT_WINDOW_S = 1.0  # samples/s shown: over the last second\n"
+        "BUDGET = 48 << 10  # bytes: the most Vulkan on NVIDIA gave a workgroup (64 KiB lost the device)\n"
+        "# at 1280 x 800 the third slider's label ran past the panel's edge\n"
+        "PRIOR_FLOPS = 1e9  # well below what a CPU driver does, so the first frames err on the small side\n"
+    )
+    (tmp_path / "settings.slang").write_text(
+        "// 16 KiB of shared memory, the Vulkan minimum\nstatic const int A = 1;\n"
+    )
+    assert measured_figures(tmp_path) == []
+    (tmp_path / "timed.py").write_text(
+        "# The full run took 514 s on an H200, past its 8 minutes.\n"
+        "X = 1\n"
+        "# where a worker's second trial died\n"
+        "# (SlangPy's CUDA device, 4 x H100, 2026-11-27).\n"
+        "Y = 2  # bank conflicts made 2-64-64-64-4 30% slower on an H200\n"
+        'def f():\n    """Draws once.\n\n    Each draw cost ~50 us on a CPU driver."""\n'
+    )
+    (tmp_path / "timed.slang").write_text(
+        "// one workgroup a parameter, reading one float a slot,\n// took 0.54 ms for 1,024 slots\nvoid f() {}\n"
+    )
+    found = measured_figures(tmp_path)
+    assert [entry.split(":")[:2] for entry in found] == [
+        ["timed.py", "1"],
+        ["timed.py", "3"],
+        ["timed.py", "5"],
+        ["timed.py", "7"],
+        ["timed.slang", "1"],
+    ], found
