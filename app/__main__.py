@@ -4,10 +4,12 @@ import sys
 
 from .entry.fast_start import skip_torch
 from .errors import EXIT_INTERRUPTED
+from .interrupts import hold_ctrl_c_while_importing
 
 
 def main() -> int:
     skip_torch()  # before anything imports slangpy
+    hold_ctrl_c_while_importing()  # SlangPy's and imgui-bundle's C++ set-up, wherever it first comes
     try:
         from .entry.cli import main as cli_main
 

@@ -24,7 +24,7 @@ APP = Path(__file__).resolve().parent.parent / "app"
 # Bottom to top: a module may import its own package and those before it, never one after it.
 # (datasets, errors and resources sit at the bottom; ui, entry, sweep and bench at the top.)
 LAYERS = [
-    {"errors", "resources"},
+    {"errors", "resources", "interrupts"},
     {"model", "datasets"},
     {"truth"},
     {"config"},

@@ -14,7 +14,6 @@ from pathlib import Path
 from ..config import config as cfg
 from ..errors import EXIT_DIVERGED, EXIT_GRAD_CHECK, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from ..files.tensorboard_events import TensorboardOptions
-from ..run.output import WINDOW_DEFAULT
 from .cli_args import build_parser, iterations_for, resolve_start, without_other_truths
 from .cli_checks import check_export_image, check_headless, check_window
 
@@ -88,7 +87,7 @@ def _headless(args: argparse.Namespace) -> int:
         quiet=args.quiet,
         grad_check=args.grad_check,
         asked={option: getattr(args, option[2:].replace("-", "_")) for option in OUTPUT_OPTIONS},
-        screen=(args.width or WINDOW_DEFAULT[0], args.height or WINDOW_DEFAULT[1]),
+        screen=(args.width or headless.WINDOW_DEFAULT[0], args.height or headless.WINDOW_DEFAULT[1]),
         image_scale=args.export_scale,
         tensorboard=TensorboardOptions.of(args.tensorboard, args.tensorboard_images),
     )

@@ -16,7 +16,6 @@ from ..errors import first_line
 from ..files.atomic import temporary_beside, write_synced
 from ..files.network_io import TABLES_FILE, export_network, tables_npy
 from ..files.run_summary import HeadlessResult, data_entry, loss_csv, summary
-from ..gpu.device import cache_dir
 
 SGL_OPEN_FAILED = "I/O error while attempting to open file: "
 RESCUE_FOLDER = "rescued"  # under the cache folder: a run's network when --out refused it
@@ -73,6 +72,8 @@ class _Writer:
     def rescue_folder(self) -> Path:
         if self._rescue is None:
             stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}"
+            from ..gpu.device import cache_dir  # SlangPy: only where a network must be rescued
+
             self._rescue = cache_dir() / RESCUE_FOLDER / stamp
         return self._rescue
 

@@ -6,15 +6,12 @@ Ray's logs stay in its session folder, Tune prints nothing, a progress bar count
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +22,7 @@ from tqdm import tqdm
 
 from ..errors import UserError, first_line
 from ..files.tensorboard_events import TensorboardOptions
+from ..interrupts import ctrl_c_deferred
 from . import journal
 from .search import SweepSearch, scheduler_for, trainable
 from .sharing import mps_running, sharing_note
@@ -132,20 +130,6 @@ def start_ray(address: str | None) -> None:
 def stop_ray() -> None:
     with ctrl_c_deferred():
         ray.shutdown()
-
-
-@contextlib.contextmanager
-def ctrl_c_deferred() -> Iterator[None]:
-    """Ctrl+C pressed inside the block is raised as it ends. A KeyboardInterrupt inside ray.init
-    left its core worker half made, and the process crashed as it exited (SIGSEGV)."""
-    pressed = []
-    previous = signal.signal(signal.SIGINT, lambda *_: pressed.append(True))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if pressed:
-        raise KeyboardInterrupt
 
 
 def run_sweep(folder: Path, space: Space, options: SweepOptions) -> SweepOutcome:
