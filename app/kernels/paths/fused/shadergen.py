@@ -21,7 +21,7 @@ def layout_of(plan: NetworkPlan) -> FusedLayout:
 
 def fused_constants(plan: NetworkPlan) -> str:
     layout = layout_of(plan)
-    return f"""// The fused trainer's layout (layout.py): uint4 offsets and strides in shared memory
+    return f"""// The fused trainer's layout (app/kernels/paths/fused/layout.py): uint4 offsets and strides in shared memory
 static const uint FUSED_WARPS = {layout.warps};
 static const uint FUSED_THREADS = {layout.threads};
 static const uint FUSED_SAMPLES = {layout.samples};
@@ -229,7 +229,7 @@ def fused_kernel(plan: NetworkPlan) -> str:
     ]
     statics = "\n".join(
         [
-            "// learnGradient's layers (fused.slang): the hidden layers' weight tiles a subgroup holds over the",
+            "// learnGradient's layers (paths/fused/fused.slang): the hidden layers' weight tiles a subgroup holds over the",
             "// step, and its blocks of weight-gradient tiles",
             *held,
             *declare,
@@ -275,7 +275,7 @@ def weight_copies_function(copies: Sequence[WeightCopy]) -> str:
             "}",
         ]
     return f"""// The fused trainer's copies of the hidden weights as B operands (none for other kernels)
-uint fusedFragmentSlot(uint k, uint n)  // fragments.py: fragment_slot
+uint fusedFragmentSlot(uint k, uint n)  // app/kernels/paths/fused/fragments.py: fragment_slot
 {{
     return ((n % 8) * 4 + (k % 8) / 2) * 8 + k % 2 + 2 * (k / 8) + 4 * (n / 8);
 }}

@@ -11,7 +11,7 @@ from .layout import LANE_SAMPLES, LANE_THREADS, MAX_ROWS, pad4, scratch_layout
 def lanes_constants(plan: NetworkPlan) -> str:
     layout = scratch_layout(plan.sizes)
 
-    return f"""// Lane tiles (layout.py): threads a workgroup, samples a thread, rows a lane holds, the
+    return f"""// Lane tiles (app/kernels/paths/lanes/layout.py): threads a workgroup, samples a thread, rows a lane holds, the
 // widest layer input and output, the floats of a workgroup's scratch and its two dZ blocks
 static const uint LANE_THREADS = {LANE_THREADS};
 static const uint LANE_SAMPLES = {LANE_SAMPLES};

@@ -49,7 +49,7 @@ def pair_kernel(plan: NetworkPlan) -> str:
     last = layer_steps(plan)[-1].k
     return f"""#include "paths/pairs/pairs.slang"
 
-// Two samples forward and back (pairs.slang); dL: 1 for a sample of the batch, 0 for padding.
+// Two samples forward and back (paths/pairs/pairs.slang); dL: 1 for a sample of the batch, 0 for padding.
 void trainPair(half* w, float2 pA, float2 pB, float2 dL)
 {{
     let x = pairOf<INPUT_DIM>(encodeInput(pA), encodeInput(pB));

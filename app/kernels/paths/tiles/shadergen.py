@@ -21,7 +21,7 @@ def tile_rows(plan: NetworkPlan) -> tuple[int, ...]:
 
 def tile_constants(plan: NetworkPlan) -> str:
     rows, heights = tile_rows(plan), _heights(plan)
-    return f"""// Workgroup tiles: the shared-memory rows of each layer (tile_rows in shadergen.py)
+    return f"""// Workgroup tiles: the shared-memory rows of each layer (tile_rows in app/kernels/paths/tiles/shadergen.py)
 static const uint TILED_THREADS = {TILED_THREADS};
 static const uint MMA_SUBGROUP = {MMA_SUBGROUP};
 static const uint TILE_SAMPLES = {plan.tile_samples};
@@ -233,7 +233,7 @@ def tiles_kernel(plan: NetworkPlan) -> str:
     products = "on tensor cores" if mma else "on the shader cores (SIMT)"
     return "\n\n".join(
         [
-            f"// learnGradient's layers (tiles.slang), its products {products}\n{declared.rstrip()}".rstrip(),
+            f"// learnGradient's layers (paths/tiles/tiles.slang), its products {products}\n{declared.rstrip()}".rstrip(),
             inlined(
                 "Before the sample loop: the gradient sums cleared", "void tileBeginStep(uint tid, NFloat* w)", clear
             ),
