@@ -74,6 +74,16 @@ def exported_network(trainer) -> dict:
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def paused_at_a_step_boundary(ui) -> int:
+    """Trains the window until a frame ends between two steps, pauses there, and returns the step
+    it stays at. Paused in a step's first phase, the window leaves that step for the next run (it
+    finishes only a step whose parameter updates have begun), and a wait for it ran out its clock."""
+    ui.app.running = True
+    assert ui.frames_until(lambda: not ui.session.trainer.progress.started), "a frame ends between steps"
+    ui.app.running = False
+    return ui.session.trainer.step
+
+
 def run_headless(tmp_path: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
     """`python -m app --headless --quiet ARGS` from the checkout, with a cache folder of its own
     under `tmp_path` (no saved settings or autosave of the user's), its output captured."""

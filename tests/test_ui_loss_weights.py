@@ -9,21 +9,12 @@ from __future__ import annotations
 import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import numpy as np
 import pytest
+from helpers import paused_at_a_step_boundary
 from test_ui_offscreen import _centre, _type
 
 from app.config.config import Config, validate
 from app.loop.session import Session
 from app.ui.offscreen import OffscreenApp
-
-
-def _paused_at_a_step_boundary(ui) -> int:
-    """Trains until a frame ends between two steps, pauses there, and returns the step it stays
-    at. (Paused in a step's first phase, the window leaves the step waiting for the next run: it
-    finishes only a step whose parameter updates have begun. Under load, steps come in pieces, and
-    pausing first waited out its 60 s for a step that was never to finish.)"""
-    assert ui.frames_until(lambda: not ui.session.trainer.progress.started), "a frame ends between steps"
-    ui.app.running = False
-    return ui.session.trainer.step
 
 
 def _type_weight(ui, field: str, text: str) -> None:
@@ -37,7 +28,7 @@ def _rebuilt(ui) -> None:
 
 
 def test_a_gradient_weight_from_0_rebuilds_from_the_same_network_and_back(ui):
-    step = _paused_at_a_step_boundary(ui)
+    step = paused_at_a_step_boundary(ui)
     assert step > 0, "it trained before the change"
     before, weights = ui.session.trainer, ui.session.trainer.parameters()
     _type_weight(ui, "gradient weight", "0.5")

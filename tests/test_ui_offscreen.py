@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pytest
+from helpers import paused_at_a_step_boundary
 from imgui_bundle import imgui  # a dependency: a broken install fails here, never skips
 
 from app.ui.offscreen import OffscreenApp
@@ -99,8 +100,7 @@ def test_loss_plot_has_the_steps_losses_as_a_headless_run_trains_them(ui, gpu):
 
     run = ui.session.history.current
     assert ui.frames_until(lambda: run.train.count >= 12 and run.eval.count >= 1), "12 steps and an evaluation"
-    ui.app.running = False
-    ui.frames_until(lambda: not ui.session.trainer.progress.started, seconds=5)  # a step in pieces, finished
+    paused_at_a_step_boundary(ui)
     steps = ui.session.trainer.step
     window = run.train.y[:steps]
     headless = Trainer(gpu, ui.session.config).train(steps)

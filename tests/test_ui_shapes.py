@@ -9,6 +9,7 @@ import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, ne
 import numpy as np
 import pytest
 import slangpy as spy
+from helpers import paused_at_a_step_boundary
 from test_ui_files import _choose, _through_the_field, no_dialog_program  # noqa: F401 (a fixture)
 from test_ui_offscreen import _centre
 
@@ -58,11 +59,7 @@ def test_a_builtin_from_the_combo_then_another_then_none(ui):
     centre = np.unravel_index(np.argmin(np.hypot(points[..., 0], points[..., 1])), truth.shape)
     assert truth[centre] < 0 < truth[0, 0], "negative inside, positive in the corner"
 
-    step = ui.session.trainer.step
-    ui.app.running = False
-    # the step under way ends in pieces sized to the frame budget: many frames on a loaded CPU
-    # driver (60 s ran out with three test workers on two cores)
-    assert ui.frames_until(lambda: not ui.session.trainer.progress.started, seconds=180), "the step under way ends"
+    paused_at_a_step_boundary(ui)
     step, weights = ui.session.trainer.step, ui.session.trainer.parameters()
     _pick(ui, "circle")
     assert ui.session.rebuild.keep_weights and "goes on from the current weights" in ui.app.notice[0]

@@ -14,6 +14,7 @@ import shutil
 import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import numpy as np
 import pytest
+from helpers import paused_at_a_step_boundary
 from sweep_folders import run_trial, screenshot_rows, trial_row, write_sweep
 from test_ui_files import install_fake_dialogs
 from test_ui_offscreen import _centre
@@ -169,8 +170,7 @@ def test_train_again_trains_the_trials_config_from_its_seed(ui, dialogs, gpu, sw
     assert ui.frames_until(lambda: ui.session.config == expected and ui.session.rebuild is None, seconds=120)
     ui.app.running = True
     assert ui.frames_until(lambda: ui.session.trainer.step >= 3, seconds=120), "it trains"
-    ui.app.running = False
-    assert ui.frames_until(lambda: not ui.session.trainer.progress.started, seconds=120)
+    paused_at_a_step_boundary(ui)
     assert ui.session.config.seed == summary["config"]["seed"] and ui.session.config.lr == summary["config"]["lr"]
     current = ui.session.history.current
     assert current is not before and before in ui.session.history.runs, "the run before stays on the loss plot"
@@ -182,8 +182,7 @@ def test_train_again_trains_the_trials_config_from_its_seed(ui, dialogs, gpu, sw
 
 def test_a_folder_that_is_not_a_sweep_says_why_and_changes_nothing(ui, dialogs, sweep, tmp_path):
     _open(ui, dialogs, sweep)
-    ui.app.running = False
-    ui.frames_until(lambda: not ui.session.trainer.progress.started)
+    paused_at_a_step_boundary(ui)
     before = ui.session.trainer.parameters(), ui.session.trainer.step
     (tmp_path / "junk").mkdir()
     (tmp_path / "junk" / "trials.csv").write_bytes(b"\x89PNG\r\n")
@@ -209,8 +208,7 @@ def test_a_sweep_without_a_complete_trial_yet_opens_with_no_best(ui, dialogs, sw
 
 def test_a_failed_trial_has_no_network_to_load_and_the_network_stays(ui, dialogs, sweep):
     _open(ui, dialogs, sweep)
-    ui.app.running = False
-    ui.frames_until(lambda: not ui.session.trainer.progress.started)
+    paused_at_a_step_boundary(ui)
     before = ui.session.trainer.parameters(), ui.session.config, len(ui.session.history.runs)
     ui.click(*_centre(ui, "sweep row 0003"))
     ui.click(*_centre(ui, "sweep load"))
