@@ -6,12 +6,15 @@ can't hide in the gradients it is checked against."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 GRID_FIXED_SCALE = 2.0**32  # a grid's gradients are fixed point (app/model/hashgrid.py)
 
@@ -117,3 +120,66 @@ def assert_tables_keep_their_bytes_under_another_launch(gpu, monkeypatch, config
     mlp = one.plan.mlp_param_count
     assert np.count_nonzero(one.parameters()[mlp:] != Trainer(gpu, config).parameters()[mlp:]) > 0
     assert one.parameters()[mlp:].tobytes() == other.parameters()[mlp:].tobytes()
+
+
+@contextlib.contextmanager
+def _output_caught(caught: dict):
+    """What Python and native code print while it runs, through stdout and stderr as a process has
+    them (file descriptors 1 and 2, and sys.stdout, sys.stderr), into `caught`'s "out" and "err"."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        saved = [os.dup(1), os.dup(2)]
+        streams = [open(fd, "w", closefd=False, buffering=1) for fd in (1, 2)]
+        try:
+            os.dup2(out.fileno(), 1)
+            os.dup2(err.fileno(), 2)
+            with contextlib.redirect_stdout(streams[0]), contextlib.redirect_stderr(streams[1]):
+                yield
+        finally:
+            for stream in streams:
+                stream.close()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+            for name, file in (("out", out), ("err", err)):
+                file.seek(0)
+                caught[name] = file.read().decode(errors="replace")
+
+
+def run_app(gpu, tmp_path: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`python -m app ARGS` run in this process (app.entry.cli.main), from the checkout, with a
+    cache folder of its own under `tmp_path`: its exit code and its stdout and stderr, as a
+    subprocess.CompletedProcess. A run on the default device trains on the session's `gpu`; one
+    that asks for another (--device, --gpu) makes it as the app does. `env`: variables set for the
+    run. For what a run does and says, not for what only a process shows (signals, start-up, the
+    installed command)."""
+    import app.gpu.gpu
+    from app.entry import cli
+
+    real = app.gpu.gpu.create_gpu
+
+    def shared_or_made(kind: str = "auto", tensor_cores=None, **options):
+        asked_for_another = (kind, tensor_cores, options.get("gpu")) != ("auto", None, None)
+        if asked_for_another or "SLANGPY_DEVICE_TYPE_OVERRIDE" in os.environ:
+            return real(kind, tensor_cores, **options)
+        return gpu
+
+    caught: dict = {}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {"XDG_CACHE_HOME": str(tmp_path / "cache"), **(env or {})}.items():
+            patch.setenv(name, value)
+        patch.chdir(ROOT)
+        patch.setattr(app.gpu.gpu, "create_gpu", shared_or_made)
+        with _output_caught(caught):
+            try:
+                code = cli.main(list(args))
+            except SystemExit as exit:  # argparse's --help
+                code = exit.code or 0
+    return subprocess.CompletedProcess(list(args), code, caught["out"], caught["err"])
+
+
+def run_headless_here(gpu, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    """run_headless's run, in this process on the session's `gpu` (run_app)."""
+    return run_app(gpu, tmp_path, "--headless", "--quiet", *args)

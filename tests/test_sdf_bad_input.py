@@ -38,7 +38,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_bad_shape(tmp_path, name):
+def test_bad_shape(gpu, tmp_path, name):
     args, words = CASES[name]
     _files(tmp_path)
-    _assert_rejected(*_run([arg.format(dir=tmp_path) for arg in args], tmp_path), words)
+    _assert_rejected(*_run(gpu, [arg.format(dir=tmp_path) for arg in args], tmp_path), words)

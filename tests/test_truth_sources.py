@@ -30,16 +30,16 @@ from app.files.network_io import forward
     ],
     ids=["image-dataset", "target-dataset", "file-image", "target-file"],
 )
-def test_two_truths_on_the_command_line_are_one_line_and_exit_2(tmp_path, options, named):
+def test_two_truths_on_the_command_line_are_one_line_and_exit_2(gpu, tmp_path, options, named):
     spy.Bitmap(np.zeros((4, 4, 3), np.uint8)).write(str(tmp_path / "i.png"))
     args = [option.format(image=tmp_path / "i.png") for option in options]
-    _assert_rejected(*_run(args, tmp_path), ["one ground truth", *named])
+    _assert_rejected(*_run(gpu, args, tmp_path), ["one ground truth", *named])
 
 
-def test_dataset_none_goes_back_to_formulas_and_names_no_truth(tmp_path):
+def test_dataset_none_goes_back_to_formulas_and_names_no_truth(gpu, tmp_path):
     """--dataset none beside --target trains on the formula: one output, x*y, no data in the
     summary, and an eval loss that is the trained network's error against x*y (numpy)."""
-    result, out = _run(["--dataset", "none", "--target", "x*y", "--eval-grid", "8"], tmp_path)
+    result, out = _run(gpu, ["--dataset", "none", "--target", "x*y", "--eval-grid", "8"], tmp_path)
     assert result.returncode == 0, result.stderr
     summary = json.loads((out / "summary.json").read_text())
     config = summary["config"]
@@ -94,16 +94,16 @@ def test_the_window_says_what_it_restored(last_session):
     assert cli._restored(validate(Config()), build_parser().parse_args([])) == ""
 
 
-def test_half_precision_that_cannot_hold_the_inputs_says_why(tmp_path):
+def test_half_precision_that_cannot_hold_the_inputs_says_why(gpu, tmp_path):
     """Issue 25: a CSV of x and y in [0, 1000] in half precision ended in "loss became non-finite
     at step 1", exit 3, and no reason: poly2's x^2 reaches 1e6, past half's 65504."""
     rng = np.random.default_rng(2)
     points = rng.uniform(0, 1000, (60, 2))
     path = tmp_path / "big.csv"
     path.write_text("x,y,label\n" + "".join(f"{a:.2f},{b:.2f},{int(a > b)}\n" for a, b in points))
-    result, out = _run(["--dataset", str(path), "--precision", "half"], tmp_path)
+    result, out = _run(gpu, ["--dataset", str(path), "--precision", "half"], tmp_path)
     _assert_rejected(result, out, ["half precision", "poly2", "e+06", "--precision float"])
-    result, _ = _run(["--dataset", str(path), "--precision", "half", "--encoding", "raw"], tmp_path)
+    result, _ = _run(gpu, ["--dataset", str(path), "--precision", "half", "--encoding", "raw"], tmp_path)
     assert result.returncode in (0, 3), result.stderr  # raw inputs of 1000 fit in half
     if result.returncode == 3:
         assert "large for half precision" in result.stderr, "a divergence names the likely cause"
