@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import run_headless
+from helpers import run_headless_here
 
 from app.files import checkpoint
 
@@ -25,8 +25,9 @@ def _env(tmp_path: Path) -> dict:
     return dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
 
 
-def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return run_headless(tmp_path, "--iterations", "20", *args)
+def _run(gpu, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    """A headless run of 20 steps, in this process (helpers.run_app)."""
+    return run_headless_here(gpu, tmp_path, "--iterations", "20", *args)
 
 
 def _one_error_line(result: subprocess.CompletedProcess) -> str:
@@ -75,8 +76,8 @@ def test_ctrl_c_writes_the_run_so_far_and_exits_130(tmp_path):
     assert (out / "heatmaps.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_a_run_not_interrupted_says_so(tmp_path):
-    result = _run(tmp_path, "--out", str(tmp_path / "d"))
+def test_a_run_not_interrupted_says_so(gpu, tmp_path):
+    result = _run(gpu, tmp_path, "--out", str(tmp_path / "d"))
     assert result.returncode == 0, result.stderr
     assert json.loads((tmp_path / "d" / "summary.json").read_text())["interrupted_at_step"] is None
 
@@ -105,9 +106,9 @@ def one_inode_disk(tmp_path):
     subprocess.run(["umount", str(tmp_path / "disk")], check=False)
 
 
-def test_a_full_disk_writes_the_network_first_and_says_what_failed(tmp_path, tiny_disk):
+def test_a_full_disk_writes_the_network_first_and_says_what_failed(gpu, tmp_path, tiny_disk):
     out = tiny_disk / "run"
-    line = _one_error_line(_run(tmp_path, "--out", str(out)))
+    line = _one_error_line(_run(gpu, tmp_path, "--out", str(out)))
     assert f"--out {str(out)!r} (heatmaps.png): " in line and "No space left on device" in line, line
     assert "partial" not in line, "the temporary name is not the user's business"
     assert f"written: {out / 'network.json'}, {out / 'summary.json'}, {out / 'loss.csv'}" in line, line
@@ -116,11 +117,11 @@ def test_a_full_disk_writes_the_network_first_and_says_what_failed(tmp_path, tin
     assert sorted(p.name for p in out.iterdir()) == ["loss.csv", "network.json", "summary.json"], "no partial files"
 
 
-def test_a_file_that_cannot_be_written_is_skipped_and_the_rest_written(tmp_path):
+def test_a_file_that_cannot_be_written_is_skipped_and_the_rest_written(gpu, tmp_path):
     """Without root or a tmpfs: heatmaps.png is a folder, so no file can take its name."""
     out = tmp_path / "d"
     (out / "heatmaps.png").mkdir(parents=True)
-    line = _one_error_line(_run(tmp_path, "--out", str(out), "--export-slang", str(tmp_path / "n.slang")))
+    line = _one_error_line(_run(gpu, tmp_path, "--out", str(out), "--export-slang", str(tmp_path / "n.slang")))
     assert f"--out {str(out)!r} (heatmaps.png): " in line, line
     assert str(tmp_path / "n.slang") in line.split("written: ")[1]
     _network(out / "network.json")
@@ -138,12 +139,12 @@ def test_a_file_that_cannot_be_written_is_skipped_and_the_rest_written(tmp_path)
         ("--export-slang", "/proc/net.slang"),
     ],
 )
-def test_an_unwritable_path_is_refused_before_training(tmp_path, option, path):
+def test_an_unwritable_path_is_refused_before_training(gpu, tmp_path, option, path):
     """/proc passes the permission check for root, but nothing can be created in it: each
     output path is tried by making a file there and removing it, before any training."""
     out = tmp_path / "d"
     args = ["--out", str(out), option, path] if option != "--out" else [option, path]
-    result = _run(tmp_path, *args)
+    result = _run(gpu, tmp_path, *args)
     line = _one_error_line(result)
     assert line.startswith(f"error: cannot write {option} {path!r}: "), line
     assert "step" not in result.stdout, "refused before training"
@@ -151,12 +152,12 @@ def test_an_unwritable_path_is_refused_before_training(tmp_path, option, path):
     assert not [p for p in Path("/proc").glob(".visual-trainer-probe-*")]
 
 
-def test_option_paths_that_fail_after_training_no_longer_stop_network_json(tmp_path, one_inode_disk):
+def test_option_paths_that_fail_after_training_no_longer_stop_network_json(gpu, tmp_path, one_inode_disk):
     """The disk fills during the run: the checkpoint, written first, takes its last room; the
     export and screenshot then fail, and network.json is written in --out as usual."""
     out, disk = tmp_path / "d", one_inode_disk
     args = ["--out", str(out), "--screenshot", str(disk / "shot.png"), "--save-checkpoint", str(disk / "run.ckpt")]
-    result = _run(tmp_path, *args, "--export-slang", str(disk / "net.slang"))
+    result = _run(gpu, tmp_path, *args, "--export-slang", str(disk / "net.slang"))
     line = _one_error_line(result)
     for option, name in (("--export-slang", "net.slang"), ("--screenshot", "shot.png")):
         assert f"{option} {str(disk / name)!r}: No space left on device" in line, line
@@ -166,11 +167,11 @@ def test_option_paths_that_fail_after_training_no_longer_stop_network_json(tmp_p
     assert sorted(p.name for p in disk.iterdir()) == ["run.ckpt"], "no partial files"
 
 
-def test_an_out_that_fails_after_training_sends_the_network_to_the_cache(tmp_path, one_inode_disk):
+def test_an_out_that_fails_after_training_sends_the_network_to_the_cache(gpu, tmp_path, one_inode_disk):
     """--out's folder takes the disk's last room: network.json and the checkpoint asked for on
     the same disk go to the cache's rescue folder; the export elsewhere is written."""
     out, ckpt, export = one_inode_disk / "run", one_inode_disk / "a.ckpt", tmp_path / "a.slang"
-    result = _run(tmp_path, "--out", str(out), "--save-checkpoint", str(ckpt), "--export-slang", str(export))
+    result = _run(gpu, tmp_path, "--out", str(out), "--save-checkpoint", str(ckpt), "--export-slang", str(export))
     line = _one_error_line(result)
     assert line.startswith(f"error: cannot write --out {str(out)!r}: No space left on device; "), line
     assert f"--save-checkpoint {str(ckpt)!r}: No space left on device" in line, line
