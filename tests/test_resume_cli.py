@@ -10,11 +10,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import run_headless
+from helpers import run_headless_here
 
 
-def run(tmp_path: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
-    return run_headless(tmp_path, *args, timeout=timeout)
+@pytest.fixture
+def run(gpu):
+    """A headless run with these options, in this process (helpers.run_app)."""
+
+    def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+        return run_headless_here(gpu, tmp_path, *args)
+
+    return run
 
 
 def assert_refused(result: subprocess.CompletedProcess, *words: str) -> None:
@@ -26,7 +32,7 @@ def assert_refused(result: subprocess.CompletedProcess, *words: str) -> None:
 
 
 @pytest.mark.parametrize("precision", ["float", "half"])
-def test_resumed_run_writes_a_byte_identical_network(tmp_path, precision):
+def test_resumed_run_writes_a_byte_identical_network(run, tmp_path, precision):
     common = ["--precision", precision, "--batch-size", "2048", "--eval-every", "50", "--seed", "5"]
     whole = run(tmp_path, *common, "--iterations", "130", "--out", str(tmp_path / "whole"))
     first = run(
@@ -71,7 +77,7 @@ def test_resumed_run_writes_a_byte_identical_network(tmp_path, precision):
     assert summary["eval_loss"] == whole_summary["eval_loss"]
 
 
-def test_resume_defaults_and_overrides(tmp_path):
+def test_resume_defaults_and_overrides(run, tmp_path):
     assert (
         run(
             tmp_path, "--iterations", "20", "--out", str(tmp_path / "a"), "--save-checkpoint", str(tmp_path / "a.ckpt")
@@ -109,7 +115,7 @@ def test_resume_defaults_and_overrides(tmp_path):
     assert not (tmp_path / "c").exists()
 
 
-def test_load_network_starts_from_the_saved_weights(tmp_path):
+def test_load_network_starts_from_the_saved_weights(run, tmp_path):
     assert (
         run(
             tmp_path,
@@ -152,7 +158,7 @@ def test_load_network_starts_from_the_saved_weights(tmp_path):
         (b"SVTCKPT\0\x09\0\0\0" + bytes(60), ["version 9"]),
     ],
 )
-def test_bad_checkpoint_writes_nothing(tmp_path, content, words):
+def test_bad_checkpoint_writes_nothing(run, tmp_path, content, words):
     path = tmp_path / "bad.ckpt"
     path.write_bytes(content)
     out = tmp_path / "out"
@@ -164,7 +170,7 @@ def test_bad_checkpoint_writes_nothing(tmp_path, content, words):
     assert not out.exists() and not (tmp_path / "new.ckpt").exists()
 
 
-def test_output_files_are_checked_before_training(tmp_path):
+def test_output_files_are_checked_before_training(run, tmp_path):
     assert_refused(run(tmp_path, "--export-slang", str(tmp_path / "net.txt")), "--export-slang", ".slang")
     assert_refused(run(tmp_path, "--save-checkpoint", str(tmp_path)), "--save-checkpoint", "folder")
     assert_refused(
@@ -177,7 +183,7 @@ def test_output_files_are_checked_before_training(tmp_path):
 SDF_RUN = ["--sdf", "circle", "--eikonal", "0.1", "--batch-size", "1024", "--eval-every", "50", "--seed", "3"]
 
 
-def test_a_distance_fields_network_json_brings_its_shape_back(tmp_path):
+def test_a_distance_fields_network_json_brings_its_shape_back(run, tmp_path):
     """network.json names the shape; --load-network of it learns the same truth: the same
     eval losses (value and gradient) on the untouched weights, and the same network.json."""
     first = run(tmp_path, *SDF_RUN, "--iterations", "40", "--out", str(tmp_path / "a"))
@@ -195,7 +201,7 @@ def test_a_distance_fields_network_json_brings_its_shape_back(tmp_path):
     assert after["eval_loss"] == before["eval_loss"] and after["eval_grad_loss"] == before["eval_grad_loss"]
 
 
-def test_a_resumed_distance_field_run_writes_a_byte_identical_network(tmp_path):
+def test_a_resumed_distance_field_run_writes_a_byte_identical_network(run, tmp_path):
     """100 steps straight, or 50, a checkpoint and 50 more: the same network.json, shape and all."""
     whole = run(tmp_path, *SDF_RUN, "--iterations", "100", "--out", str(tmp_path / "whole"))
     first = run(
