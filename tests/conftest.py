@@ -30,6 +30,13 @@ def pytest_configure(config):
     # the same tree), every test passing. Only Mesa's software drivers read the variable; a GPU's
     # driver ignores it. GALLIVM_PERF= (empty) in the environment keeps the passes.
     os.environ.setdefault("GALLIVM_PERF", "nopt")
+    # SlangPy's kernel cache, likewise: the test processes' own (the user's cache folder) for the
+    # app processes tests start, which each compiled every network anew in a cache folder of their
+    # own (a default headless run's process, 2.6 CPU-s cold, 1.8 with the kernels cached). The
+    # cache is LMDB, made for several processes. Tests of a cold start drop the variable.
+    from app.gpu.device import KERNEL_CACHE, cache_dir
+
+    os.environ.setdefault(KERNEL_CACHE, str(cache_dir()))
 
 
 def pytest_unconfigure(config):

@@ -2,7 +2,8 @@
 adapters, in tests/test_adapters.py): summary.json names the adapter that ran, as SlangPy itself
 lists it; an adapter that is not there is one line listing those that are, exit 2, nothing
 written, in headless, gradient-check and window mode alike; and the window's rebuild child
-compiles on the adapter it is given."""
+compiles on the adapter it is given. VISUAL_TRAINER_KERNEL_CACHE names the folder of SlangPy's
+kernel caches."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import sys
 
 import pytest
 import slangpy as spy
-from helpers import ROOT, run_headless
+from helpers import ROOT, run_headless, run_headless_here
 
 from app.entry import cli
 
@@ -61,12 +62,12 @@ def assert_refused_naming_the_adapters(stderr: str, asked: str) -> None:
         assert f"{index}: {adapter.name}, UUID {luid_hex(adapter)}" in lines[0], lines[0]
 
 
-@pytest.mark.parametrize("gpu", ["7", "GPU-deadbeef"])
-def test_headless_on_no_such_adapter_is_one_line_and_writes_nothing(tmp_path, monkeypatch, gpu):
+@pytest.mark.parametrize("asked", ["7", "GPU-deadbeef"])
+def test_headless_on_no_such_adapter_is_one_line_and_writes_nothing(gpu, tmp_path, monkeypatch, asked):
     monkeypatch.delenv("SLANGPY_DEVICE_TYPE_OVERRIDE", raising=False)  # the adapters listed are auto's
-    result = run_headless(tmp_path, "--iterations", "10", "--out", str(tmp_path / "out"), "--gpu", gpu)
+    result = run_headless_here(gpu, tmp_path, "--iterations", "10", "--out", str(tmp_path / "out"), "--gpu", asked)
     assert result.returncode == 2
-    assert_refused_naming_the_adapters(result.stderr, f"--gpu {gpu}")
+    assert_refused_naming_the_adapters(result.stderr, f"--gpu {asked}")
     assert not (tmp_path / "out").exists()
 
 
@@ -95,3 +96,40 @@ def test_the_rebuild_child_compiles_on_the_windows_adapter(gpu):
     assert done.returncode == 0 and done.stdout.split() == ["0", "1", "2", "3"], done.stderr[-2000:]
     refused = warm_child(gpu, "deadbeef" * 4)
     assert refused.returncode != 0 and "adapter has this UUID" in refused.stderr, refused.stderr[-2000:]
+
+
+def test_the_kernel_cache_variable_names_where_compiled_kernels_go(monkeypatch, tmp_path):
+    """SlangPy's module and pipeline caches are under the cache folder, or under the folder
+    VISUAL_TRAINER_KERNEL_CACHE names; the start-up benchmark's cold start drops the variable."""
+    import app.gpu.device as device
+    from app.bench.startup import _cache_env
+
+    made = []
+
+    class Made:
+        enumerate_adapters = staticmethod(spy.Device.enumerate_adapters)
+
+        def __init__(self, **options):
+            made.append(options)
+            raise RuntimeError("no device in this test")
+
+    monkeypatch.setattr(device.spy, "Device", Made)
+    monkeypatch.delenv("SLANGPY_DEVICE_TYPE_OVERRIDE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "own"))
+    for named, folder in (
+        (None, tmp_path / "own" / "slang-visual-trainer"),
+        (tmp_path / "shared", tmp_path / "shared"),
+    ):
+        if named is None:
+            monkeypatch.delenv(device.KERNEL_CACHE, raising=False)
+        else:
+            monkeypatch.setenv(device.KERNEL_CACHE, str(named))
+        with pytest.raises(device.UserError):
+            device.create_device("vulkan")
+        assert (made[-1]["module_cache_path"], made[-1]["shader_cache_path"]) == (
+            str(folder / "modules"),
+            str(folder / "shaders"),
+        )
+        assert (folder / "modules").is_dir()
+    assert device.cache_dir() == tmp_path / "own" / "slang-visual-trainer", "settings and autosaves stay"
+    assert device.KERNEL_CACHE not in _cache_env(str(tmp_path / "cold"))

@@ -42,10 +42,13 @@ def _child(mode: str) -> None:
 
 def _cache_env(cache_dir: str) -> dict[str, str]:
     """The environment of a run whose caches are all under `cache_dir` (cold where it is new):
-    Mesa's shader cache is under XDG_CACHE_HOME unless MESA_SHADER_CACHE_DIR moves it elsewhere."""
-    return dict(
-        os.environ, XDG_CACHE_HOME=cache_dir, MESA_SHADER_CACHE_DIR=os.path.join(cache_dir, "mesa_shader_cache")
-    )
+    Mesa's shader cache is under XDG_CACHE_HOME unless MESA_SHADER_CACHE_DIR moves it elsewhere,
+    SlangPy's unless VISUAL_TRAINER_KERNEL_CACHE does."""
+    from ..gpu.device import KERNEL_CACHE
+
+    env = dict(os.environ, XDG_CACHE_HOME=cache_dir, MESA_SHADER_CACHE_DIR=os.path.join(cache_dir, "mesa_shader_cache"))
+    env.pop(KERNEL_CACHE, None)
+    return env
 
 
 def _run_child(cache_dir: str, mode: str) -> dict[str, float]:

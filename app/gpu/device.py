@@ -26,9 +26,21 @@ DEVICE_TYPES = {
 }
 
 
+# Names the folder of SlangPy's compiled kernels in place of the cache folder: one kernel cache for
+# runs that each keep a cache folder of their own (a cluster's workers, a test suite's processes).
+KERNEL_CACHE = "VISUAL_TRAINER_KERNEL_CACHE"
+
+
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "slang-visual-trainer"
+
+
+def kernel_cache_dir() -> Path:
+    """Where SlangPy keeps compiled Slang modules and pipelines: $VISUAL_TRAINER_KERNEL_CACHE, else
+    the cache folder."""
+    named = os.environ.get(KERNEL_CACHE)
+    return Path(named) if named else cache_dir()
 
 
 def device_kind(kind: str = "auto") -> str:
@@ -77,7 +89,8 @@ def _new_device(kind: str, adapter: Adapter | None) -> spy.Device:
     # gradient check's module (app/check/grad_check.py) needs its tensor types.
     options.include_paths = [*map(str, slang_include_paths()), spy.SHADER_PATH]
     # SlangPy's own caches: compiled Slang modules, and the driver's pipeline binaries.
-    caches = {"module_cache_path": cache_dir() / "modules", "shader_cache_path": cache_dir() / "shaders"}
+    folder = kernel_cache_dir()
+    caches = {"module_cache_path": folder / "modules", "shader_cache_path": folder / "shaders"}
     try:
         for path in caches.values():
             path.mkdir(parents=True, exist_ok=True)
