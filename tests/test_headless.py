@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import run_app
 from reference import grid_centres
 from tensorboard_reader import read_events
 
@@ -18,16 +19,18 @@ from app.train.trainer import Trainer
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_cli(*args, timeout=300):
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
-    )
+@pytest.fixture
+def run_cli(gpu, tmp_path):
+    """`python -m app ARGS` in this process, on the session's device (helpers.run_app)."""
+    return lambda *args: run_app(gpu, tmp_path, *args)
 
 
 @pytest.fixture(scope="module")
-def default_run(tmp_path_factory):
+def default_run(gpu, tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "out"
-    result = run_cli(
+    result = run_app(
+        gpu,
+        out.parent,
         "--headless", "--iterations", "1000", "--eval-every", "250", "--out", str(out), "--quiet",
         "--tensorboard", str(out.parent / "tensorboard"),
     )  # fmt: skip
@@ -115,7 +118,7 @@ def test_tensorboard_shows_the_runs_figures_its_heatmaps_and_its_config(default_
     assert f2[:, -1].mean() > f2[:, 0].mean() + 50
 
 
-def test_summary_config_reloads(default_run, tmp_path):
+def test_summary_config_reloads(default_run, run_cli, tmp_path):
     result = run_cli(
         "--headless",
         "--iterations",
@@ -133,7 +136,7 @@ def test_summary_config_reloads(default_run, tmp_path):
     assert config["lr"] == 0.002 and config["hidden"] == [16]
 
 
-def test_tutorial_preset_reproduces_the_tutorial(tmp_path):
+def test_tutorial_preset_reproduces_the_tutorial(run_cli, tmp_path):
     result = run_cli(
         "--headless",
         "--preset",
@@ -187,7 +190,7 @@ def test_large_batch_loops_samples_per_thread(gpu):
     assert np.max(np.abs(gradient - ref_gradient)) < 1e-4 * np.max(np.abs(ref_gradient))
 
 
-def test_divergence_stops_with_last_finite_network(tmp_path):
+def test_divergence_stops_with_last_finite_network(run_cli, tmp_path):
     result = run_cli(
         "--headless", "--iterations", "400", "--optimizer", "sgd", "--lr", "1e6", "--out", str(tmp_path), "--quiet"
     )
@@ -217,7 +220,7 @@ def _outside_forward(network, x, y):
     return h
 
 
-def test_custom_targets_fit_and_the_derivative_loss_agrees_outside(tmp_path):
+def test_custom_targets_fit_and_the_derivative_loss_agrees_outside(run_cli, tmp_path):
     """The issue's run, shortened for CI: two typed targets, Fourier features; the fit and both
     losses are checked from network.json with numpy alone, the derivatives by central differences
     (h = 1e-7 in float64: a LeakyReLU network has kinks that a larger step would straddle)."""
@@ -258,7 +261,7 @@ def test_custom_targets_fit_and_the_derivative_loss_agrees_outside(tmp_path):
     assert grad_loss == pytest.approx(summary["eval_grad_loss"], rel=1e-4)
 
 
-def test_screenshot_after_a_headless_run_is_a_png_renamed_into_place(tmp_path):
+def test_screenshot_after_a_headless_run_is_a_png_renamed_into_place(run_cli, tmp_path):
     """The screenshot is rendered under a temporary name beside it, which keeps the .png
     extension (sgl picks the image format from it), and renamed once every file is written."""
     shot = tmp_path / "shot.png"
@@ -273,16 +276,19 @@ def test_screenshot_after_a_headless_run_is_a_png_renamed_into_place(tmp_path):
 def test_a_first_run_says_it_is_compiling_and_a_cached_one_does_not(tmp_path):
     """A first run sat silent for seconds while its shaders compiled: with empty caches it says
     so, once, on stderr before anything else; the same run again, from the caches, says nothing
-    of it, and --quiet never does."""
+    of it, and --quiet never does. Real processes, each with caches of its own."""
     import os
 
+    from app.gpu.device import KERNEL_CACHE
     from app.run.headless import COMPILE_NOTICE
 
     def run(cache: str, *more: str) -> subprocess.CompletedProcess:
-        # Mesa's shader cache too: where MESA_SHADER_CACHE_DIR is set (CI's is), it is not under XDG_CACHE_HOME
+        # Mesa's shader cache too: where MESA_SHADER_CACHE_DIR is set (CI's is), it is not under
+        # XDG_CACHE_HOME; and SlangPy's, which the tests share (conftest.py)
         env = dict(
             os.environ, XDG_CACHE_HOME=str(tmp_path / cache), MESA_SHADER_CACHE_DIR=str(tmp_path / cache / "mesa")
         )
+        env.pop(KERNEL_CACHE, None)
         args = [sys.executable, "-m", "app", "--headless", "--iterations", "5", "--out", str(tmp_path / "out"), *more]
         return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
 
