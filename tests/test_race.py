@@ -16,7 +16,7 @@ from app.config.variants import parse_variant, unique_names
 from app.entry.cli import main
 from app.errors import UserError
 from app.loop.race import Mark, Metric, Race, Racer
-from tests.helpers import run_headless
+from tests.helpers import run_headless_here
 from tests.tensorboard_reader import read_events
 
 ITERATIONS = 60
@@ -91,25 +91,27 @@ def test_a_variant_is_refused_beside_an_option_of_single_runs(tmp_path, capsys):
 
 
 @pytest.fixture(scope="module")
-def race(tmp_path_factory):
+def race(gpu, tmp_path_factory):
     """One headless race of four: the setup, a wider Adam, an SGD at a rate that diverges, and the
     setup with a seed and a batch size of its own."""
     root = tmp_path_factory.mktemp("race")
     out = root / "out"
     variants = [f"--variant={text}" for text in VARIANTS]
     tensorboard = ("--tensorboard", str(root / "tensorboard"))
-    result = run_headless(root, "--iterations", str(ITERATIONS), *TINY, "--out", str(out), *variants, *tensorboard)
+    result = run_headless_here(
+        gpu, root, "--iterations", str(ITERATIONS), *TINY, "--out", str(out), *variants, *tensorboard
+    )
     return root, out, result
 
 
-def test_each_racer_trains_to_the_bytes_it_trains_to_alone(race):
+def test_each_racer_trains_to_the_bytes_it_trains_to_alone(gpu, race):
     root, out, result = race
     assert result.returncode == 0, result.stderr
     for name in ("base", "hidden-16-16_lr-0.003"):
         folder = out / "racers" / name
         alone = root / f"alone-{name}"
-        again = run_headless(
-            root, "--iterations", str(ITERATIONS), "--config", str(folder / "summary.json"), "--out", str(alone)
+        again = run_headless_here(
+            gpu, root, "--iterations", str(ITERATIONS), "--config", str(folder / "summary.json"), "--out", str(alone)
         )
         assert again.returncode == 0, again.stderr
         assert (folder / "network.json").read_bytes() == (alone / "network.json").read_bytes(), name
@@ -121,7 +123,7 @@ def test_each_racer_trains_to_the_bytes_it_trains_to_alone(race):
     assert base != wider  # the racers are different networks, not one network written twice
 
 
-def test_each_racers_config_is_its_variant_laid_over_the_base(race):
+def test_each_racers_config_is_its_variant_laid_over_the_base(gpu, race):
     """Seed and batch size included: a racer given seed=7 trains with seed 7, to the bytes of a
     single run with --seed 7, not with the first racer's seed."""
     root, out, _ = race
@@ -135,7 +137,7 @@ def test_each_racers_config_is_its_variant_laid_over_the_base(race):
     assert json.loads((seeded / "summary.json").read_text())["config"]["seed"] == 7
     alone = root / "alone-seed-7"
     options = [*TINY, "--seed", "7", "--batch-size", "128"]  # the later --batch-size wins, as on any command line
-    result = run_headless(root, "--iterations", str(ITERATIONS), *options, "--out", str(alone))
+    result = run_headless_here(gpu, root, "--iterations", str(ITERATIONS), *options, "--out", str(alone))
     assert result.returncode == 0, result.stderr
     assert (seeded / "network.json").read_bytes() == (alone / "network.json").read_bytes()
     base_network = (out / "racers" / "base" / "network.json").read_bytes()
