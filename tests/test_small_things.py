@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import run_headless
+from helpers import run_headless_here
 from imgui_bundle import imgui  # a dependency: a broken install fails here, never skips
 from reference import grid_centres
 
@@ -119,8 +119,8 @@ def test_a_truth_infinite_on_an_axis_in_the_domain_is_refused(text):
     check_finite([text], [0.5, 1, 0.5, 1], 64)  # away from 0 it is fine
 
 
-def test_one_over_x_on_the_command_line(tmp_path):
-    result = run_headless(tmp_path, "--target", "1/x", "--out", str(tmp_path / "o"), timeout=120)
+def test_one_over_x_on_the_command_line(gpu, tmp_path):
+    result = run_headless_here(gpu, tmp_path, "--target", "1/x", "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "'1/x' is inf at x = 0" in result.stderr and not (tmp_path / "o").exists()
 
