@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 import reference_grid as ref
-from helpers import assert_tables_keep_their_bytes_under_another_launch, gpu_loss_and_gradient, run_headless
+from helpers import assert_tables_keep_their_bytes_under_another_launch, gpu_loss_and_gradient, run_headless_here
 from reference import activate, activation_derivative, derivative_loss, sample_points, truth_gradient, truth_values
 
 from app.config.config import Config, validate
@@ -164,13 +164,13 @@ def test_grid_derivative_training_is_bit_identical_under_another_launch_shape(gp
 SMALL_GRID_ARGS = ["--grid-levels", "4", "--grid-table", "8", "--grid-base-resolution", "4", "--grid-level-scale", "2"]
 
 
-def test_two_grid_runs_with_derivatives_write_the_same_bytes(tmp_path):
+def test_two_grid_runs_with_derivatives_write_the_same_bytes(gpu, tmp_path):
     """The CLI twice, same seed, a hash grid with a hashed level and the Sobolev term."""
     outputs = []
     for run_name in ("first", "second"):
         out = tmp_path / run_name
         args = ["--encoding", "hashgrid", *SMALL_GRID_ARGS, "--grad-weight", "1", "--iterations", "50"]
-        run = run_headless(tmp_path, *args, "--out", str(out))
+        run = run_headless_here(gpu, tmp_path, *args, "--out", str(out))
         assert run.returncode == 0, run.stderr
         outputs.append(out)
     for name in ("network.json", "network.tables.npy"):
@@ -179,7 +179,7 @@ def test_two_grid_runs_with_derivatives_write_the_same_bytes(tmp_path):
     assert np.abs(tables).max() > 1e-3  # trained: the tables start within 1e-4
 
 
-def test_sobolev_training_with_a_hash_grid_fits_slopes(tmp_path):
+def test_sobolev_training_with_a_hash_grid_fits_slopes(gpu, tmp_path):
     """The known effect, measured with a hash grid: the derivative eval loss after 300 steps is at
     most a third of the value loss alone's."""
     losses = {}
@@ -187,7 +187,7 @@ def test_sobolev_training_with_a_hash_grid_fits_slopes(tmp_path):
         out = tmp_path / f"weight{weight}"
         args = ["--encoding", "hashgrid", *SMALL_GRID_ARGS, "--target", "sin(3*x)*cos(2*y)", "--activation", "tanh",
                 "--hidden", "16", "--batch-size", "256"]  # fmt: skip
-        run = run_headless(tmp_path, *args, "--iterations", "300", "--grad-weight", weight, "--out", str(out))
+        run = run_headless_here(gpu, tmp_path, *args, "--iterations", "300", "--grad-weight", weight, "--out", str(out))
         assert run.returncode == 0, run.stderr
         losses[weight] = json.loads((out / "summary.json").read_text())["eval_grad_loss"]
     assert losses["1"] <= losses["0"] / 3, losses

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from helpers import gpu_loss_and_gradient, run_headless
+from helpers import gpu_loss_and_gradient, run_headless_here
 from reference import derivative_loss, forward_with_input_gradients, sample_points, truth_gradient, truth_values
 
 from app.config.config import Config, validate
@@ -127,14 +127,14 @@ def test_runs_that_cannot_take_derivative_terms(fields, message):
         validate(Config(**{"grad_weight": 1.0, **fields}))
 
 
-def test_sobolev_training_fits_slopes(tmp_path):
+def test_sobolev_training_fits_slopes(gpu, tmp_path):
     """The known effect, measured: with 256 samples a step and tanh, derivative supervision ends
     with a derivative eval loss at most half that of the value loss alone, after the same steps."""
     losses = {}
     for weight in ("0", "1"):
         out = tmp_path / f"weight{weight}"
         args = ["--target", "sin(3*x)*cos(2*y)", "--activation", "tanh", "--hidden", "16", "--batch-size", "256"]
-        run = run_headless(tmp_path, *args, "--iterations", "300", "--grad-weight", weight, "--out", str(out))
+        run = run_headless_here(gpu, tmp_path, *args, "--iterations", "300", "--grad-weight", weight, "--out", str(out))
         assert run.returncode == 0, run.stderr
         losses[weight] = json.loads((out / "summary.json").read_text())["eval_grad_loss"]
     assert losses["1"] <= 0.5 * losses["0"], losses

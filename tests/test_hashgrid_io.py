@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import reference_grid as ref
 import slangpy as spy
-from helpers import run_headless
+from helpers import run_headless_here
 from reference import activate, activation_derivative, grid_centres
 
 from app.check import grad_check
@@ -92,15 +92,15 @@ def test_gradient_check_fails_on_a_wrong_table_gradient(make_trainer, monkeypatc
     assert not grad_check.run(trainer).passed
 
 
-def _headless(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return run_headless(tmp_path, "--batch-size", "1024", "--eval-every", "25", *args, timeout=600)
+def _headless(gpu, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return run_headless_here(gpu, tmp_path, "--batch-size", "1024", "--eval-every", "25", *args)
 
 
-def test_network_json_with_its_tables_and_load_network(tmp_path):
+def test_network_json_with_its_tables_and_load_network(gpu, tmp_path):
     """numpy's evaluator of network.json with its tables file reproduces the run's eval loss;
     --load-network reads both, and refuses a tables file that is not an array, on one line.
     (A resumed grid run's files are byte-identical: tests/test_images.py.)"""
-    whole = _headless(tmp_path, *OPTIONS, "--iterations", "60", "--out", str(tmp_path / "whole"))
+    whole = _headless(gpu, tmp_path, *OPTIONS, "--iterations", "60", "--out", str(tmp_path / "whole"))
     assert whole.returncode == 0, whole.stderr
     network = json.loads((tmp_path / "whole" / "network.json").read_text())
     assert network["encoding"]["kind"] == "hashgrid" and network["encoding"]["tables"] == TABLES_FILE
@@ -116,7 +116,7 @@ def test_network_json_with_its_tables_and_load_network(tmp_path):
     assert loaded.structure() == validate(Config(**GRID)).structure()
     assert np.array_equal(params[-tables.size :], tables.ravel())
     (tmp_path / "whole" / TABLES_FILE).write_bytes(b"not an array")
-    bad = _headless(tmp_path, "--load-network", str(tmp_path / "whole" / "network.json"), "--iterations", "1")
+    bad = _headless(gpu, tmp_path, "--load-network", str(tmp_path / "whole" / "network.json"), "--iterations", "1")
     assert bad.returncode == 2 and "not a .npy array" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
 

@@ -6,15 +6,12 @@ load). Every image is made here, from numpy."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import slangpy as spy
-from helpers import ROOT
+from helpers import run_app
 from test_images import FIT, sharp_edges
 
 from app.config.config import Config, validate
@@ -77,7 +74,7 @@ def _found(shot: np.ndarray, panel: np.ndarray, top: int, left: int, most_right:
     return left + int(np.argmin(errors)), float(np.min(errors))
 
 
-def test_an_image_runs_report_shows_the_image_in_true_colour_with_its_loss_and_psnr(tmp_path):
+def test_an_image_runs_report_shows_the_image_in_true_colour_with_its_loss_and_psnr(gpu, tmp_path):
     """A headless run on a 48x24 image: heatmaps.png shows the truth and the learned image in true
     colour at 2:1, each image pixel a 7x7 block (it showed each channel in false colour, squeezed
     to a square), with the error map and its colour bar after them. The progress and done lines
@@ -88,10 +85,9 @@ def test_an_image_runs_report_shows_the_image_in_true_colour_with_its_loss_and_p
     truth[0, 0] = (255, 0, 255)  # a corner no colour bar or viridis has: where the truth panel starts
     spy.Bitmap(truth).write(str(tmp_path / "wide.png"))
     out = tmp_path / "run"
-    result = subprocess.run(
-        [sys.executable, "-m", "app", "--headless", "--image", str(tmp_path / "wide.png"), *FIT,
-         "--iterations", "60", "--eval-every", "30", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600, env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path)),
+    result = run_app(
+        gpu, tmp_path, "--headless", "--image", str(tmp_path / "wide.png"), *FIT,
+        "--iterations", "60", "--eval-every", "30", "--out", str(out),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads((out / "summary.json").read_text())

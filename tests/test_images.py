@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import slangpy as spy
-from helpers import run_headless
+from helpers import run_headless_here
 from reference import grid_centres
 
 from app.config.config import Config, validate
@@ -180,20 +180,20 @@ def test_gpu_truth_between_pixel_centres_is_bilinear(gpu, tmp_path):
     assert mid == pytest.approx((loaded[0, 0, 0] + loaded[0, 1, 0]) / 2)
 
 
-def _headless(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return run_headless(tmp_path, *args, timeout=600)
+def _headless(gpu, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return run_headless_here(gpu, tmp_path, *args)
 
 
 def _psnr(a: np.ndarray, b: np.ndarray) -> float:
     return float(10 * np.log10(1.0 / np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)))
 
 
-def test_sharp_edged_image_fits_past_35_db_and_the_files_agree(tmp_path):
+def test_sharp_edged_image_fits_past_35_db_and_the_files_agree(gpu, tmp_path):
     truth = sharp_edges()
     spy.Bitmap(truth).write(str(tmp_path / "edges.png"))
     out, big = tmp_path / "run", tmp_path / "big.png"
     result = _headless(
-        tmp_path, "--image", str(tmp_path / "edges.png"), *FIT, "--iterations", "700", "--eval-every", "700",
+        gpu, tmp_path, "--image", str(tmp_path / "edges.png"), *FIT, "--iterations", "700", "--eval-every", "700",
         "--out", str(out), "--export-image", str(big), "--export-scale", "2",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -210,15 +210,15 @@ def test_sharp_edged_image_fits_past_35_db_and_the_files_agree(tmp_path):
     assert _psnr(blocks / 255.0, truth / 255.0) > 25.0  # upside down or shifted: ~10 dB
 
 
-def test_bad_image_on_the_command_line_is_one_line(tmp_path):
+def test_bad_image_on_the_command_line_is_one_line(gpu, tmp_path):
     (tmp_path / "text.png").write_text("hello")
     result = _headless(
-        tmp_path, "--image", str(tmp_path / "text.png"), "--iterations", "1", "--out", str(tmp_path / "o")
+        gpu, tmp_path, "--image", str(tmp_path / "text.png"), "--iterations", "1", "--out", str(tmp_path / "o")
     )
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1 and "not a PNG or JPEG" in lines[0], result.stderr
     assert not (tmp_path / "o").exists()
-    both = _headless(tmp_path, "--image", str(tmp_path / "text.png"), "--target", "x", "--iterations", "1")
+    both = _headless(gpu, tmp_path, "--image", str(tmp_path / "text.png"), "--target", "x", "--iterations", "1")
     assert both.returncode == 2 and "use --target or --image, not both" in both.stderr
 
 

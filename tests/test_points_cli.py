@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 import slangpy as spy
-from helpers import run_headless
+from helpers import run_headless_here
 
 from app.errors import UserError
 from app.files.network_io import predict
@@ -22,16 +20,14 @@ from app.model.losses import LOSSES
 SPIRAL = ["--dataset", "spiral", "--features", "x,y,x2,y2,xy,sinx,siny", "--hidden", "8", "--activation", "tanh"]
 
 
-def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return run_headless(tmp_path, *args)
-
-
 @pytest.fixture(scope="module")
-def spiral_run(tmp_path_factory):
+def spiral_run(gpu, tmp_path_factory):
     folder = tmp_path_factory.mktemp("spiral")
     common = [*SPIRAL, "--noise", "0.1", "--points", "400", "--train-ratio", "0.3", "--batch-size", "32"]
-    result = run(folder, *common, "--iterations", "300", "--eval-every", "100", "--out", str(folder / "out"),
-                 "--save-checkpoint", str(folder / "run.ckpt"), "--export-slang", str(folder / "net.slang"))  # fmt: skip
+    result = run_headless_here(
+        gpu, folder, *common, "--iterations", "300", "--eval-every", "100", "--out", str(folder / "out"),
+        "--save-checkpoint", str(folder / "run.ckpt"), "--export-slang", str(folder / "net.slang"),
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "test loss" in result.stdout and "accuracy" in result.stdout
     return folder, common

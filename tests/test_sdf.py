@@ -7,7 +7,7 @@ import types
 
 import numpy as np
 import slangpy as spy
-from helpers import run_headless
+from helpers import run_headless_here
 from reference import forward_with_input_gradients
 
 from app.truth.shapes import load_shape, shape_distance
@@ -30,14 +30,15 @@ def _trained(folder):
     return config, params
 
 
-def _train(tmp_path, name, *args):
+def _train(gpu, tmp_path, name, *args):
+    """A headless run of these options, in this process (helpers.run_app), as network.json."""
     out = tmp_path / name
-    run = run_headless(tmp_path, "--seed", "0", "--out", str(out), *args)
+    run = run_headless_here(gpu, tmp_path, "--seed", "0", "--out", str(out), *args)
     assert run.returncode == 0, run.stderr
     return _trained(out)
 
 
-def test_eikonal_circle_has_unit_gradient_near_its_boundary(tmp_path):
+def test_eikonal_circle_has_unit_gradient_near_its_boundary(gpu, tmp_path):
     """The circle of radius 0.5 trained with the eikonal term (weight 1): | |grad f| - 1 | over a
     dense grid's points (step 0.01) in the band |d| < 0.3 (d = |p| - 0.5, the true distance) is
     within 2% at 95% of them and within 3% everywhere, and |f| < 0.01 at 360 points of the true
@@ -47,7 +48,7 @@ def test_eikonal_circle_has_unit_gradient_near_its_boundary(tmp_path):
     percentile 0.9-1.1%), 1 and 3 stall at 8-10% (at 30,000 steps too: a 16-unit network's local
     minima; tanh 32 brings three of four under 1.5%, at twice the time)."""
     config, params = _train(
-        tmp_path, "circle", "--sdf", "circle", "--eikonal", "1", "--hidden", "16", "--activation", "tanh",
+        gpu, tmp_path, "circle", "--sdf", "circle", "--eikonal", "1", "--hidden", "16", "--activation", "tanh",
         "--batch-size", "256", "--lr", "0.03", "--iterations", "15000",
     )  # fmt: skip
     axis = np.arange(-1.0, 1.0 + 1e-9, 0.01)
@@ -85,7 +86,7 @@ def _outline_crossings(inside: np.ndarray, pixel: float) -> np.ndarray:
     return np.concatenate([along_rows, along_columns])
 
 
-def test_silhouette_zero_level_follows_its_outline(tmp_path):
+def test_silhouette_zero_level_follows_its_outline(gpu, tmp_path):
     """A dark L drawn as a 64 x 64 PNG over [-1, 1]^2 (a pixel is 2/64 wide). Along the 64 rows and
     64 columns of pixel centres, every zero crossing of the learned f lies within 1.5 pixels of
     the outline (|d| of the shapes package's distance of the same image), and every crossing of
@@ -98,7 +99,7 @@ def test_silhouette_zero_level_follows_its_outline(tmp_path):
     path = tmp_path / "ell.png"
     spy.Bitmap(np.where(inside, 0, 255).astype(np.uint8)).write(str(path))
     config, params = _train(
-        tmp_path, "ell", "--sdf", str(path), "--hidden", "16", "--activation", "softplus", "--encoding", "fourier",
+        gpu, tmp_path, "ell", "--sdf", str(path), "--hidden", "16", "--activation", "softplus", "--encoding", "fourier",
         "--frequencies", "3", "--batch-size", "1024", "--iterations", "3000",
     )  # fmt: skip
     across = -1.0 + (np.arange(size) + 0.5) * pixel
@@ -111,7 +112,7 @@ def test_silhouette_zero_level_follows_its_outline(tmp_path):
     assert nearest_learned.max() <= 1.5, nearest_learned.max()
 
 
-def test_normal_alignment_turns_the_gradient_to_a_sparse_outlines_normals(tmp_path):
+def test_normal_alignment_turns_the_gradient_to_a_sparse_outlines_normals(gpu, tmp_path):
     """24 points of an ellipse (semi-axes 0.6 and 0.35) with their outward normals, a sparse
     outline whose distance grid is scalloped between the points. After the same 1,000 steps, the
     angle between the learned gradient and the true ellipse's normal at 360 points of it is at
@@ -128,7 +129,7 @@ def test_normal_alignment_turns_the_gradient_to_a_sparse_outlines_normals(tmp_pa
     off = {}
     for weight in ("0", "1"):
         config, params = _train(
-            tmp_path, f"w{weight}", "--sdf", str(tmp_path / "ellipse.csv"), "--normal-weight", weight,
+            gpu, tmp_path, f"w{weight}", "--sdf", str(tmp_path / "ellipse.csv"), "--normal-weight", weight,
             "--hidden", "16", "--activation", "tanh", "--batch-size", "256", "--iterations", "1000",
         )  # fmt: skip
         _, gradient, _ = forward_with_input_gradients(config, params, x, y)

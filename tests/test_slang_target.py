@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import run_headless
+from helpers import run_headless_here
 from reference import grid_centres
 
 from app.config.config import Config, validate
@@ -116,10 +116,11 @@ def test_a_truth_that_is_not_finite_is_refused(gpu, tmp_path):
         Session(gpu, validate(Config(slang_target=target, hidden=[8])), grid=16)
 
 
-def test_headless_run_with_a_target_file_fits(tmp_path):
+def test_headless_run_with_a_target_file_fits(gpu, tmp_path):
     path = _write(tmp_path / "ripple.slang", RIPPLE)
     out = tmp_path / "run"
-    result = run_headless(
+    result = run_headless_here(
+        gpu,
         tmp_path,
         "--target-file",
         path,
@@ -150,10 +151,10 @@ def test_headless_run_with_a_target_file_fits(tmp_path):
     assert loss < 0.1 * untrained, (loss, untrained)
 
 
-def test_a_broken_target_file_on_the_command_line(tmp_path):
+def test_a_broken_target_file_on_the_command_line(gpu, tmp_path):
     path = _write(tmp_path / "broken.slang", BROKEN["syntax"][0])
     out = tmp_path / "run"
-    result = run_headless(tmp_path, "--target-file", path, "--out", str(out))
+    result = run_headless_here(gpu, tmp_path, "--target-file", path, "--out", str(out))
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1, result.stderr
     assert lines[0].startswith("error: target file 'broken.slang' does not compile: broken.slang:11:1")
