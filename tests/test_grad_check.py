@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 import pytest
-from helpers import gpu_loss_and_gradient, run_headless
+from helpers import gpu_loss_and_gradient, run_headless_here
 from reference import loss_and_gradient, sample_points, truth_values
 
 from app.check import grad_check, grad_reference
@@ -152,9 +152,9 @@ def test_a_wrong_reference_gradient_fails_the_finite_differences(make_trainer, m
     assert not check.passed and check.fd_error == pytest.approx(0.05 / 1.05, rel=1e-2), check.line()
 
 
-def test_command_line_grad_check_after_a_headless_run(tmp_path):
+def test_command_line_grad_check_after_a_headless_run(gpu, tmp_path):
     out = tmp_path / "run"
-    result = run_headless(tmp_path, "--iterations", "20", "--grad-check", "--out", str(out))
+    result = run_headless_here(gpu, tmp_path, "--iterations", "20", "--grad-check", "--out", str(out))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     at = next(k for k, line in enumerate(lines) if line.startswith("grad-check: "))  # sgl may log before it

@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 import slangpy as spy
-from helpers import run_headless
+from helpers import run_headless_here
 from reference import sample_points, truth_gradient, truth_values
 from test_derivative_loss import nested_loss as reference_nested_loss
 
@@ -150,10 +150,10 @@ def test_a_slang_file_truth_is_one_line(make_trainer, tmp_path):
     assert "\n" not in str(error.value)
 
 
-def test_command_line_grad_check_of_an_eikonal_run(tmp_path):
+def test_command_line_grad_check_of_an_eikonal_run(gpu, tmp_path):
     out = tmp_path / "run"
     args = ["--sdf", "circle", "--eikonal", "0.1", "--iterations", "20", "--batch-size", "1024"]
-    result = run_headless(tmp_path, *args, "--grad-check", "--out", str(out))
+    result = run_headless_here(gpu, tmp_path, *args, "--grad-check", "--out", str(out))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     at = next(k for k, line in enumerate(lines) if line.startswith("grad-check: "))

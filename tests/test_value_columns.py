@@ -13,7 +13,7 @@ import json
 import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
 import numpy as np
 import pytest
-from helpers import run_headless
+from helpers import run_headless_here
 from reference import forward as reference_forward
 from reference import kernel_parameters
 
@@ -233,10 +233,10 @@ def test_a_click_on_a_legend_entry_hides_its_curve_and_another_shows_it(ui, monk
     assert "test: temperature" in drawn
 
 
-def test_summary_and_loss_csv_list_each_columns_test_loss(csv_table, tmp_path):
+def test_summary_and_loss_csv_list_each_columns_test_loss(gpu, csv_table, tmp_path):
     path, _ = csv_table
-    result = run_headless(tmp_path, "--dataset", str(path), "--iterations", "200", "--eval-every", "100",
-                          "--hidden", "8", "--out", str(tmp_path / "out"))  # fmt: skip
+    result = run_headless_here(gpu, tmp_path, "--dataset", str(path), "--iterations", "200", "--eval-every", "100",
+                               "--hidden", "8", "--out", str(tmp_path / "out"))  # fmt: skip
     assert result.returncode == 0, result.stderr
     metrics = json.loads((tmp_path / "out" / "summary.json").read_text())["data"]["metrics"]
     by_column = [metrics[f"test_loss[{name}]"] for name in COLUMNS]
