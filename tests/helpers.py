@@ -148,16 +148,17 @@ def _output_caught(caught: dict):
                 caught[name] = file.read().decode(errors="replace")
 
 
-def run_app(gpu, tmp_path: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """`python -m app ARGS` run in this process (app.entry.cli.main), from the checkout, with a
-    cache folder of its own under `tmp_path`: its exit code and its stdout and stderr, as a
-    subprocess.CompletedProcess. A run on the default device trains on the session's `gpu`; one
-    that asks for another (--device, --gpu) makes it as the app does. `env`: variables set for the
-    run. For what a run does and says, not for what only a process shows (signals, start-up, the
-    installed command)."""
+def run_app(gpu, tmp_path: Path, *args: str, env: dict | None = None, main=None) -> subprocess.CompletedProcess:
+    """`python -m app ARGS` run in this process (app.entry.cli.main, or another command's `main`,
+    such as app.bench.frame's), from the checkout, with a cache folder of its own under
+    `tmp_path`: its exit code and its stdout and stderr, as a subprocess.CompletedProcess. A run
+    on the default device trains on the session's `gpu`; one that asks for another (--device,
+    --gpu) makes it as the app does. `env`: variables set for the run. For what a run does and
+    says, not for what only a process shows (signals, start-up, the installed command)."""
     import app.gpu.gpu
     from app.entry import cli
 
+    main = main or cli.main
     real = app.gpu.gpu.create_gpu
 
     def shared_or_made(kind: str = "auto", tensor_cores=None, **options):
@@ -171,10 +172,12 @@ def run_app(gpu, tmp_path: Path, *args: str, env: dict | None = None) -> subproc
         for name, value in {"XDG_CACHE_HOME": str(tmp_path / "cache"), **(env or {})}.items():
             patch.setenv(name, value)
         patch.chdir(ROOT)
-        patch.setattr(app.gpu.gpu, "create_gpu", shared_or_made)
+        for module in (app.gpu.gpu, sys.modules[main.__module__]):  # the command's module may hold its own name
+            if getattr(module, "create_gpu", None) is real:
+                patch.setattr(module, "create_gpu", shared_or_made)
         with _output_caught(caught):
             try:
-                code = cli.main(list(args))
+                code = main(list(args))
             except SystemExit as exit:  # argparse's --help
                 code = exit.code or 0
     return subprocess.CompletedProcess(list(args), code, caught["out"], caught["err"])

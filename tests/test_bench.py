@@ -3,28 +3,23 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import gpu_loss_and_gradient
+from helpers import gpu_loss_and_gradient, run_app
 
 from app.bench import options
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_frame_benchmark_writes_its_figures(tmp_path):
-    out = tmp_path / "frame.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "app.bench.frame", "--frames", "3", "--seconds", "0.2", "--json", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+def test_frame_benchmark_writes_its_figures(gpu, tmp_path):
+    from app.bench import frame
+
+    out = tmp_path / "run" / "frame.json"
+    out.parent.mkdir()
+    result = run_app(gpu, tmp_path, "--frames", "3", "--seconds", "0.2", "--json", str(out), main=frame.main)
     assert result.returncode == 0, result.stderr
     figures = json.loads(out.read_text())
     assert figures["paused"]["frames"] == 3 and figures["training"]["ms_per_frame"] > 0
@@ -33,7 +28,7 @@ def test_frame_benchmark_writes_its_figures(tmp_path):
     _assert_rate(figures["headless"], figures["batch_size"])
     assert figures["headless_samples_per_second"] == figures["headless"]["samples_per_second"]
     assert "window / headless" in result.stdout
-    assert [p.name for p in tmp_path.iterdir()] == ["frame.json"], "no temporary file is left"
+    assert [p.name for p in out.parent.iterdir()] == ["frame.json"], "no temporary file is left"
 
 
 def _assert_rate(figures: dict, batch: int) -> None:

@@ -4,15 +4,14 @@ vectors (lavapipe)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import slangpy as spy
+from helpers import run_app
 
-from app.bench import chain_probe, coopvec_road
+from app.bench import chain_probe, coopvec_road, roads
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,11 +60,9 @@ def test_the_chain_reference_is_the_layers_in_turn():
     assert np.allclose(chain_probe._reference(x, w, 2), np.maximum(two, 0.01 * two))
 
 
-def test_without_cooperative_vectors_it_says_so_in_one_line_and_exits_2(gpu):
+def test_without_cooperative_vectors_it_says_so_in_one_line_and_exits_2(gpu, tmp_path):
     if gpu.device.has_feature(spy.Feature.cooperative_vector):
         pytest.skip("this device has cooperative vectors: the roads run (measured on the GPU machine)")
-    result = subprocess.run(
-        [sys.executable, "-m", "app.bench.roads"], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+    result = run_app(gpu, tmp_path, main=roads.main)  # in this process, on the session's device
     assert result.returncode == 2, result.stdout + result.stderr
     assert result.stderr.strip() == "error: this device has no cooperative vectors (Feature.cooperative_vector)"

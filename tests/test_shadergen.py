@@ -9,10 +9,10 @@ from __future__ import annotations
 import hashlib
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_app
 
 from app.entry.cli_args import build_parser, config_from_args
 from app.entry.shadergen import source_for
@@ -205,10 +205,11 @@ def test_every_line_is_indented_by_whole_levels():
             assert (len(line) - len(line.lstrip(" "))) % 4 == 0 and not line.endswith(" "), line
 
 
-def test_command_line_prints_the_module_and_refuses_bad_options():
+def test_command_line_prints_the_module_and_refuses_bad_options(gpu, tmp_path):
+    from app.entry import shadergen
+
     def run(*args: str) -> subprocess.CompletedProcess:
-        command = [sys.executable, "-m", "app.entry.shadergen", *args]
-        return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        return run_app(gpu, tmp_path, *args, main=shadergen.main)  # in this process
 
     printed = run("--hidden", "64,64", "--activation", "tanh")
     assert printed.returncode == 0, printed.stderr
