@@ -1,10 +1,12 @@
-"""The package as a new user gets it: a wheel built from the repository, installed into a fresh
-virtual environment, runs from a folder outside the checkout (headless, --screenshot,
---export-slang, --grad-check and the window), with its shaders and assets inside the package
-and no top-level module named `app` in site-packages."""
+"""The package as a new user gets it: a wheel built from the repository, installed by pip into a
+fresh virtual environment that reaches only the dependencies the wheel declares, runs from a
+folder outside the checkout (headless, --screenshot, --export-slang, --grad-check and the window),
+with its shaders and assets inside the package and no top-level module named `app` in site-packages."""
 
 from __future__ import annotations
 
+import email.parser
+import importlib.metadata
 import os
 import signal
 import subprocess
@@ -16,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "slang_visual_trainer"
@@ -46,17 +50,52 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
+def _declared_dependencies(wheel: Path) -> list[importlib.metadata.Distribution]:
+    """This environment's distributions that the wheel's Requires-Dist lines need (extras left
+    out), followed through each one's own requirements, as pip would resolve them."""
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(name for name in archive.namelist() if name.endswith(".dist-info/METADATA"))
+        lines = email.parser.Parser().parsestr(archive.read(metadata).decode()).get_all("Requires-Dist") or []
+    found, seen, todo = {}, set(), [(line, "") for line in lines]
+    while todo:
+        line, extra = todo.pop()
+        requirement = Requirement(line)
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": extra}):
+            continue
+        dist = importlib.metadata.distribution(requirement.name)
+        assert requirement.specifier.contains(dist.version, prereleases=True), f"{line}: {dist.version} here"
+        name = canonicalize_name(requirement.name)
+        found[name] = dist
+        for wanted in ("", *requirement.extras):
+            if (name, wanted) not in seen:
+                seen.add((name, wanted))
+                todo += [(sub, wanted) for sub in dist.requires or []]
+    return list(found.values())
+
+
 @pytest.fixture(scope="module")
 def installed(wheel, tmp_path_factory) -> Path:
-    """A fresh virtual environment with the wheel and its dependencies; returns its bin folder."""
-    env_dir = tmp_path_factory.mktemp("venv")
-    venv.create(env_dir, with_pip=True)
+    """A fresh virtual environment with the wheel installed by pip; returns its bin folder. The
+    dependencies the wheel declares are this environment's copies, linked into a folder that the
+    new site-packages adds (a .pth), so pip finds them installed (unpacking them took most of
+    the test's time) and a module the wheel does not declare stays out of reach."""
+    env_dir, linked = tmp_path_factory.mktemp("venv"), tmp_path_factory.mktemp("dependencies")
+    for dist in _declared_dependencies(wheel):
+        for top in {path.parts[0] for path in dist.files or ()} - {"..", "__pycache__"}:
+            if not (linked / top).exists():
+                (linked / top).symlink_to(dist.locate_file(top))
+    venv.create(env_dir, with_pip=False)
     bin_dir = env_dir / "bin"
-    result = subprocess.run(
-        [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
+    site = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True,
         text=True,
-        timeout=900,
+        check=True,
+    ).stdout.strip()
+    (Path(site) / "dependencies.pth").write_text(f"import site; site.addsitedir({str(linked)!r})\n")
+    command = [sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q"]
+    result = subprocess.run(
+        [*command, "--disable-pip-version-check", str(wheel)], capture_output=True, text=True, timeout=900
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return bin_dir
