@@ -9,7 +9,7 @@ import io
 import json
 from pathlib import Path
 
-from helpers import run_headless
+from helpers import run_headless_here
 
 SPACE = {
     "base": {"hidden": [16], "iterations": 300},
@@ -93,10 +93,11 @@ def write_sweep(folder: Path, rows: list[dict], metric: str = "eval_loss", mode:
     return folder
 
 
-def run_trial(tmp_path: Path, folder: Path, trial: int, *options: str) -> dict:
-    """A real headless run into folder/trials/<trial>/; returns its summary.json."""
+def run_trial(gpu, tmp_path: Path, folder: Path, trial: int, *options: str) -> dict:
+    """A real headless run (in this process, on the session's `gpu`) into folder/trials/<trial>/;
+    returns its summary.json."""
     out = folder / "trials" / f"{trial:04d}"
-    run = run_headless(tmp_path, *options, "--out", str(out))
+    run = run_headless_here(gpu, tmp_path, *options, "--out", str(out))
     assert run.returncode == 0, run.stderr
     return json.loads((out / "summary.json").read_text())
 

@@ -38,12 +38,12 @@ OTHER_ARCHITECTURE = ("--hidden", "8,8", "--activation", "tanh", "--lr", "0.005"
 
 
 @pytest.fixture(scope="module")
-def sweep(tmp_path_factory):
+def sweep(tmp_path_factory, gpu):
     """trials 0000 and 0001 ran (headless), 0002 was pruned and 0003 failed (no folders)."""
     tmp = tmp_path_factory.mktemp("sweep")
     folder = tmp / "sweep"
-    same = run_trial(tmp, folder, 0, *SAME_ARCHITECTURE)
-    other = run_trial(tmp, folder, 1, *OTHER_ARCHITECTURE)
+    same = run_trial(gpu, tmp, folder, 0, *SAME_ARCHITECTURE)
+    other = run_trial(gpu, tmp, folder, 1, *OTHER_ARCHITECTURE)
     rows = [
         trial_row(0, "complete", same["eval_loss"], {"lr": 0.02, "hidden": [16]}, seed=5, steps=30),
         trial_row(1, "complete", other["eval_loss"], {"lr": 0.005, "hidden": [8, 8]}, seed=7, steps=30),
