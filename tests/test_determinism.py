@@ -2,8 +2,9 @@
 network's shape and precision pick it: thread accumulators, pairs, group tiles, workgroup tiles on
 the shader or tensor cores, the fused trainer, lane tiles on a CPU driver), each precision, truth
 source (formulas, an image, a dataset's points), encoding and output count (1, 3, 4 and 8; an
-image has 1, 3 or 4 channels). Each case trains twice to byte-identical network.json, and once
-more through a checkpoint taken half-way and restored into a fresh session, to the same bytes.
+image has 1, 3 or 4 channels). Each case trains twice to byte-identical network.json (the first
+run stopping half-way for a checkpoint, the second straight through), and once more from that
+checkpoint restored into a fresh session, to the same bytes.
 
 The whole matrix (330 cases) runs with VISUAL_TRAINER_DETERMINISM=all, on the GPU machines
 (VISUAL_TRAINER_TEST_DEVICE picks the API: run it on Vulkan and CUDA). Otherwise, as in CI, a
@@ -110,14 +111,12 @@ def _network_json(session: Session) -> bytes:
 def test_the_same_seed_gives_the_same_bytes_and_so_does_a_resumed_run(gpu, truths, shape, precision, truth, encoding):
     config = _config(shape, precision, truths[truth], encoding)
     steps = CPU_STEPS if gpu.software else STEPS
-    runs = []
-    for _ in range(2):
-        session = Session(gpu, config, grid=8)
-        session.advance(steps)
-        runs.append(_network_json(session))
-    half = Session(gpu, config, grid=8)
-    half.advance(steps // 2)
-    saved = ckpt.encode(ckpt.capture(half))
+    first, second = Session(gpu, config, grid=8), Session(gpu, config, grid=8)
+    first.advance(steps // 2)
+    saved = ckpt.encode(ckpt.capture(first))  # half-way: the first run goes on from there
+    first.advance(steps - steps // 2)
+    second.advance(steps)
+    runs = [_network_json(first), _network_json(second)]
     resumed = Session(gpu, config.replace(seed=config.seed + 1), grid=8)  # whatever it held is replaced
     ckpt.restore(resumed, ckpt.decode(saved))
     resumed.advance(steps - steps // 2)
