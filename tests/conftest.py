@@ -32,8 +32,8 @@ def pytest_configure(config):
     os.environ.setdefault("GALLIVM_PERF", "nopt")
     # SlangPy's kernel cache, likewise: the test processes' own (the user's cache folder) for the
     # app processes tests start, which each compiled every network anew in a cache folder of their
-    # own (a default headless run's process, 2.6 CPU-s cold, 1.8 with the kernels cached). The
-    # cache is LMDB, made for several processes. Tests of a cold start drop the variable.
+    # own (docs/benchmarks.md, 'The test suite'). Several processes may use it at once. Tests of a
+    # cold start drop the variable.
     from app.gpu.device import KERNEL_CACHE, cache_dir
 
     os.environ.setdefault(KERNEL_CACHE, str(cache_dir()))
