@@ -34,6 +34,9 @@ from .trial import TrialPlan
 # small trial is its Session's set-up and its files, single-threaded work that runs beside another
 # trial's, so trials side by side finish sooner (docs/benchmarks.md, 'Sweeps').
 CPUS_PER_TRIAL = 1
+# Ray starts a worker a CPU for the driver's tasks; Tune runs each trial in an actor with a runtime
+# environment of its own (env_vars), which those never serve: they would only idle, so none start.
+NO_IDLE_WORKERS = {"prestart_worker_first_driver": False}
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,7 @@ def start_ray(address: str | None) -> None:
     try:
         with ctrl_c_deferred():
             if address is None:  # "local": a Ray of its own, even where RAY_ADDRESS names another
-                ray.init(address="local", include_dashboard=False, **quiet)
+                ray.init(address="local", include_dashboard=False, _system_config=NO_IDLE_WORKERS, **quiet)
             else:
                 ray.init(address=address, **quiet)
     except KeyboardInterrupt:  # pressed while Ray started: taken now that it has
