@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, run_headless_here
 from tensorboard_reader import read_events
 
 ITERATIONS = 60
@@ -163,18 +163,17 @@ def test_tables_agree_with_each_trials_summary(grid):
     }
 
 
-def test_trial_networks_are_those_of_plain_headless_runs(grid):
-    """A complete trial and a diverged one, against `--headless --config summary.json`."""
+def test_trial_networks_are_those_of_plain_headless_runs(grid, gpu):
+    """A complete trial and a diverged one, against `--headless --config summary.json` (run in
+    this process, on its device)."""
     folder, _, root = grid
     rows = _rows(folder)
     for state in ("complete", "pruned"):
         trial = next(row["trial"] for row in rows if row["state"] == state)
         out = root / f"plain-{trial}"
         config = folder / "trials" / trial / "summary.json"
-        command = _command("--headless", "--quiet", "--config", str(config), "--iterations", str(ITERATIONS))
-        result = subprocess.run(
-            [*command, "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120, env=_environment(root)
-        )
+        options = ("--config", str(config), "--iterations", str(ITERATIONS), "--out", str(out))
+        result = run_headless_here(gpu, root / f"cache-{trial}", *options)
         assert result.returncode == (0 if state == "complete" else 3), result.stderr
         assert (out / "network.json").read_bytes() == (folder / "trials" / trial / "network.json").read_bytes()
 
