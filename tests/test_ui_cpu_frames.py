@@ -23,8 +23,7 @@ from app.loop.frame_driver import FrameWork
 from app.loop.step_cost import StepCost, step_flops
 from app.ui import redraw, state
 from app.ui.offscreen import OffscreenApp
-from app.ui.opening import build_restored, open_session
-from app.ui.window import HEATMAP_GRID
+from app.ui.opening import HEATMAP_GRID, build_restored, open_session
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from ..gpu.timing import PARTS
 from ..loop.session import Session
 from ..truth import image_truth
 from ..ui.offscreen import OffscreenApp
-from ..ui.window import HEATMAP_GRID
+from ..ui.opening import HEATMAP_GRID
 from . import options
 
 

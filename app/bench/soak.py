@@ -16,7 +16,8 @@ from ..gpu.device import describe
 from ..gpu.gpu import create_gpu
 from ..loop.session import Session
 from ..ui.offscreen import OffscreenApp
-from ..ui.window import HEATMAP_GRID, WindowOptions, run_window
+from ..ui.opening import HEATMAP_GRID
+from ..ui.window import WindowOptions, run_window
 from . import options
 from .soak_measure import Samples, percentiles, x_display
 

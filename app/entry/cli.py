@@ -180,6 +180,7 @@ def _report_headless(session, result, written, out: Path, check, first_step: int
 def _window(args: argparse.Namespace) -> int:
     from ..files import autosave, saved
     from ..gpu.gpu import create_gpu
+    from ..ui.opening import Launch
     from ..ui.window import WindowOptions, run_window
 
     check_window(args)
@@ -193,20 +194,37 @@ def _window(args: argparse.Namespace) -> int:
     notice = _restored(last, args)
     if notice:
         print(f"note: {notice}", file=sys.stderr)
+    launch = Launch(vsync=False if args.no_vsync else None, restore=offer, notice=notice)
     options = WindowOptions(
-        notice=notice,
         width=args.width,
         height=args.height,
-        vsync=False if args.no_vsync else None,
         screenshot=args.screenshot,
         screenshot_after=args.screenshot_after,
-        restore=offer,
+        launch=launch,
     )
+    address = _serve_address(args)
     start.config = _with_image(start.config, args)
     _notes([start.config])
     gpu = create_gpu(args.device, gpu=args.gpu)
     start.config = _with_target_file(start.config, args, gpu)
+    if address is not None:
+        from ..serve.served_window import ServeOptions, run_served
+
+        size = (args.width or 1280, args.height or 800)
+        return run_served(gpu, start, ServeOptions(address, size, launch), settings)
     return run_window(gpu, start, options, settings)
+
+
+def _serve_address(args: argparse.Namespace):
+    """--serve's address, token and TLS, checked before the GPU starts; None for the desktop window."""
+    if args.serve is None:
+        return None
+    from ..serve.requirements import check_serve_packages
+
+    check_serve_packages()
+    from ..serve.address import serve_address
+
+    return serve_address(args.serve, args.token_file, args.certfile, args.keyfile)
 
 
 def _restored(last: cfg.Config | None, args: argparse.Namespace) -> str:

@@ -204,6 +204,16 @@ def _add_window_options(p: argparse.ArgumentParser) -> None:
     win.add_argument("--height", type=int, help="window height in pixels; else as it last closed (default 800)")
     win.add_argument("--no-vsync", action="store_true", help="don't wait for the display's refresh")
     win.add_argument("--fresh", action="store_true", help="ignore the config, layout and autosave of the last session")
+    serve = p.add_argument_group("the window in a browser (docs/guide/serve.md)")
+    serve.add_argument(
+        "--serve",
+        metavar="[HOST:]PORT",
+        help="draw the window offscreen and serve it to browsers at this address, with no display needed "
+        "(HOST 127.0.0.1 unless given; reach it from elsewhere through an SSH tunnel); prints the URL with its token",
+    )
+    serve.add_argument("--token-file", metavar="FILE", help="with --serve: the token, from this file's first line")
+    serve.add_argument("--certfile", metavar="PEM", help="with --serve and --keyfile: serve HTTPS and WSS")
+    serve.add_argument("--keyfile", metavar="PEM", help="with --serve and --certfile: the certificate's key")
     # For tests and scripted screenshots of the real window: after N frames, save the window's
     # frame to --screenshot (or the F12 folder) and keep running.
     win.add_argument("--screenshot-after", type=int, metavar="N", help=argparse.SUPPRESS)

@@ -112,8 +112,18 @@ def check_window(args: argparse.Namespace) -> None:
     _check_start(args)
     if args.screenshot_after is not None and args.screenshot_after < 0:
         raise UserError(f"--screenshot-after must be 0 or more (got {args.screenshot_after})")
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        raise UserError("no display to open a window on (DISPLAY is not set); use --headless to train without a window")
+    if args.serve is None:
+        for option in ("--token-file", "--certfile", "--keyfile"):
+            if getattr(args, option[2:].replace("-", "_")) is not None:
+                raise UserError(f"{option} is for --serve")
+    elif args.screenshot_after is not None:
+        raise UserError("--screenshot-after is for the desktop window; a served one saves screenshots with F12")
+    no_display = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if args.serve is None and sys.platform.startswith("linux") and no_display:
+        raise UserError(
+            "no display to open a window on (DISPLAY is not set); use --serve PORT to use the window in a browser, "
+            "or --headless to train without a window"
+        )
 
 
 def _check_start(args: argparse.Namespace) -> None:

@@ -6,6 +6,7 @@ open. On Linux they are zenity or kdialog; without either the window asks for th
 from __future__ import annotations
 
 import datetime
+import json
 import shutil
 import sys
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from ..errors import UserError, first_line
 from ..files import autosave, checkpoint
 from ..files.atomic import write_atomic
 from ..files.export_slang import export_files
+from ..files.network_io import TABLES_FILE, export_network, tables_npy
 from ..files.run_summary import data_entry
 from ..gpu.device import cache_dir
 from ..truth import image_truth
@@ -28,6 +30,7 @@ IMAGE_FILTER = ["Images (*.png *.jpg *.jpeg)", "*.png *.jpg *.jpeg", "All files"
 SHAPE_FILTER = ["Shapes (*.svg *.png *.jpg *.jpeg *.csv)", "*.svg *.png *.jpg *.jpeg *.csv", "All files", "*"]
 SLANG_FILTER = ["Slang (*.slang)", "*.slang"]
 CSV_FILTER = ["CSV (*.csv)", "*.csv", "All files", "*"]
+NETWORK_FILTER = ["network.json (*.json)", "*.json"]
 
 
 def dialogs_available() -> bool:
@@ -57,6 +60,7 @@ ACTIONS = {
     "save": FileAction("Save checkpoint", "Save", tuple(CHECKPOINT_FILTER), "save", "visual-trainer-{step}.ckpt"),
     "load": FileAction("Load checkpoint", "Load", tuple(CHECKPOINT_FILTER), "load"),
     "export": FileAction("Export Slang", "Export", tuple(SLANG_FILTER), "export", "trained_network.slang"),
+    "network": FileAction("Save network.json", "Save", tuple(NETWORK_FILTER), "save_network", "network.json"),
     "image": FileAction("Open image", "Open", tuple(IMAGE_FILTER), "open_image"),
     "shape": FileAction("Open shape", "Open", tuple(SHAPE_FILTER), "open_shape"),
     "csv": FileAction("Load CSV of points", "Load", tuple(CSV_FILTER), "load_csv"),
@@ -82,10 +86,11 @@ class FileActions:
 
     # ---- requests from the menu ------------------------------------------------------------
     def request(self, action: str) -> None:
-        """`action` is a key of ACTIONS; one dialog at a time."""
+        """`action` is a key of ACTIONS; one dialog at a time. Served to a browser (app.remote),
+        the path field asks, with an upload from the browser beside it."""
         if self.pending is not None or self.prompt is not None:
             return
-        if not dialogs_available():
+        if self.app.remote is not None or not dialogs_available():
             self._without_dialog(action)
             return
         kind = ACTIONS[action]
@@ -137,6 +142,12 @@ class FileActions:
         self.app.say(message, ERROR_SECONDS)
         return message
 
+    def _offer(self, *paths: Path) -> None:
+        """Served to a browser: what was just written downloads to the user's machine too."""
+        if self.app.remote is not None:
+            for path in paths:
+                self.app.remote.offer_download(path)
+
     def save(self, path: str) -> str | None:
         target = _with_suffix(path, ".ckpt")
         try:
@@ -144,17 +155,40 @@ class FileActions:
         except OSError as error:
             return self._failed(f"checkpoint not saved: {error.strerror or error} ({target})")
         self.app.say(f"checkpoint saved: {target}")
+        self._offer(target)
+        return None
+
+    def save_network(self, path: str) -> str | None:
+        """network.json as a headless run's --out writes it (with a grid's tables beside it)."""
+        target = _with_suffix(path, ".json")
+        session = self.app.session
+        plan, params = session.trainer.plan, session.trainer.parameters()
+        files = [
+            (target, (json.dumps(export_network(plan, session.config, params, data_entry(session))) + "\n").encode())
+        ]
+        if plan.grid is not None:
+            files.append((target.parent / TABLES_FILE, tables_npy(plan, params)))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            for file, data in files:
+                write_atomic(file, data)
+        except OSError as error:
+            return self._failed(f"network.json not saved: {error.strerror or error} ({target})")
+        self.app.say(f"network saved: {target}")
+        self._offer(*(file for file, _ in files))
         return None
 
     def export(self, path: str) -> str | None:
         target = _with_suffix(path, ".slang")
         try:
             session = self.app.session
-            for file, data in export_files(session.trainer, target, data_entry(session)):  # a grid's tables beside it
+            files = export_files(session.trainer, target, data_entry(session))  # a grid's tables beside it
+            for file, data in files:
                 write_atomic(file, data)
         except OSError as error:
             return self._failed(f"Slang not exported: {error.strerror or error} ({target})")
         self.app.say(f"Slang exported: {target}")
+        self._offer(*(file for file, _ in files))
         return None
 
     def open_image(self, path: str) -> str | None:
@@ -233,7 +267,7 @@ def _default_path(action: str) -> Path:
     if action in OPENED_NAMES:  # something of the user's to open: from the working folder
         return Path.cwd() / OPENED_NAMES[action]
     stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}"
-    folder = cache_dir() / ("exports" if action == "export" else "checkpoints")
+    folder = cache_dir() / ("exports" if action in ("export", "network") else "checkpoints")
     if action == "load":
         found = [p for p in folder.glob("*.ckpt") if p.is_file()] + [k.path for k in autosave.kept_sessions()]
         return max(found, key=lambda p: p.stat().st_mtime) if found else Path.cwd() / "run.ckpt"
@@ -241,5 +275,6 @@ def _default_path(action: str) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         folder = Path.cwd()
-    name = f"trained_network_{stamp}.slang" if action == "export" else f"visual-trainer-{stamp}.ckpt"
+    names = {"export": f"trained_network_{stamp}.slang", "network": f"network_{stamp}/network.json"}
+    name = names.get(action, f"visual-trainer-{stamp}.ckpt")
     return folder / name

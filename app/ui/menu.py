@@ -35,6 +35,7 @@ FILE_ITEMS = (
     ("Save checkpoint...", "save"),
     ("Load checkpoint...", "load"),
     ("Export Slang...", "export"),
+    ("Save network.json...", "network"),
     ("Load CSV of points...", "csv"),
     ("Open sweep...", "sweep"),
 )

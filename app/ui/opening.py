@@ -5,13 +5,47 @@ builds the restored network as any rebuild is built; once built, it swaps in wit
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..config.config import Config
+from ..files.autosave import Offer
 from ..files.start import Start
 from ..gpu.gpu import Gpu
 from ..kernels.paths import path_of
 from ..loop.session import Session
 
 PLACEHOLDER_WIDTH = 8
+HEATMAP_GRID = 64  # the window's evaluation grid: keeps the frame rate on a CPU driver
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a window (or a served one) starts, besides its start and size."""
+
+    vsync: bool | None = None  # None: as saved (on by default)
+    restore: Offer | None = None  # the last session's autosave, offered in the window
+    notice: str = ""  # said when the window opens (what was restored of the last session)
+
+
+def open_app(gpu: Gpu, start: Start, size: tuple[int, int], saved: dict, launch: Launch):
+    """The window's AppState on `gpu`, training from `start` (or its placeholder), with the last
+    session's view settings `saved`; paused while an autosave is offered."""
+    from . import settings
+    from .renderer import UiRenderer
+    from .state import AppState
+
+    session, placeholder = open_session(gpu, start, HEATMAP_GRID)
+    app = AppState(session, UiRenderer(gpu.device, *size))
+    if placeholder:
+        build_restored(app, start)
+    settings.restore_view(app, saved)
+    if launch.vsync is not None:
+        app.vsync = launch.vsync
+    app.restore_offer = launch.restore
+    if launch.notice:
+        app.say(launch.notice, 12.0)
+    app.running = launch.restore is None  # an offer to restore is answered before training
+    return app
 
 
 def needs_placeholder(gpu: Gpu, config: Config) -> bool:

@@ -1,5 +1,6 @@
-"""File's actions without a dialog program (no zenity or kdialog): a modal window with a path
-field, filled in by app/ui/files.py, for each of its ACTIONS. Enter or the button acts on the path;
+"""File's actions without a dialog program (no zenity or kdialog), or served to a browser: a modal
+window with a path field, filled in by app/ui/files.py, for each of its ACTIONS (and an upload button
+in a browser). Enter or the button acts on the path;
 a path that fails keeps the window open with the reason under the field; Escape or Cancel closes
 it."""
 
@@ -24,7 +25,16 @@ def draw(app) -> None:
     imgui.set_next_window_size(imgui.ImVec2(min(em(40), viewport.work_size.x - em(2)), 0))
     if not imgui.begin_popup_modal(title, None, imgui.WindowFlags_.no_saved_settings)[0]:
         return
-    imgui.text_colored(MUTED, "No file dialog program here (zenity or kdialog): type the path.")
+    remote = app.remote
+    if remote is None:
+        imgui.text_colored(MUTED, "No file dialog program here (zenity or kdialog): type the path.")
+    elif prompt.action in remote.uploads:
+        imgui.text_colored(MUTED, "A file from this computer, or a path on the server:")
+        if imgui.button("Upload from this computer..."):
+            remote.ask_upload(prompt.action)  # the page picks it; the upload acts as a path would
+        app.remember("path upload")
+    else:
+        imgui.text_colored(MUTED, "A path on the server; the file then downloads to this computer too.")
     if prompt.focus:
         imgui.set_keyboard_focus_here()
         prompt.focus = False

@@ -24,6 +24,7 @@ class UiRenderer:
         imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard | imgui.ConfigFlags_.docking_enable
         imgui.get_io().set_ini_filename("")  # the window saves its layout itself (app.ui.settings)
         self.font = UiFont()
+        self.scale = font_scale
         apply_style(font_scale)
         self.sgl_context = spy.ui.Context(device)
         self._textures_drawn: dict[int, spy.Texture] = {}  # registered with SlangPy, last frame
@@ -32,6 +33,15 @@ class UiRenderer:
     def make_current(self) -> None:
         imgui.set_current_context(self.context)
         implot.set_current_context(self.plot_context)
+
+    def set_scale(self, scale: float) -> None:
+        """The UI drawn `scale` times larger, fonts and sizes alike (a browser's devicePixelRatio)."""
+        if scale == self.scale:
+            return
+        self.make_current()
+        apply_style(scale)
+        imgui.get_style().scale_all_sizes(scale)
+        self.scale = scale
 
     def begin_frame(self, width: int, height: int, delta_time: float) -> None:
         self.make_current()

@@ -72,6 +72,7 @@ class AppState:
         self.figure_rows: dict[str, str] = {}  # the Training panel's figures as last drawn: label -> value
         self._diagram: tuple[float, object, np.ndarray | None] = (-1.0, None, None)
         self._evaluation: tuple[int, Evaluation | None] = (-1, None)
+        self.remote = None  # served to a browser: its file bridge (app/serve/remote_files.py); None in a window
         self.files = FileActions(self)  # File menu: checkpoints and Slang export
         self.sweep = SweepViewer(self)  # File > Open sweep... (app/ui/sweep/)
         self.view = 0  # heatmaps: 0 values, 1 d/dx, 2 d/dy, 3 |gradient|

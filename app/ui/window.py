@@ -8,19 +8,18 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import slangpy as spy
 from slangpy.ui import imgui_bundle as spy_imgui
 
 from ..errors import first_line
 from ..files.atomic import made_whole
-from ..files.autosave import Offer
 from ..files.start import Start
 from ..gpu.gpu import Gpu
 from . import fonts, settings, x_errors
 from .frame import frame
-from .opening import build_restored, open_session
+from .opening import Launch, open_app
 from .placement import Placement, launch_placement, saved_placement, screen_size
 from .renderer import UiRenderer, create_target, save_png
 from .restore import save_on_exit
@@ -30,20 +29,17 @@ MINIMISED_SLEEP_S = 0.05
 IDLE_FRAME_S = 1 / 60  # a frame that drew nothing, paused, lasts at least this long
 LOST_AFTER_FAILURES = 5
 EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # Ctrl+C, kill: end the loop, autosave, exit 0
-HEATMAP_GRID = 64  # the window's evaluation grid: keeps the frame rate on a CPU driver
 
 
 @dataclass
 class WindowOptions:
     width: int | None = None  # None: as the window last closed, else 1280 x 800 (app/ui/placement.py)
     height: int | None = None
-    vsync: bool | None = None  # None: as saved (on by default)
     screenshot: str | None = None  # where --screenshot-after saves (else the F12 folder)
     screenshot_after: int | None = None  # for tests and scripted screenshots of the real window
     on_frame: Callable[[AppState], None] | None = None  # called after each frame (the soak)
     save_settings: bool = True  # a scripted run leaves the user's saved settings alone
-    restore: Offer | None = None  # the last session's autosave, offered in the window
-    notice: str = ""  # said when the window opens (what was restored of the last session)
+    launch: Launch = field(default_factory=lambda: Launch())  # vsync, the autosave offered, the notice
 
 
 class _Window:
@@ -171,20 +167,10 @@ def quietly(call):
 
 def run_window(gpu: Gpu, start: Start, options: WindowOptions, saved: dict) -> int:
     """Opens the window on `gpu` training from `start`; `saved` is the last session's settings."""
-    session, placeholder = open_session(gpu, start, HEATMAP_GRID)
     view = saved.get("view", {})
     placement = launch_placement(saved_placement(view), options.width, options.height, screen_size())
-    renderer = UiRenderer(gpu.device, placement.width, placement.height)
-    app = AppState(session, renderer)
-    if placeholder:
-        build_restored(app, start)
-    settings.restore_view(app, saved)
-    if options.vsync is not None:
-        app.vsync = options.vsync
-    app.restore_offer = options.restore
-    if options.notice:
-        app.say(options.notice, 12.0)
-    app.running = options.restore is None  # an offer to restore is answered before training
+    app = open_app(gpu, start, (placement.width, placement.height), saved, options.launch)
+    session, renderer = app.session, app.renderer
     win = _Window(options, app, renderer, placement)
     interrupted = []
     previous = {sig: signal.signal(sig, lambda *_: interrupted.append(True)) for sig in EXIT_SIGNALS}

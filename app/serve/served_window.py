@@ -1,0 +1,177 @@
+"""`--serve`: the window's AppState drawn offscreen by the same frame(), each changed frame sent to
+the browsers watching, their input given to ImGui; the loop the desktop window runs, with a
+texture for a swapchain and a WebSocket for an X display."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+
+from imgui_bundle import imgui
+
+from ..errors import first_line
+from ..files.atomic import made_whole
+from ..files.start import Start
+from ..gpu.device import cache_dir
+from ..gpu.gpu import Gpu
+from ..ui import settings
+from ..ui.frame import frame
+from ..ui.opening import Launch, open_app
+from ..ui.placement import saved_placement
+from ..ui.renderer import create_target, save_png
+from ..ui.restore import save_on_exit
+from . import remote_input
+from .address import ServeAddress
+from .downloads import Downloads
+from .frame_encoder import FrameEncoder
+from .hub import Hub
+from .remote_files import RemoteFiles
+from .server import Server
+
+FRAME_S = 1 / 60  # with vsync on (the default), frames as a 60 Hz display would pace them
+IDLE_FRAME_S = 1 / 60  # nothing drawn and nothing training: the loop waits out the frame
+SIZE_LIMITS = ((320, 200), (7680, 4320))  # the smallest and largest UI a page may ask for
+EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@dataclass
+class ServeOptions:
+    address: ServeAddress
+    size: tuple[int, int] = (1280, 800)  # until the viewer in control reports its page's size
+    launch: Launch = field(default_factory=Launch)
+    save_settings: bool = True
+
+
+def run_served(gpu: Gpu, start: Start, options: ServeOptions, saved: dict) -> int:
+    hub, downloads = Hub(), Downloads()
+    server = Server(hub, options.address, downloads, cache_dir() / "uploads")
+    server.start()  # a port in use fails here, before the network is built
+    print(f"serving: {server.url}", flush=True)
+    warning = options.address.warning()
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+    try:
+        app = open_app(gpu, start, options.size, saved, options.launch)
+    except BaseException:
+        server.stop()
+        raise
+    app.remote = RemoteFiles(hub, downloads)
+    served = _Served(app, hub, options.size)
+    interrupted: list = []
+    previous = {sig: signal.signal(sig, lambda *_: interrupted.append(True)) for sig in EXIT_SIGNALS}
+    try:
+        served.loop(interrupted)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        app.session.cancel_rebuild()
+        gpu.device.wait()
+        print(save_on_exit(app), file=sys.stderr, flush=True)
+        if options.save_settings:
+            settings.save(app, saved_placement(saved.get("view", {})))  # the desktop window's placement stays
+        served.encoder.stop()
+        server.stop()
+        app.renderer.destroy()
+        gpu.device.close()
+    return 0
+
+
+class _Served:
+    def __init__(self, app, hub: Hub, size: tuple[int, int]):
+        self.app, self.hub = app, hub
+        self.size = size
+        self.target = create_target(app.gpu.device, *size)
+        self.encoder = FrameEncoder(hub)
+        self.viewers = 0
+        self.clipboard = ""
+
+    def loop(self, interrupted: list) -> None:
+        app, last = self.app, time.perf_counter()
+        while not interrupted and not app.quit:
+            now = time.perf_counter()
+            self._take_input()
+            self._follow_viewers()
+            drawn = self._frame(max(now - last, 1e-4))
+            last = now
+            self._share_clipboard()
+            pace = FRAME_S if app.vsync or not app.running else 0.0
+            if not drawn and not app.running:
+                pace = IDLE_FRAME_S
+            time.sleep(max(0.0, pace - (time.perf_counter() - now)))
+        if interrupted:
+            print("interrupted: closing", file=sys.stderr)
+
+    def _take_input(self) -> None:
+        """Every event that arrived since the last frame, in order; an upload acts as its path
+        typed into the path field would."""
+        app = self.app
+        app.renderer.make_current()
+        while not self.hub.inputs.empty():
+            _, event = self.hub.inputs.get_nowait()
+            if event.get("t") == "upload":
+                self._uploaded(event["action"], event["path"])
+            else:
+                remote_input.apply(app, event)
+
+    def _uploaded(self, action: str, path: str) -> None:
+        files = self.app.files
+        if files.prompt is not None and files.prompt.action == action:
+            files.prompt.text = path
+            files.submit_prompt()  # closes the field when taken, else shows why under it
+        else:
+            files.act(action, path)
+
+    def _follow_viewers(self) -> None:
+        """The UI takes the controlling page's size and pixel ratio; a first viewer gets a frame
+        at once, changed or not."""
+        count = self.hub.viewer_count()
+        if count > self.viewers:
+            self.encoder.resend()
+            self.app.redraw.invalidate()
+        self.viewers = count
+        reported = self.hub.controller_size()
+        if reported is None:
+            return
+        (low_w, low_h), (high_w, high_h) = SIZE_LIMITS
+        width, height, ratio = reported
+        size = (min(max(width, low_w), high_w), min(max(height, low_h), high_h))
+        scale = min(max(round(ratio * 4) / 4, 1.0), 4.0)  # quarter steps: fonts rasterised at few sizes
+        self.app.renderer.set_scale(scale)
+        if size != self.size:
+            self.app.gpu.device.wait()
+            self.size = size
+            self.target = create_target(self.app.gpu.device, *size)
+            self.app.redraw.invalidate()
+            self.encoder.resend()
+
+    def _frame(self, delta_time: float) -> bool:
+        app = self.app
+        path = app.screenshot_path
+        if path:
+            app.screenshot_path = None
+        drawn = frame(app, self.size, lambda: self.target, delta_time, force=bool(path)) is not None
+        if path:
+            self._screenshot(path)
+        if drawn and self.viewers:
+            self.encoder.submit(self.target.to_numpy())
+        return drawn
+
+    def _screenshot(self, path: str) -> None:
+        """F12 or View > Save screenshot: the frame just drawn, kept on the server and downloaded."""
+        try:
+            made_whole(path, lambda temporary: save_png(self.target, str(temporary)))
+        except Exception as error:  # a full disk, say: the session goes on
+            self.app.say(f"screenshot not saved: {first_line(error)}")
+            return
+        self.app.say(f"screenshot saved: {path}")
+        self.app.remote.offer_download(path)
+
+    def _share_clipboard(self) -> None:
+        """What the UI copied (Ctrl+C in a field) goes to the page's clipboard."""
+        self.app.renderer.make_current()
+        text = imgui.get_clipboard_text() or ""
+        if text != self.clipboard:
+            self.clipboard = text
+            self.hub.tell_controller({"t": "clipboard", "s": text})
