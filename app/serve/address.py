@@ -23,13 +23,15 @@ class ServeAddress:
     token: str
     tls: ssl.SSLContext | None = None
 
-    def warning(self) -> str | None:
-        """A line for an address other machines can reach; None for loopback."""
+    def warning(self, port: int | None = None) -> str | None:
+        """A line for an address other machines can reach; None for loopback. `port`: the one
+        bound, where the system chose it (port 0)."""
         if is_loopback(self.host):
             return None
+        port = port or self.port
         return (
             f"warning: serving on {self.host}, reachable from other machines by anyone who has the URL; "
-            f"an SSH tunnel keeps it local: ssh -L {self.port}:127.0.0.1:{self.port} SERVER, then --serve {self.port}"
+            f"an SSH tunnel keeps it local: ssh -L {port}:127.0.0.1:{port} SERVER, then --serve {port}"
         )
 
 
@@ -46,7 +48,7 @@ def parse_address(text: str) -> tuple[str, int]:
     """`PORT`, `HOST:PORT` or `[IPv6]:PORT`; port 0 lets the system choose a free one."""
     host, sep, port = text.strip().rpartition(":")
     host = host.strip("[]") if sep else DEFAULT_HOST
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
+    if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:  # '²' is a digit to isdigit
         raise UserError(f"--serve takes [HOST:]PORT with a port from 0 to 65535 (got {text!r})")
     return host or DEFAULT_HOST, int(port)
 

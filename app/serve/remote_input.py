@@ -54,7 +54,7 @@ def apply(app, event: dict) -> None:
         io.add_mouse_pos_event(-imgui.FLT_MAX, -imgui.FLT_MAX)
     elif kind == "button":
         button = event.get("b")
-        if button in (0, 1, 2) and isinstance(event.get("down"), bool):
+        if type(button) is int and button in (0, 1, 2) and isinstance(event.get("down"), bool):  # not 1.0, True
             io.add_mouse_button_event(button, event["down"])
     elif kind == "wheel":
         dx, dy = _number(event.get("dx"), -100, 100), _number(event.get("dy"), -100, 100)
@@ -82,7 +82,8 @@ def apply(app, event: dict) -> None:
 def _key(app, event: dict) -> None:
     io = imgui.get_io()
     down = event.get("down")
-    key = KEYS.get(event.get("code"))
+    code = event.get("code")
+    key = KEYS.get(code) if isinstance(code, str) else None  # a list or dict is no key, nor hashable
     if not isinstance(down, bool):
         return
     for name, modifier in MODIFIERS:

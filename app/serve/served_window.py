@@ -49,7 +49,7 @@ def run_served(gpu: Gpu, start: Start, options: ServeOptions, saved: dict) -> in
     server = Server(hub, options.address, downloads, cache_dir() / "uploads")
     server.start()  # a port in use fails here, before the network is built
     print(f"serving: {server.url}", flush=True)
-    warning = options.address.warning()
+    warning = options.address.warning(server.port)
     if warning:
         print(warning, file=sys.stderr, flush=True)
     try:

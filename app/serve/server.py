@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import math
 import re
 import secrets
 import threading
@@ -156,6 +157,8 @@ class Server:
         if event.get("t") == "take":
             self.hub.take_control(viewer)
             return
+        if event.get("t") == "upload":  # made by /upload alone, once the file is kept
+            return
         if event.get("t") == "size":
             viewer.size = _size_of(event) or viewer.size
         if self.hub.controller == viewer.number:  # watchers' input goes nowhere
@@ -217,8 +220,10 @@ def safe_name(name: str) -> str:
 
 
 def _size_of(event: dict) -> tuple[int, int, float] | None:
-    try:
-        width, height, ratio = int(event["w"]), int(event["h"]), float(event.get("dpr", 1.0))
-    except (KeyError, TypeError, ValueError):
+    """A page's size in device pixels and its ratio; None unless all are finite numbers (Python's
+    JSON reads NaN and Infinity, which the frame loop could not round)."""
+    values = (event.get("w"), event.get("h"), event.get("dpr", 1.0))
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
         return None
-    return width, height, ratio
+    width, height, ratio = values
+    return int(width), int(height), float(ratio)
