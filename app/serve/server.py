@@ -216,7 +216,8 @@ def safe_name(name: str) -> str:
     """A file name from the browser as a plain name of letters, digits, '.', '-' and '_': no folder,
     no hidden file."""
     base = re.sub(r"[^A-Za-z0-9._-]", "_", name.replace("\\", "/").rsplit("/", 1)[-1]).lstrip(".")
-    return base[:120] or "upload"
+    suffix = Path(base).suffix[:16]  # kept where a long name is cut: a shape's kind follows it
+    return base[: 120 - len(suffix)] + suffix if len(base) > 120 else base or "upload"
 
 
 def _size_of(event: dict) -> tuple[int, int, float] | None:
