@@ -14,6 +14,7 @@ from test_ui_offscreen import _centre
 from app.config.config import Config, validate
 from app.files import checkpoint as ckpt
 from app.files.export_slang import trainer_source
+from app.files.network_io import load_network
 from app.loop.session import Session
 from app.resources import asset
 from app.ui import files
@@ -139,9 +140,8 @@ def test_load_puts_the_checkpoint_in(ui, dialogs, gpu, tmp_path, fields):
     assert np.array_equal(ui.session.history.current.train.y, source.history.current.train.y)
     assert ui.app.draft == config, "the network panel follows the loaded network"
     assert "checkpoint loaded: step 12" in ui.app.notice[0]
-    ui.app.running = True
-    ui.frame(3)
-    assert ui.session.trainer.step > 12, "training goes on from it"
+    ui.app.running = True  # on the clock, not a count of frames: a loaded machine's frames may hold no step
+    assert ui.frames_until(lambda: ui.session.trainer.step > 12, seconds=30), "training goes on from it"
 
 
 def test_bad_file_changes_nothing_and_says_why(ui, dialogs, tmp_path):
@@ -234,6 +234,7 @@ def test_every_file_action_has_a_path_field_without_a_dialog_program(ui, no_dial
         "x,y,label\n" + "".join(f"{a:.3f},{b:.3f},{int(a > b)}\n" for a, b in rng.uniform(-1, 1, (40, 2)))
     )
     paths = {"save": tmp_path / "a.ckpt", "load": tmp_path / "a.ckpt", "export": tmp_path / "b.slang"}
+    paths["network"] = tmp_path / "saved" / "network.json"  # its folder made
     paths |= {"image": image, "shape": asset("shapes", "heart.svg"), "csv": points}
     paths["sweep"] = write_sweep(tmp_path / "sweep", screenshot_rows())  # a folder
     assert {action for _, action in FILE_ITEMS} == set(files.ACTIONS) == set(paths)
@@ -247,6 +248,8 @@ def test_every_file_action_has_a_path_field_without_a_dialog_program(ui, no_dial
         ui.app.rects.pop("path ok")
         ui.frames_until(lambda: ui.session.rebuild is None and ui.app.data.loading is None)
     assert (tmp_path / "a.ckpt").is_file() and (tmp_path / "b.slang").is_file()
+    _, saved_params = load_network(str(paths["network"]), Config())  # read back as --load-network reads it
+    assert saved_params.size > 0 and np.isfinite(saved_params).all()
     assert ui.session.config.dataset is not None and ui.session.config.dataset.get("sha256"), "the CSV's points"
     assert ui.app.sweep.folder.path == paths["sweep"], "the sweep, in its window"
     ui.app.sweep.visible = False  # it lies over the Data panel's button

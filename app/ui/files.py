@@ -158,38 +158,36 @@ class FileActions:
         self._offer(target)
         return None
 
-    def save_network(self, path: str) -> str | None:
-        """network.json as a headless run's --out writes it (with a grid's tables beside it)."""
-        target = _with_suffix(path, ".json")
-        session = self.app.session
-        plan, params = session.trainer.plan, session.trainer.parameters()
-        files = [
-            (target, (json.dumps(export_network(plan, session.config, params, data_entry(session))) + "\n").encode())
-        ]
-        if plan.grid is not None:
-            files.append((target.parent / TABLES_FILE, tables_npy(plan, params)))
+    def _write(self, files: list[tuple[Path, bytes]], done: str, failed: str) -> str | None:
+        """Writes `files` whole (the first one's folder made), says `done` and offers them; or
+        says why not, as `failed`: the reason (the first file)."""
+        target = files[0][0]
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             for file, data in files:
                 write_atomic(file, data)
         except OSError as error:
-            return self._failed(f"network.json not saved: {error.strerror or error} ({target})")
-        self.app.say(f"network saved: {target}")
+            return self._failed(f"{failed}: {error.strerror or error} ({target})")
+        self.app.say(f"{done}: {target}")
         self._offer(*(file for file, _ in files))
         return None
 
+    def save_network(self, path: str) -> str | None:
+        """network.json as a headless run's --out writes it (with a grid's tables beside it)."""
+        target = _with_suffix(path, ".json")
+        session = self.app.session
+        plan, params = session.trainer.plan, session.trainer.parameters()
+        network = export_network(plan, session.config, params, data_entry(session))
+        files = [(target, (json.dumps(network) + "\n").encode())]
+        if plan.grid is not None:
+            files.append((target.parent / TABLES_FILE, tables_npy(plan, params)))
+        return self._write(files, "network saved", "network.json not saved")
+
     def export(self, path: str) -> str | None:
+        session = self.app.session
         target = _with_suffix(path, ".slang")
-        try:
-            session = self.app.session
-            files = export_files(session.trainer, target, data_entry(session))  # a grid's tables beside it
-            for file, data in files:
-                write_atomic(file, data)
-        except OSError as error:
-            return self._failed(f"Slang not exported: {error.strerror or error} ({target})")
-        self.app.say(f"Slang exported: {target}")
-        self._offer(*(file for file, _ in files))
-        return None
+        files = export_files(session.trainer, target, data_entry(session))  # a grid's tables beside it
+        return self._write(files, "Slang exported", "Slang not exported")
 
     def open_image(self, path: str) -> str | None:
         """An image as the new truth, over the domain that keeps its aspect ratio; built in the
