@@ -580,6 +580,7 @@ def test_malformed_socket_messages_reach_nothing(served):
                     '{"t": "size", "w": 800, "h": 600, "dpr": -Infinity}',
                     '{"t": "upload"}',  # only /upload makes these, once the file is kept
                     '{"t": "upload", "action": "load", "path": "/etc/passwd"}',
+                    "[" * 100_000,  # deeper than json's recursion
                 ):
                     await ws.send_str(text)
                 await ws.send_json({"t": "move", "x": 5, "y": 6})

@@ -150,7 +150,7 @@ class Server:
     def _received(self, viewer: Viewer, text: str) -> None:
         try:
             event = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # '[' nested 100,000 deep fits in one message
             return
         if not isinstance(event, dict):
             return
