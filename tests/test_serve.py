@@ -671,6 +671,7 @@ def context():
     previous = imgui.get_current_context()
     made = imgui.create_context()
     io = imgui.get_io()
+    io.set_ini_filename("")  # no imgui.ini left in the working folder
     io.display_size = imgui.ImVec2(640, 400)
     io.backend_flags |= imgui.BackendFlags_.renderer_has_textures
     io.config_input_trickle_event_queue = False
