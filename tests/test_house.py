@@ -37,6 +37,7 @@ LAYERS = [
     {"check"},
     {"ui"},
     {"run"},  # a headless run: the command line's --headless and each sweep trial
+    {"serve"},  # the window served to browsers: the ui's frames, no display
     {"sweep"},
     {"entry"},  # the command line, which hands `visual-trainer sweep ...` to app/sweep
     {"bench", "__main__"},
