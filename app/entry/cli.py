@@ -184,17 +184,18 @@ def _window(args: argparse.Namespace) -> int:
     from ..ui.window import WindowOptions, run_window
 
     check_window(args)
-    settings = {} if args.fresh else saved.load()
-    chosen_start = args.fresh or args.resume is not None or args.load_network is not None
+    fresh = args.fresh or args.open_sweep is not None  # a sweep's window: nothing of the last session
+    settings = {} if fresh else saved.load()
+    chosen_start = fresh or args.resume is not None or args.load_network is not None
     offer = None if chosen_start else autosave.find()
     if offer is not None:
         print(f"the last session was autosaved ({offer.describe()}): the window offers to restore it", file=sys.stderr)
-    last = None if args.fresh else saved.saved_config(settings)
+    last = None if fresh else saved.saved_config(settings)
     start = resolve_start(args, last or cfg.Config())
     notice = _restored(last, args)
     if notice:
         print(f"note: {notice}", file=sys.stderr)
-    launch = Launch(vsync=False if args.no_vsync else None, restore=offer, notice=notice)
+    launch = Launch(vsync=False if args.no_vsync else None, restore=offer, notice=notice, sweep=args.open_sweep)
     options = WindowOptions(
         width=args.width,
         height=args.height,
@@ -211,7 +212,9 @@ def _window(args: argparse.Namespace) -> int:
         from ..serve.served_window import ServeOptions, run_served
 
         size = (args.width or 1280, args.height or 800)
-        return run_served(gpu, start, ServeOptions(address, size, launch), settings)
+        mine = args.open_sweep is None  # a sweep's window leaves the user's settings and sessions alone
+        options = ServeOptions(address, size, launch, save_settings=mine, autosave_untrained=mine)
+        return run_served(gpu, start, options, settings)
     return run_window(gpu, start, options, settings)
 
 

@@ -214,6 +214,9 @@ def _add_window_options(p: argparse.ArgumentParser) -> None:
     serve.add_argument("--token-file", metavar="FILE", help="with --serve: the token, from this file's first line")
     serve.add_argument("--certfile", metavar="PEM", help="with --serve and --keyfile: serve HTTPS and WSS")
     serve.add_argument("--keyfile", metavar="PEM", help="with --serve and --certfile: the certificate's key")
+    # The window `visual-trainer sweep --serve` serves (app/sweep/live.py): DIR open in the sweep
+    # window and watched, paused, nothing of the last session restored or saved.
+    serve.add_argument("--open-sweep", metavar="DIR", help=argparse.SUPPRESS)
     # For tests and scripted screenshots of the real window: after N frames, save the window's
     # frame to --screenshot (or the F12 folder) and keep running.
     win.add_argument("--screenshot-after", type=int, metavar="N", help=argparse.SUPPRESS)

@@ -113,7 +113,7 @@ def check_window(args: argparse.Namespace) -> None:
     if args.screenshot_after is not None and args.screenshot_after < 0:
         raise UserError(f"--screenshot-after must be 0 or more (got {args.screenshot_after})")
     if args.serve is None:
-        for option in ("--token-file", "--certfile", "--keyfile"):
+        for option in ("--token-file", "--certfile", "--keyfile", "--open-sweep"):
             if getattr(args, option[2:].replace("-", "_")) is not None:
                 raise UserError(f"{option} is for --serve")
     elif args.screenshot_after is not None:

@@ -31,6 +31,11 @@ METRIC_MODES = {"eval_loss": "min", "train_loss": "min", "test_loss": "min", "te
 TRIAL_ID = re.compile(r"[0-9]{4,}")  # Optuna's trial number, zero-padded: also a folder's name
 
 
+class NoTrialYet(UserError):
+    """A sweep folder (it has space.json) whose first trial has not finished: a running sweep writes
+    trials.csv when one has."""
+
+
 @dataclass(frozen=True)
 class Trial:
     id: str  # "0003": its Optuna number, zero-padded, and its folder's name under trials/
@@ -96,6 +101,8 @@ def read_sweep(path: str | Path) -> SweepFolder:
     if not folder.is_dir():
         raise UserError(f"{str(folder)!r} is not a folder")
     if not (folder / "trials.csv").is_file():
+        if (folder / "space.json").is_file():
+            raise NoTrialYet(f"{str(folder)!r} has no trials.csv yet: no trial of its sweep has finished")
         raise UserError(f"{str(folder)!r} is not a sweep folder: it has no trials.csv")
     header, rows = _csv_rows(folder / "trials.csv")
     metric, searched_names = _columns(header)
@@ -118,7 +125,7 @@ def _csv_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     if not rows:
         raise UserError("trials.csv is empty: it needs a header and a row a trial")
     if len(rows) == 1:
-        raise UserError("trials.csv lists no trial yet")
+        raise NoTrialYet("trials.csv lists no trial yet")
     return rows[0][1], rows[1:]
 
 

@@ -32,6 +32,9 @@ from .server import Server
 
 FRAME_S = 1 / 60  # with vsync on (the default), frames as a 60 Hz display would pace them
 IDLE_FRAME_S = 1 / 60  # nothing drawn and nothing training: the loop waits out the frame
+# Paused with nobody watching: frames only poll (a rebuild, a sweep's new trials), a few a second,
+# leaving the CPU to what trains beside it (a sweep's trials: app/sweep/live.py).
+UNWATCHED_FRAME_S = 0.25
 SIZE_LIMITS = ((320, 200), (7680, 4320))  # the smallest and largest UI a page may ask for
 EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -42,6 +45,7 @@ class ServeOptions:
     size: tuple[int, int] = (1280, 800)  # until the viewer in control reports its page's size
     launch: Launch = field(default_factory=Launch)
     save_settings: bool = True
+    autosave_untrained: bool = True  # False: a session that trained no step is not kept at exit
 
 
 def run_served(gpu: Gpu, start: Start, options: ServeOptions, saved: dict) -> int:
@@ -68,7 +72,8 @@ def run_served(gpu: Gpu, start: Start, options: ServeOptions, saved: dict) -> in
             signal.signal(sig, handler)
         app.session.cancel_rebuild()
         gpu.device.wait()
-        print(save_on_exit(app), file=sys.stderr, flush=True)
+        if options.autosave_untrained or app.session.trainer.step > 0:
+            print(save_on_exit(app), file=sys.stderr, flush=True)
         if options.save_settings:
             settings.save(app, saved_placement(saved.get("view", {})))  # the desktop window's placement stays
         served.encoder.stop()
@@ -99,6 +104,8 @@ class _Served:
             pace = FRAME_S if app.vsync or not app.running else 0.0
             if not drawn and not app.running:
                 pace = IDLE_FRAME_S
+            if not self.viewers and not app.running:
+                pace = UNWATCHED_FRAME_S
             time.sleep(max(0.0, pace - (time.perf_counter() - now)))
         if interrupted:
             print("interrupted: closing", file=sys.stderr)
@@ -151,7 +158,9 @@ class _Served:
         path = app.screenshot_path
         if path:
             app.screenshot_path = None
-        drawn = frame(app, self.size, lambda: self.target, delta_time, force=bool(path)) is not None
+        # Nobody watching: the UI is built (input, polls) but not drawn; a viewer who joins gets a frame
+        target = self.target if self.viewers or path else None
+        drawn = frame(app, self.size, lambda: target, delta_time, force=bool(path)) is not None
         if path:
             self._screenshot(path)
         if drawn and self.viewers:

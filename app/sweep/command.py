@@ -1,7 +1,8 @@
 """`visual-trainer sweep SPACE --out DIR` and `visual-trainer sweep --resume DIR`: the options,
 the checks made before anything is written or Ray starts (the space file, the folder, Ray and
-Optuna installed), the sweep folder's space.json, and the last line. app/entry/cli.py hands
-every command line that starts with `sweep` here. Bad input is one line on stderr and exit 2."""
+Optuna installed, --serve's address), the sweep folder's space.json, --serve's window (live.py)
+and the last line. app/entry/cli.py hands every command line that starts with `sweep` here. Bad
+input is one line on stderr and exit 2."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from ..files.tensorboard_events import IMAGE_EVERY, TensorboardOptions
 from ..files.tensorboard_events import check_options as check_tensorboard
 from ..files.writable import check_output_dir
 from ..gpu.device import DEVICE_TYPES
+from .live import ServedSweep, ServeRequest
 from .space import Space, read_space
 from .table import BEST_FILE, TRIALS_FILE, trial_name
 
@@ -81,6 +83,16 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default {IMAGE_EVERY}; 0: none)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    serve = p.add_argument_group("the sweep in a browser (docs/guide/serve.md, 'A sweep, live')")
+    serve.add_argument(
+        "--serve",
+        metavar="[HOST:]PORT",
+        help="while the trials run, serve the window with the sweep open in it to browsers at this address "
+        "(each trial shown as it finishes; Train again trains one there); prints the URL with its token",
+    )
+    serve.add_argument("--token-file", metavar="FILE", help="with --serve: the token, from this file's first line")
+    serve.add_argument("--certfile", metavar="PEM", help="with --serve and --keyfile: serve HTTPS and WSS")
+    serve.add_argument("--keyfile", metavar="PEM", help="with --serve and --certfile: the certificate's key")
     return p
 
 
@@ -116,6 +128,28 @@ def _check_options(args: argparse.Namespace) -> None:
     missing = [name for name in NEEDED if not _installed(name)]
     if missing:
         raise UserError(f"sweeps need Ray Tune and Optuna ({' and '.join(missing)} missing): {INSTALL_HINT}")
+    _check_serve(args)
+
+
+def _check_serve(args: argparse.Namespace) -> None:
+    """--serve's address, token file and TLS files, checked as the window checks them (it checks
+    them again), before anything is written."""
+    if args.serve is None:
+        for option in ("--token-file", "--certfile", "--keyfile"):
+            if getattr(args, option[2:].replace("-", "_")) is not None:
+                raise UserError(f"{option} is for --serve")
+        return
+    from ..serve.address import serve_address
+    from ..serve.requirements import check_serve_packages
+
+    check_serve_packages()
+    serve_address(args.serve, args.token_file, args.certfile, args.keyfile)
+
+
+def _serve_request(args: argparse.Namespace) -> ServeRequest | None:
+    if args.serve is None:
+        return None
+    return ServeRequest(args.serve, args.token_file, args.certfile, args.keyfile, args.device)
 
 
 def _check_address(address: str) -> None:
@@ -209,18 +243,23 @@ def _sweep(args: argparse.Namespace, folder: Path, space: Space, new: bool) -> i
         from . import driver  # Ray and Optuna: only once everything is checked
 
         driver.quiet_libraries()
-        if new:
-            driver.start_ray(args.address)  # before the folder: a Ray that cannot start leaves none
-            _start_folder(folder, space)
-        with _only_sweep(folder):
-            if not new:
-                outcome = driver.outcome_in(folder, space)
-                if not outcome.interrupted:
-                    return _report(folder, space, outcome)
-                driver.start_ray(args.address)
-            tensorboard = TensorboardOptions.of(args.tensorboard, args.tensorboard_images)
-            options = driver.SweepOptions(args.trials_per_gpu, args.eval_every, args.quiet, args.device, tensorboard)
-            outcome = driver.run_sweep(folder, space, options)
+        with ServedSweep(_serve_request(args), folder) as served:  # --serve's window, stopped however this ends
+            if new:
+                served.start()  # before Ray and the folder: a port in use leaves nothing
+                driver.start_ray(args.address)  # before the folder: a Ray that cannot start leaves none
+                _start_folder(folder, space)
+            with _only_sweep(folder):
+                if not new:
+                    outcome = driver.outcome_in(folder, space)
+                    if not outcome.interrupted:
+                        return _report(folder, space, outcome)
+                    served.start()
+                    driver.start_ray(args.address)
+                tensorboard = TensorboardOptions.of(args.tensorboard, args.tensorboard_images)
+                options = driver.SweepOptions(
+                    args.trials_per_gpu, args.eval_every, args.quiet, args.device, tensorboard
+                )
+                outcome = driver.run_sweep(folder, space, options)
     except KeyboardInterrupt:  # before Tune's own handling of Ctrl+C, or a second one
         started = (folder / SPACE_FILE).exists()
         what = f"visual-trainer sweep --resume {folder} runs the rest" if started else "nothing was written"

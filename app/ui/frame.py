@@ -74,6 +74,7 @@ def _updates(app: AppState) -> None:
         app.on_new_network()
     app.targets.poll()
     app.data.poll()
+    app.sweep.poll()  # a running sweep's new trials, in the sweep window
     app.run_grad_check_if_wanted()
     if app.race is not None:
         app.race.frame(app.running)

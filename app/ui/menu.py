@@ -88,7 +88,7 @@ def draw(app) -> None:
         if imgui.menu_item("Save screenshot", "F12", False)[0]:
             app.request_screenshot()
         changed, app.vsync = imgui.menu_item("Vsync", "", app.vsync)
-        changed, shown = imgui.menu_item("Sweep window", "", app.sweep.visible, app.sweep.shown is not None)
+        changed, shown = imgui.menu_item("Sweep window", "", app.sweep.visible, app.sweep.path is not None)
         if changed:
             app.sweep.visible = shown  # the sweep opened last, hidden while a trial trains
         app.remember("view sweep")

@@ -25,11 +25,13 @@ class Launch:
     vsync: bool | None = None  # None: as saved (on by default)
     restore: Offer | None = None  # the last session's autosave, offered in the window
     notice: str = ""  # said when the window opens (what was restored of the last session)
+    sweep: str | None = None  # a sweep folder opened in the sweep window, watched; the window starts paused
 
 
 def open_app(gpu: Gpu, start: Start, size: tuple[int, int], saved: dict, launch: Launch):
     """The window's AppState on `gpu`, training from `start` (or its placeholder), with the last
-    session's view settings `saved`; paused while an autosave is offered."""
+    session's view settings `saved`; paused while an autosave is offered, and with a sweep open (its
+    trials train elsewhere, on the same GPU)."""
     from . import settings
     from .renderer import UiRenderer
     from .state import AppState
@@ -37,7 +39,7 @@ def open_app(gpu: Gpu, start: Start, size: tuple[int, int], saved: dict, launch:
     session, placeholder = open_session(gpu, start, HEATMAP_GRID)
     app = AppState(session, UiRenderer(gpu.device, *size))
     if placeholder:
-        build_restored(app, start)
+        build_restored(app, start, train=launch.sweep is None)
     settings.restore_view(app, saved)
     if launch.vsync is not None:
         app.vsync = launch.vsync
@@ -45,6 +47,9 @@ def open_app(gpu: Gpu, start: Start, size: tuple[int, int], saved: dict, launch:
     if launch.notice:
         app.say(launch.notice, 12.0)
     app.running = launch.restore is None  # an offer to restore is answered before training
+    if launch.sweep is not None:
+        app.sweep.open_folder(launch.sweep, wait=True)
+        app.running = False
     return app
 
 
@@ -64,9 +69,9 @@ def open_session(gpu: Gpu, start: Start, grid: int) -> tuple[Session, bool]:
     return Session(gpu, placeholder, grid=grid, heatmaps=True), True
 
 
-def build_restored(app, start: Start) -> None:
+def build_restored(app, start: Start, train: bool = True) -> None:
     """Pauses the placeholder and starts building `start`'s network; when it is in, puts in
-    `start`'s state and trains. Until then app.restoring names the config being built."""
+    `start`'s state and trains (where `train`). Until then app.restoring names the config being built."""
     app.running = False
     app.restoring = start.config
 
@@ -75,7 +80,7 @@ def build_restored(app, start: Start) -> None:
         if start.checkpoint is None:  # the placeholder's empty run is no run of the user's
             session.continue_history([session.history.current])
         app.restoring = None
-        app.running = app.restore_offer is None  # a prompt still unanswered holds the training
+        app.running = train and app.restore_offer is None  # a prompt still unanswered holds the training
 
     app.session.start_rebuild(start.config, then=swap_in)
     app.say(f"building {app.gpu.plan(start.config).title}: the window shows a placeholder until it is ready", 10.0)

@@ -1,7 +1,7 @@
 """File > Open sweep...'s window: a sweep folder's trials as a table, a scatter of the metric
-against a parameter and parallel coordinates, one trial selected in all three; for that trial,
-Load network and Train again. A floating window over the panels, closed with its title bar's
-cross; opening another folder replaces what it shows."""
+against a parameter and parallel coordinates, one trial selected in all three (a running sweep's
+trials joining as they finish); for that trial, Load network and Train again. A floating window
+over the panels, closed with its title bar's cross; opening another folder replaces what it shows."""
 
 from __future__ import annotations
 
@@ -58,7 +58,21 @@ def _selected(app, viewer: SweepViewer) -> None:
         imgui.set_tooltip(f"trains trials/{trial.id}/summary.json's config and seed from step 0, as a new run")
 
 
+def _waiting(viewer: SweepViewer) -> None:
+    """A sweep whose first trial has not finished: what the window shows until one has."""
+    imgui.text("No trial has finished yet: each appears here as it finishes.")
+    imgui.same_line(0, em(1))
+    imgui.text_colored(MUTED, str(viewer.path))
+    if viewer.waiting:  # a folder that does not read as a sweep (yet)
+        imgui.push_text_wrap_pos(0.0)
+        imgui.text_colored(MUTED, viewer.waiting)
+        imgui.pop_text_wrap_pos()
+
+
 def _body(app, viewer: SweepViewer) -> None:
+    if viewer.shown is None:
+        _waiting(viewer)
+        return
     _header(viewer)
     _selected(app, viewer)
     if too_small(40, 20, "the sweep"):
@@ -81,7 +95,7 @@ def _body(app, viewer: SweepViewer) -> None:
 def draw(app) -> None:
     """The window, while a sweep is open in it."""
     viewer = app.sweep
-    if viewer.shown is None or not viewer.visible:
+    if viewer.path is None or not viewer.visible:
         return
     viewport = imgui.get_main_viewport()
     size = viewport.work_size
@@ -91,7 +105,7 @@ def draw(app) -> None:
     # Enter, and Space (play / pause) would then have pressed it too
     flags = imgui.WindowFlags_.no_docking | imgui.WindowFlags_.no_saved_settings | imgui.WindowFlags_.no_collapse
     flags |= imgui.WindowFlags_.no_nav_inputs
-    title = f"{TITLE}: {viewer.folder.path.name}###sweep"
+    title = f"{TITLE}: {viewer.path.name}###sweep"
     expanded, viewer.visible = imgui.begin(title, viewer.visible, flags)
     if expanded:
         _body(app, viewer)
