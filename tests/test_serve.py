@@ -835,6 +835,9 @@ def one_line_error(result, *said: str) -> None:
         (["--serve", "0", "--token-file", "nowhere.txt"], ["cannot read --token-file"]),
         (["--serve", "0", "--certfile", "cert.pem"], ["--certfile and --keyfile go together"]),
         (["--serve", "0", "--screenshot-after", "3"], ["--screenshot-after is for the desktop window"]),
+        (["--headless", "--serve", "8080"], ["--serve serves the window", "--headless opens no window"]),
+        (["--headless", "--token-file", "token.txt"], ["--token-file serves the window"]),
+        (["--grad-check", "--serve", "8080"], ["--grad-check opens no window"]),
     ],
 )
 def test_serve_options_refused_before_the_gpu_starts(tmp_path, args, said):

@@ -15,7 +15,7 @@ from ..config import config as cfg
 from ..errors import EXIT_DIVERGED, EXIT_GRAD_CHECK, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from ..files.tensorboard_events import TensorboardOptions
 from .cli_args import build_parser, iterations_for, resolve_start, without_other_truths
-from .cli_checks import check_export_image, check_headless, check_window
+from .cli_checks import check_export_image, check_headless, check_window, refuse_serve_options
 
 OUTPUT_OPTIONS = {
     "--save-checkpoint": "checkpoint",
@@ -60,6 +60,7 @@ def _grad_check(args: argparse.Namespace) -> int:
     from ..gpu.gpu import create_gpu
     from ..loop.session import Session
 
+    refuse_serve_options(args, "--grad-check")
     start = resolve_start(args)
     gpu = create_gpu(args.device, gpu=args.gpu)
     start.config = _with_image(_with_target_file(start.config, args, gpu), args)

@@ -72,7 +72,18 @@ def check_export_image(args: argparse.Namespace, config) -> None:
         )
 
 
+SERVE_OPTIONS = ("--serve", "--token-file", "--certfile", "--keyfile", "--open-sweep")
+
+
+def refuse_serve_options(args: argparse.Namespace, mode: str) -> None:
+    """--serve and its options serve the window: a run in `mode` ("--headless") has none to serve."""
+    for option in SERVE_OPTIONS:
+        if getattr(args, option[2:].replace("-", "_")) is not None:
+            raise UserError(f"{option} serves the window to a browser; {mode} opens no window")
+
+
 def check_headless(args: argparse.Namespace) -> None:
+    refuse_serve_options(args, "--headless")
     if args.iterations is not None and args.iterations < 0:
         raise UserError(f"--iterations must be 0 or more (got {args.iterations})")
     if args.eval_every < 1:
@@ -113,7 +124,7 @@ def check_window(args: argparse.Namespace) -> None:
     if args.screenshot_after is not None and args.screenshot_after < 0:
         raise UserError(f"--screenshot-after must be 0 or more (got {args.screenshot_after})")
     if args.serve is None:
-        for option in ("--token-file", "--certfile", "--keyfile", "--open-sweep"):
+        for option in SERVE_OPTIONS[1:]:
             if getattr(args, option[2:].replace("-", "_")) is not None:
                 raise UserError(f"{option} is for --serve")
     elif args.screenshot_after is not None:
