@@ -12,9 +12,11 @@ import asyncio
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import aiohttp
@@ -268,3 +270,33 @@ def test_serve_options_are_checked_before_anything_starts(tmp_path, capsys):
     (line,) = stderr.strip().splitlines()
     assert line.startswith(f"error: --serve: cannot serve on 127.0.0.1:{port}: ") and "in use" in line, stderr
     assert not out.exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl's PR_SET_PDEATHSIG is Linux's")
+def test_a_sweep_killed_outright_leaves_no_window_serving():
+    """The window's process is started with live._end_with_parent: when the sweep's process dies
+    of SIGKILL (no handler runs), the window gets SIGTERM instead of serving on, orphaned."""
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys, time; from app.sweep import live; "
+            "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], "
+            "start_new_session=True, preexec_fn=live._end_with_parent); print(child.pid, flush=True); time.sleep(60)",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    child = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and Path(f"/proc/{child}").exists():
+        if Path(f"/proc/{child}/stat").read_text().split(")")[-1].split()[0] == "Z":
+            break  # ended, not yet reaped by init
+        time.sleep(0.05)
+    alive = Path(f"/proc/{child}").exists() and Path(f"/proc/{child}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    if alive:
+        os.kill(child, signal.SIGKILL)
+    assert not alive, "the window's process outlived the sweep killed outright"

@@ -80,6 +80,7 @@ class ServedSweep:
             errors="replace",
             env=environment,
             start_new_session=True,  # the terminal's Ctrl+C reaches the sweep; the sweep stops the window
+            preexec_fn=_end_with_parent if sys.platform.startswith("linux") else None,
         )
         self._readers = [
             threading.Thread(target=self._read_stdout, name="served window stdout", daemon=True),
@@ -160,3 +161,11 @@ class ServedSweep:
 
 def _say(line: str, file=None) -> None:
     tqdm.write(line, file=file or sys.stderr)
+
+
+def _end_with_parent() -> None:
+    """In the window's process before it runs (Linux): a SIGTERM when the sweep's process ends, so a
+    sweep killed outright (SIGKILL) leaves no window serving (prctl's PR_SET_PDEATHSIG)."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM)
