@@ -62,7 +62,7 @@ def run_served(gpu: Gpu, start: Start, options: ServeOptions, saved: dict) -> in
         server.stop()
         raise
     app.remote = RemoteFiles(hub, downloads)
-    served = _Served(app, hub, options.size)
+    served = ServedWindow(app, hub, options.size)
     interrupted: list = []
     previous = {sig: signal.signal(sig, lambda *_: interrupted.append(True)) for sig in EXIT_SIGNALS}
     try:
@@ -83,7 +83,7 @@ def run_served(gpu: Gpu, start: Start, options: ServeOptions, saved: dict) -> in
     return 0
 
 
-class _Served:
+class ServedWindow:
     def __init__(self, app, hub: Hub, size: tuple[int, int]):
         self.app, self.hub = app, hub
         self.size = size
@@ -91,6 +91,9 @@ class _Served:
         self.encoder = FrameEncoder(hub)
         self.viewers = 0
         self.clipboard = ""
+        self.frames = 0  # frames looped, drawn or not
+        self.readbacks = 0  # drawn frames read back for the encoder
+        self.readback_seconds = 0.0  # (app/bench/serve.py)
 
     def loop(self, interrupted: list) -> None:
         app, last = self.app, time.perf_counter()
@@ -164,7 +167,11 @@ class _Served:
         if path:
             self._screenshot(path)
         if drawn and self.viewers:
-            self.encoder.submit(self.target.to_numpy())
+            began = time.perf_counter()
+            pixels = self.target.to_numpy()
+            self.readback_seconds += time.perf_counter() - began
+            self.readbacks += 1
+            self.encoder.submit(pixels)
         return drawn
 
     def _screenshot(self, path: str) -> None:
