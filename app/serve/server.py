@@ -1,6 +1,6 @@
 """The HTTP and WebSocket server (aiohttp) in a thread of its own: the page, the frames, input
-back, uploads and downloads. Every request needs the token (403 without it); the WebSocket also
-checks its Origin, so another site open in the same browser cannot drive the app."""
+back, uploads and downloads. Every request needs the token (403 without it) and, where the browser
+names one, this server's own Origin, so another site open in the same browser cannot drive the app."""
 
 from __future__ import annotations
 
@@ -116,14 +116,17 @@ class Server:
         given = request.query.get("token", "")
         if not hmac.compare_digest(given.encode(), self.address.token.encode()):
             return web.Response(status=403, text="forbidden: this URL needs the token the server printed\n")
+        if not self._origin_allowed(request):
+            return web.Response(status=403, text="forbidden: a page of another site may not drive this app\n")
         return await handler(request)
 
     async def _page(self, request: web.Request) -> web.Response:
         return web.Response(body=page_html(), content_type="text/html", charset="utf-8", headers=PAGE_HEADERS)
 
     def _origin_allowed(self, request: web.Request) -> bool:
-        """A browser's WebSocket names the page's origin: it must be this server's own. A client
-        with no Origin is no browser page (the token still applies)."""
+        """A browser names the page's origin on a WebSocket and a POST (and on any request of
+        another site's page): it must be this server's own. A request with no Origin is a
+        navigation, a download or no browser's (the token still applies)."""
         origin = request.headers.get("Origin")
         if origin is None:
             return True
@@ -131,8 +134,6 @@ class Server:
         return origin == f"{scheme}://{request.host}"
 
     async def _socket(self, request: web.Request) -> web.StreamResponse:
-        if not self._origin_allowed(request):
-            return web.Response(status=403, text="forbidden: a page of another site may not drive this app\n")
         socket = web.WebSocketResponse(max_msg_size=MAX_INPUT_MESSAGE, heartbeat=20.0)
         await socket.prepare(request)
         viewer = self.hub.join()
