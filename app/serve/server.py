@@ -134,7 +134,9 @@ class Server:
         return origin == f"{scheme}://{request.host}"
 
     async def _socket(self, request: web.Request) -> web.StreamResponse:
-        socket = web.WebSocketResponse(max_msg_size=MAX_INPUT_MESSAGE, heartbeat=20.0)
+        # No permessage-deflate: JPEG frames do not shrink, and aiohttp deflates a large frame in a
+        # shielded task that fails unretrieved (a traceback) when the viewer leaves mid-send.
+        socket = web.WebSocketResponse(max_msg_size=MAX_INPUT_MESSAGE, heartbeat=20.0, compress=False)
         await socket.prepare(request)
         viewer = self.hub.join()
         await socket.send_json({"t": "hello", "viewer": viewer.number})
@@ -171,16 +173,19 @@ class Server:
         slowly, or not at all, skips frames instead of queueing them."""
         sent = 0
         viewer.wake.set()
-        while not socket.closed:
-            await viewer.wake.wait()
-            viewer.wake.clear()
-            for message in self.hub.take_messages(viewer):
-                await socket.send_json(message)
-            frame = self.hub.newest()
-            if frame is not None and frame.number != sent:
-                await socket.send_bytes(frame.data)
-                sent = frame.number
-                self.hub.bytes_sent += len(frame.data)
+        try:
+            while not socket.closed:
+                await viewer.wake.wait()
+                viewer.wake.clear()
+                for message in self.hub.take_messages(viewer):
+                    await socket.send_json(message)
+                frame = self.hub.newest()
+                if frame is not None and frame.number != sent:
+                    await socket.send_bytes(frame.data)
+                    sent = frame.number
+                    self.hub.bytes_sent += len(frame.data)
+        except ConnectionError:  # the viewer left mid-send: its handler ends the socket
+            return
 
     async def _upload(self, request: web.Request) -> web.Response:
         """A file for one of File's open actions, from the viewer in control: saved under the
