@@ -164,6 +164,7 @@ class ServedWindow:
         # Nobody watching: the UI is built (input, polls) but not drawn; a viewer who joins gets a frame
         target = self.target if self.viewers or path else None
         drawn = frame(app, self.size, lambda: target, delta_time, force=bool(path)) is not None
+        self.frames += 1
         if path:
             self._screenshot(path)
         if drawn and self.viewers:
