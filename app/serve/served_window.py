@@ -91,6 +91,7 @@ class ServedWindow:
         self.encoder = FrameEncoder(hub)
         self.viewers = 0
         self.clipboard = ""
+        self.held: list[dict] = []  # input for the next frame (_take_input)
         self.frames = 0  # frames looped, drawn or not
         self.readbacks = 0  # drawn frames read back for the encoder
         self.readback_seconds = 0.0  # (app/bench/serve.py)
@@ -114,12 +115,21 @@ class ServedWindow:
             print("interrupted: closing", file=sys.stderr)
 
     def _take_input(self) -> None:
-        """Every event that arrived since the last frame, in order; an upload acts as its path
-        typed into the path field would."""
+        """The events that arrived since the last frame, in order, up to a move after a button or a
+        release after a move: those wait for the next frame. ImGui ends a drag on a release before
+        it applies the moves of the same frame, and defers a move after a button by a frame itself:
+        a drag that arrived whole (a slow frame, a network's bunching) lost its moves. An upload
+        acts as its path typed into the path field would."""
         app = self.app
         app.renderer.make_current()
-        while not self.hub.inputs.empty():
-            _, event = self.hub.inputs.get_nowait()
+        moved = pressed = False
+        while self.held or not self.hub.inputs.empty():
+            event = self.held.pop(0) if self.held else self.hub.inputs.get_nowait()[1]
+            kind = event.get("t")
+            if (kind == "move" and pressed) or (kind == "button" and event.get("down") is False and moved):
+                self.held.insert(0, event)
+                return
+            moved, pressed = moved or kind == "move", pressed or kind == "button"
             if event.get("t") == "upload":
                 self._uploaded(event["action"], event["path"])
             else:
