@@ -13,6 +13,7 @@ TOOLS = {  # name on the command line: (module under app/bench/, what it does)
     "evaluations": ("evaluations", "what an evaluation costs: its figures, the whole maps, the GPU pass"),
     "soak": ("soak", "a long session: memory and frame time stay bounded"),
     "roads": ("roads", "the cooperative-vector trainers beside the app's (a GPU with them)"),
+    "serve": ("serve", "the window served to a browser: frames/s, latency, bytes/s, codecs"),
 }
 
 
