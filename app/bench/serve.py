@@ -285,7 +285,7 @@ def _served_run(gpu, config: Config, size: tuple[int, int], args) -> dict:
         address = ServeAddress("127.0.0.1", 0, secrets.token_urlsafe(TOKEN_BYTES))
         server = Server(hub, address, downloads, Path(uploads))
         server.start()
-        app = open_app(gpu, Start(config), size, {}, Launch())
+        app = open_app(gpu, Start(config), size, {}, Launch(vsync=False if args.no_vsync else None))
         app.remote = RemoteFiles(hub, downloads)
         served = ServedWindow(app, hub, size)
         result: dict = {}
@@ -325,6 +325,7 @@ def run(args) -> dict:
         "precision": config.precision,
         "batch_size": config.batch_size,
         "ui_hz": redraw.UI_HZ,
+        "vsync": not args.no_vsync,
         **served,
         "served_over_headless": served["training"]["samples_per_second"] / headless,
         "window": {key: window[key] for key in ("samples_per_second", "frames_per_second", "record_ms")},
@@ -351,6 +352,7 @@ def _print(result: dict) -> None:
     print(
         f"device: {device['adapter']} ({device['type']}), {result['size'][0]}x{result['size'][1]}, "
         f"{result['network']} {result['precision']}, batch {result['batch_size']}"
+        + ("" if result["vsync"] else ", no vsync")
         + (f", UI_HZ {result['ui_hz']}" if result["software"] else "")
     )
     rows = [
@@ -417,6 +419,7 @@ def main(argv=None) -> int:
     parser.add_argument("--window-frames", type=int, default=120, help="the offscreen window's training frames")
     parser.add_argument("--headless-seconds", type=float, default=2.0)
     parser.add_argument("--ready-timeout", type=float, default=600.0, help="seconds for the network to build")
+    parser.add_argument("--no-vsync", action="store_true", help="frames unpaced, as the app's --no-vsync")
     parser.add_argument("--ui-hz", type=int, help="experiment: a CPU driver's UI redraws a second while training")
     args = parser.parse_args(argv)
     result = run(args)
