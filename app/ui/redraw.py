@@ -37,6 +37,7 @@ class Redraw:
         self._pending: tuple | None = None
         self._drawn_at = float("-inf")
         self.input = False  # input arrived since the last drawn frame
+        self.input_at = float("-inf")  # when input last arrived (time.perf_counter)
         self.count = 0  # frames drawn
 
     def invalidate(self) -> None:
@@ -45,6 +46,7 @@ class Redraw:
 
     def note_input(self) -> None:
         self.input = True
+        self.input_at = time.perf_counter()
 
     def wanted(self, draw_data, textures: tuple, target_key, training: bool, software: bool) -> bool:
         """Whether this frame draws: its draw lists, `textures` (what their pixels depend on) and

@@ -261,7 +261,10 @@ class AppState:
             self.stats.training = f"1 step in ~{frames:,} frames ({seconds:.3g} s of GPU)"
         self.frame_index += 1
         now, (taken, drawn) = time.perf_counter(), self._stats_at
-        if now - taken >= STATS_INTERVAL_S:
+        # Paused and untouched, the figures stay as they were: a paused window then looks the same
+        # frame after frame, and draws (or sends to a browser) nothing.
+        touched = self.running or now - self.redraw.input_at < 2 * STATS_INTERVAL_S
+        if now - taken >= STATS_INTERVAL_S and touched:
             self.stats.ui_per_second = (self.redraw.count - drawn) / (now - taken) if taken else 0.0
             self.shown_stats = dataclasses.replace(self.stats, gpu_ms=dict(self.stats.gpu_ms))
             self._stats_at = (now, self.redraw.count)
