@@ -25,7 +25,7 @@ from ..serve.address import TOKEN_BYTES, ServeAddress
 from ..serve.downloads import Downloads
 from ..serve.hub import Hub
 from ..serve.remote_files import RemoteFiles
-from ..serve.served_window import SENT_FPS, ServedWindow
+from ..serve.served_window import ServedWindow
 from ..serve.server import Server
 from ..ui import redraw
 from ..ui.opening import Launch, open_app
@@ -288,7 +288,6 @@ def _served_run(gpu, config: Config, size: tuple[int, int], args) -> dict:
         app = open_app(gpu, Start(config), size, {}, Launch(vsync=False if args.no_vsync else None))
         app.remote = RemoteFiles(hub, downloads)
         served = ServedWindow(app, hub, size)
-        served.sent_fps = args.sent_fps or None
         result: dict = {}
         interrupted: list = []
         script = threading.Thread(target=_script, args=(served, server.url, args, result, interrupted))
@@ -421,9 +420,6 @@ def main(argv=None) -> int:
     parser.add_argument("--headless-seconds", type=float, default=2.0)
     parser.add_argument("--ready-timeout", type=float, default=600.0, help="seconds for the network to build")
     parser.add_argument("--no-vsync", action="store_true", help="frames unpaced, as the app's --no-vsync")
-    parser.add_argument(
-        "--sent-fps", type=int, default=SENT_FPS, help="frames sent a second at most while training untouched (0: all)"
-    )
     parser.add_argument("--ui-hz", type=int, help="experiment: a CPU driver's UI redraws a second while training")
     args = parser.parse_args(argv)
     result = run(args)

@@ -40,10 +40,6 @@ EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # How often Python hands the GIL between threads (default 5 ms): the encoder and the server get it
 # sooner from the frame loop, so a frame reaches the page sooner (docs/benchmarks.md, 'Frames to the browser').
 SWITCH_INTERVAL_S = 0.001
-# While it trains untouched, frames go out at most this often: each costs a readback, an encode and
-# a send, time the training loses; input is answered by the next frame, whatever this says.
-SENT_FPS = 40
-INPUT_FRESH_S = 0.25  # this long after input, every drawn frame goes out
 
 
 @dataclass
@@ -99,8 +95,6 @@ class ServedWindow:
         self.viewers = 0
         self.clipboard = ""
         self.held: list[dict] = []  # input for the next frame (_take_input)
-        self.sent_fps = SENT_FPS  # None: every drawn frame goes out
-        self._sent_at = float("-inf")
         self.frames = 0  # frames looped, drawn or not
         self.readbacks = 0  # drawn frames read back for the encoder
         self.readback_seconds = 0.0  # (app/bench/serve.py)
@@ -194,24 +188,13 @@ class ServedWindow:
         self.frames += 1
         if path:
             self._screenshot(path)
-        if drawn and self.viewers and not self._send_now():
-            app.redraw.invalidate()  # the next frame draws again, and is sent if it is due
-        elif drawn and self.viewers:
+        if drawn and self.viewers:
             began = time.perf_counter()
             pixels = self.target.to_numpy()
             self.readback_seconds += time.perf_counter() - began
             self.readbacks += 1
             self.encoder.submit(pixels)
         return drawn
-
-    def _send_now(self) -> bool:
-        """Whether the frame just drawn goes to the viewers (SENT_FPS while training untouched)."""
-        now = time.perf_counter()
-        recent_input = now - self.app.redraw.input_at < INPUT_FRESH_S
-        if self.sent_fps and self.app.running and not recent_input and now - self._sent_at < 1 / self.sent_fps:
-            return False
-        self._sent_at = now
-        return True
 
     def _screenshot(self, path: str) -> None:
         """F12 or View > Save screenshot: the frame just drawn, kept on the server and downloaded."""
