@@ -1,7 +1,7 @@
 """--serve in a real browser: Debian's Chromium driven by Playwright (executable_path, nothing
-downloaded), against one served app for the module. The page's pixels against the server's own
-frame, a click, a drag, typing, an upload and downloads, the token and Origin checks, two viewers,
-and a viewer that reads nothing. tests/test_serve.py tests the parts without a browser."""
+downloaded), against one served app. The page's pixels against the server's own frame, a click, a
+drag, typing, an upload and downloads, the token and Origin checks, two viewers, and a viewer that
+reads nothing. Each test sets the state it needs. tests/test_serve.py tests the rest without a browser."""
 
 from __future__ import annotations
 
@@ -28,10 +28,6 @@ from playwright.sync_api import Page, sync_playwright
 
 from app.files import checkpoint
 from app.serve.frame_encoder import QUALITY
-
-# One worker runs the whole module (pyproject's --dist loadgroup): its tests share one app and one
-# browser, which a second worker would start again.
-pytestmark = pytest.mark.xdist_group("serve_browser")
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package (scripts/setup.sh installs it)
 SIZE = {"width": 1280, "height": 800}  # the page's viewport: the UI's size at devicePixelRatio 1
@@ -127,9 +123,12 @@ class Served:
         return self.stderr.read_text()
 
 
-@pytest.fixture(scope="module")
+# The app, the browser, the page and the layout are the session's (a worker's): xdist may give a worker
+# these tests among others', which would end and start module fixtures again between two of them
+# (and --dist loadgroup does not group tests with pytest 9.2: pytest-xdist issue 1386).
+@pytest.fixture(scope="session")
 def served(tmp_path_factory):
-    """The app for the module; SIGINT at its end must exit 0 and keep the session, with no traceback."""
+    """The app; SIGINT at the end must exit 0 and keep the session, with no traceback."""
     served = Served(tmp_path_factory.mktemp("served"))
     try:
         yield served
@@ -139,7 +138,7 @@ def served(tmp_path_factory):
     assert "autosaved" in said and "Traceback" not in said and "never retrieved" not in said, said
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser(served):  # after `served`: Chromium starts while the app does
     assert Path(CHROMIUM).exists(), f"no {CHROMIUM}: bash scripts/setup.sh installs Debian's chromium"
     with sync_playwright() as playwright:
@@ -151,7 +150,7 @@ def browser(served):  # after `served`: Chromium starts while the app does
 class Layout:
     """Where the UI's widgets are at 1280x800, and how they look: the same frame() drawn offscreen in
     this process (the layout is the same for the same size and config), File's menu and its path
-    fields opened too. It also replays input, for what a widget shows after it."""
+    fields opened too, and the learning-rate slider after DRAG (the rate it sets there)."""
 
     PROMPTS = ("save", "network", "csv")  # File's actions the tests take, each with its path field
 
@@ -163,16 +162,24 @@ class Layout:
         self.ui = ui = OffscreenApp(
             Session(gpu, validate(Config()), grid=64, heatmaps=True), SIZE["width"], SIZE["height"]
         )
-        ui.app.running = False
-        ui.frame(3, force=True)
-        self.rects = {name: tuple(round(v) for v in rect) for name, rect in ui.app.rects.items()}
-        self.looks: dict[str, np.ndarray] = {}
-        self._keep("pause", "pause paused")
-        ui.app.running = True
-        ui.frame(2, force=True)  # drawn: a software driver's window draws while training at a rate of its own
-        self._keep("pause", "pause running")
-        ui.app.running = False
-        ui.frame(force=True)
+        try:
+            ui.app.running = False
+            ui.frame(3, force=True)
+            self.rects = {name: tuple(round(v) for v in rect) for name, rect in ui.app.rects.items()}
+            self.looks: dict[str, np.ndarray] = {}
+            self._keep("pause", "pause paused")
+            ui.app.running = True
+            ui.frame(2, force=True)  # drawn: a software driver's window draws while training at a rate of its own
+            self._keep("pause", "pause running")
+            ui.app.running = False
+            ui.frame(force=True)
+            self._file_menu_and_path_fields()
+            self.dragged_lr = self._drag_learning_rate()
+        finally:
+            ui.close()
+
+    def _file_menu_and_path_fields(self) -> None:
+        ui = self.ui
         ui.click(*centre(self.rects["menu file"]))
         for item in self.PROMPTS:
             self._keep(f"file {item}")
@@ -191,6 +198,26 @@ class Layout:
             ui.app.files.prompt = None
             ui.app.rects.pop("path upload", None)
             ui.frame(2)
+        ui.app.remote = None
+
+    def drag(self) -> tuple[int, int, int]:
+        """The learning-rate slider's drag: y, and x from its middle to 80% of it."""
+        x0, y0, x1, y1 = self.rects["learning rate"]
+        return round((y0 + y1) / 2), round(x0 + 0.5 * (x1 - x0)), round(x0 + 0.8 * (x1 - x0))
+
+    def _drag_learning_rate(self) -> float:
+        ui = self.ui
+        y, start, end = self.drag()
+        ui.move(start, y)
+        ui.renderer.make_current()
+        imgui.get_io().add_mouse_button_event(0, True)
+        ui.frame()
+        ui.move(end, y)
+        ui.renderer.make_current()
+        imgui.get_io().add_mouse_button_event(0, False)
+        ui.frame(2, force=True)
+        self._keep("learning rate", "learning rate dragged")
+        return ui.session.config.lr
 
     def _keep(self, name: str, key: str = "") -> None:
         x0, y0, x1, y1 = (round(v) for v in self.ui.app.rects[name])
@@ -215,7 +242,7 @@ def open_page(browser, served: Served) -> Page:
     return page
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def page(served, browser, gpu):
     """The first viewer: it controls. (`gpu`: this process's device starts while the app compiles.)"""
     page = open_page(browser, served)
@@ -225,11 +252,9 @@ def page(served, browser, gpu):
     page.context.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def layout(page, gpu):  # after the app's first frame: its kernels are in the caches this process reads
-    made = Layout(gpu)
-    yield made
-    made.ui.close()
+    return Layout(gpu)
 
 
 # ---- driving the page -----------------------------------------------------------------------------
@@ -351,27 +376,14 @@ def test_the_page_shows_the_servers_frame(page, layout, tmp_path):
 def test_dragging_the_learning_rate_slider_sets_the_rate_it_shows(page, layout):
     """The slider dragged from its middle to 80% in the page: it shows what the same drag shows
     offscreen, and the config (a checkpoint's) has the rate that drag sets there."""
-    x0, y0, x1, y1 = layout.rects["learning rate"]
-    y, start, end = round((y0 + y1) / 2), round(x0 + 0.5 * (x1 - x0)), round(x0 + 0.8 * (x1 - x0))
+    y, start, end = layout.drag()
     page.mouse.move(start, y)
     page.mouse.down()
     page.mouse.move(end, y, steps=4)
     page.mouse.up()
-    # The same drag offscreen: the rate the slider sets and shows at that point
-    ui = layout.ui
-    ui.move(start, y)
-    ui.renderer.make_current()
-    imgui.get_io().add_mouse_button_event(0, True)
-    ui.frame()
-    ui.move(end, y)
-    ui.renderer.make_current()
-    imgui.get_io().add_mouse_button_event(0, False)
-    ui.frame(2, force=True)
-    layout.looks["learning rate"] = ui.target.to_numpy()[y0:y1, x0:x1, :3].astype(np.float32)
-    shown = ui.session.config.lr
-    assert shown > 0.01, "dragged right: a higher rate"
-    shows(page, layout, "learning rate")
-    assert saved_checkpoint(page, layout).config.lr == shown
+    assert layout.dragged_lr > 0.01, "dragged right: a higher rate"
+    shows(page, layout, "learning rate dragged")
+    assert saved_checkpoint(page, layout).config.lr == layout.dragged_lr
 
 
 def network_when(page: Page, layout: Layout, done) -> tuple[bytes, dict]:
@@ -461,7 +473,7 @@ ROUTES = [
 ]
 
 
-def test_no_token_a_wrong_token_and_a_foreign_origin_are_refused(served):
+def test_no_token_a_wrong_token_and_a_foreign_origin_are_refused(served, page):  # page: the app is up
     """Each route, with no token, a wrong one, or the right one from another site's page: 403."""
     own, foreign, wrong = served.origin(), "http://example.com", served.token[:-4] + "AAAA"
     assert request(served, "GET", "/", served.token, None) == 200
