@@ -29,6 +29,7 @@ from imgui_bundle import imgui
 from yarl import URL
 
 from app.errors import UserError
+from app.gpu.gpu import create_gpu
 from app.serve import remote_input
 from app.serve import server as server_module
 from app.serve.address import ServeAddress, parse_address, read_token, serve_address, tls_context
@@ -981,7 +982,10 @@ def test_a_viewer_pauses_a_served_app_and_then_gets_no_bytes_until_it_moves(gpu,
 
     thread = threading.Thread(target=viewer, daemon=True)
     thread.start()
-    result = run_app(gpu, tmp_path, "--fresh", "--serve", "0", "--token-file", str(token_file))
+    # A device of its own: the served app closes its device as it ends, as the window does, and the
+    # session's shared one must outlive it (a later test's Session on it crashed in lavapipe)
+    own = create_gpu()
+    result = run_app(own, tmp_path, "--fresh", "--serve", "0", "--token-file", str(token_file))
     made.put(None)
     made.put(None)
     thread.join(timeout=30)
