@@ -72,6 +72,14 @@ KEEP_FRAMES_SCRIPT = """
 """
 
 
+# The app gets SIGTERM (it ends as on Ctrl+C) when the test process dies: a crashed xdist worker left
+# its app running, paused, for good. PR_SET_PDEATHSIG (1) is set, then the app started in its place.
+ENDS_WITH_PARENT = (
+    "import ctypes, os, signal, sys; ctypes.CDLL(None).prctl(1, signal.SIGTERM); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
 class Served:
     """`python -m app --serve 0 --fresh --no-vsync` with a cache folder of its own; its URL is read
     when first asked for, so that the browser and this process's device start meanwhile."""
@@ -82,7 +90,7 @@ class Served:
         self.cache, self.stderr = folder / "cache", folder / "stderr.txt"
         with open(self.stderr, "w") as errors:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "app", "--serve", "0", "--fresh", "--no-vsync"],
+                [sys.executable, "-c", ENDS_WITH_PARENT, "-m", "app", "--serve", "0", "--fresh", "--no-vsync"],
                 cwd=ROOT,
                 env=env,
                 stdout=subprocess.PIPE,
