@@ -997,3 +997,21 @@ def test_a_viewer_pauses_a_served_app_and_then_gets_no_bytes_until_it_moves(gpu,
         len(lines) == 1 and lines[0].startswith("serving: http://127.0.0.1:") and lines[0].endswith(f"/?token={TOKEN}")
     )
     assert seen["frames after pause"] < 30, seen
+
+
+def test_a_pixel_ratio_and_back_leaves_the_ui_as_it_was(gpu):
+    """A page of devicePixelRatio 2 takes control, then one of 1: the UI's sizes are those it had
+    before (they compounded: padding and widgets stayed enlarged)."""
+    from app.ui.renderer import UiRenderer
+
+    renderer = UiRenderer(gpu.device, 640, 400)
+    try:
+        style = imgui.get_style()
+        before = (style.window_padding.x, style.item_spacing.y, style.frame_padding.x, style.scrollbar_size)
+        renderer.set_scale(2.0)
+        assert style.font_scale_main == 2.0 and style.window_padding.x == 2 * before[0]
+        renderer.set_scale(1.0)
+        after = (style.window_padding.x, style.item_spacing.y, style.frame_padding.x, style.scrollbar_size)
+        assert after == before and style.font_scale_main == 1.0
+    finally:
+        renderer.destroy()

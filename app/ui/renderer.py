@@ -39,8 +39,9 @@ class UiRenderer:
         if scale == self.scale:
             return
         self.make_current()
-        apply_style(scale)
-        imgui.get_style().scale_all_sizes(scale)
+        style = imgui.get_style()
+        style.scale_all_sizes(scale / self.scale)  # relative: another page's ratio later undoes it
+        style.font_scale_main = scale
         self.scale = scale
 
     def begin_frame(self, width: int, height: int, delta_time: float) -> None:
