@@ -64,8 +64,8 @@ class FrameEncoder:
             began = time.perf_counter()
             data = simplejpeg.encode_jpeg(pixels, quality=self.quality, colorspace="RGBA", colorsubsampling="444")
             self.encode_seconds += time.perf_counter() - began
-            # The same pixels encode to the same bytes: comparing those is ~0.1 ms with the GIL held,
-            # where comparing the pixels took ~1 ms and the GIL back after it (most frames differ).
+            # The same pixels encode to the same bytes: comparing those holds the GIL a tenth as long
+            # as comparing the pixels did (docs/benchmarks.md, 'Frames to the browser').
             if data == last:
                 self.unchanged += 1
                 continue
