@@ -17,7 +17,8 @@ from app.ui.offscreen import OffscreenApp
 @pytest.fixture
 def ui(make_session):
     app = OffscreenApp(make_session(), 1280, 800)
-    app.frame(20)  # trained a little
+    # trained a little: 40 steps, on the clock (a loaded machine's 20 frames held 14 steps, too few)
+    app.frames_until(lambda: app.session.trainer.step >= 40, seconds=120)
     app.app.running = False
     app.frame()
     yield app
@@ -45,8 +46,7 @@ def test_adding_an_output_keeps_the_others_fit(ui):
     np.testing.assert_allclose(after[:4], before, rtol=1e-5)
     assert ui.session.trainer.step == step and ui.session.trainer.samples_seen == samples, "the count goes on"
     ui.app.running = True
-    ui.frame(3)
-    assert ui.session.trainer.step > step
+    assert ui.frames_until(lambda: ui.session.trainer.step > step, seconds=30)
     assert ui.session.history.current.train.x[0] == step + 1, "the new run's curve starts where the old ended"
 
 
