@@ -19,6 +19,7 @@ from ..files.start import Start
 from ..files.tensorboard_events import IMAGE_EVERY
 from ..gpu.adapters import parse_gpu_option
 from ..gpu.device import DEVICE_TYPES
+from ..serve.address import add_serve_options
 from ..truth.sdf_truth import sdf_domain
 from .cli_checks import MAX_EXPORT_SCALE
 from .cli_fields import DIRECT_OPTIONS, FLAGGED, HOT_OPTIONS, field_option, nonempty_text
@@ -205,15 +206,11 @@ def _add_window_options(p: argparse.ArgumentParser) -> None:
     win.add_argument("--no-vsync", action="store_true", help="don't wait for the display's refresh")
     win.add_argument("--fresh", action="store_true", help="ignore the config, layout and autosave of the last session")
     serve = p.add_argument_group("the window in a browser (docs/guide/serve.md)")
-    serve.add_argument(
-        "--serve",
-        metavar="[HOST:]PORT",
-        help="draw the window offscreen and serve it to browsers at this address, with no display needed "
+    add_serve_options(
+        serve,
+        "draw the window offscreen and serve it to browsers at this address, with no display needed "
         "(HOST 127.0.0.1 unless given; reach it from elsewhere through an SSH tunnel); prints the URL with its token",
     )
-    serve.add_argument("--token-file", metavar="FILE", help="with --serve: the token, from this file's first line")
-    serve.add_argument("--certfile", metavar="PEM", help="with --serve and --keyfile: serve HTTPS and WSS")
-    serve.add_argument("--keyfile", metavar="PEM", help="with --serve and --certfile: the certificate's key")
     # The window `visual-trainer sweep --serve` serves (app/sweep/live.py): DIR open in the sweep
     # window and watched, paused, nothing of the last session restored or saved.
     serve.add_argument("--open-sweep", metavar="DIR", help=argparse.SUPPRESS)

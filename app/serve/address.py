@@ -89,3 +89,12 @@ def serve_address(text: str, token_file: str | None, certfile: str | None, keyfi
     host, port = parse_address(text)
     token = read_token(token_file) if token_file else secrets.token_urlsafe(TOKEN_BYTES)
     return ServeAddress(host, port, token, tls_context(certfile, keyfile))
+
+
+def add_serve_options(group, serve_help: str) -> None:
+    """--serve (its help `serve_help`) and the options that go with it, on an argparse group: the
+    window's and the sweep's command lines take the same ones."""
+    group.add_argument("--serve", metavar="[HOST:]PORT", help=serve_help)
+    group.add_argument("--token-file", metavar="FILE", help="with --serve: the token, from this file's first line")
+    group.add_argument("--certfile", metavar="PEM", help="with --serve and --keyfile: serve HTTPS and WSS")
+    group.add_argument("--keyfile", metavar="PEM", help="with --serve and --certfile: the certificate's key")

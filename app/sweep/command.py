@@ -22,6 +22,7 @@ from ..files.tensorboard_events import IMAGE_EVERY, TensorboardOptions
 from ..files.tensorboard_events import check_options as check_tensorboard
 from ..files.writable import check_output_dir
 from ..gpu.device import DEVICE_TYPES
+from ..serve.address import add_serve_options
 from .live import ServedSweep, ServeRequest
 from .space import Space, read_space
 from .table import BEST_FILE, TRIALS_FILE, trial_name
@@ -84,15 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     serve = p.add_argument_group("the sweep in a browser (docs/guide/serve.md, 'A sweep, live')")
-    serve.add_argument(
-        "--serve",
-        metavar="[HOST:]PORT",
-        help="while the trials run, serve the window with the sweep open in it to browsers at this address "
+    add_serve_options(
+        serve,
+        "while the trials run, serve the window with the sweep open in it to browsers at this address "
         "(each trial shown as it finishes; Train again trains one there); prints the URL with its token",
     )
-    serve.add_argument("--token-file", metavar="FILE", help="with --serve: the token, from this file's first line")
-    serve.add_argument("--certfile", metavar="PEM", help="with --serve and --keyfile: serve HTTPS and WSS")
-    serve.add_argument("--keyfile", metavar="PEM", help="with --serve and --certfile: the certificate's key")
     return p
 
 
