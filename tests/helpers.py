@@ -6,11 +6,13 @@ can't hide in the gradients it is checked against."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -186,3 +188,22 @@ def run_app(gpu, tmp_path: Path, *args: str, env: dict | None = None, main=None)
 def run_headless_here(gpu, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     """run_headless's run, in this process on the session's `gpu` (run_app)."""
     return run_app(gpu, tmp_path, "--headless", "--quiet", *args)
+
+
+def run_coroutine(coroutine):
+    """asyncio.run in a thread of its own: a worker that ran the browser tests has Playwright's
+    event loop running in its main thread, where asyncio.run refuses to start."""
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as error:  # raised again in the caller's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

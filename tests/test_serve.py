@@ -24,7 +24,7 @@ import aiohttp  # the serve extra, which the tests' set-up installs: a broken in
 import numpy as np
 import pytest
 import simplejpeg
-from helpers import run_app
+from helpers import run_app, run_coroutine
 from imgui_bundle import imgui
 from yarl import URL
 
@@ -161,7 +161,7 @@ def base(server: Server) -> str:
 
 
 def run(coroutine):
-    return asyncio.run(asyncio.wait_for(coroutine, WAIT_S))
+    return run_coroutine(asyncio.wait_for(coroutine, WAIT_S))
 
 
 def request(method: str, url, data: bytes | None = None, ssl_context=None) -> tuple[int, bytes, dict]:

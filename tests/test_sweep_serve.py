@@ -8,7 +8,6 @@ process with Ray left out."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -23,7 +22,7 @@ import aiohttp
 import numpy as np
 import pytest
 import simplejpeg
-from helpers import ROOT
+from helpers import ROOT, run_coroutine
 from sweep_folders import SPACE, trial_row, trials_csv, write_sweep
 
 from app.files.atomic import write_atomic
@@ -203,7 +202,7 @@ def test_a_served_sweep_shows_its_trials_as_they_finish_and_its_window_ends_with
         match = URL.match(first)
         assert match, f"{first!r}: {sweep.stderr.read() if not first else ''}"
         assert len(_windows_of(folder)) == 1
-        frames = asyncio.run(_frames(match.group(1), first_only=False))
+        frames = run_coroutine(_frames(match.group(1), first_only=False))
         rest, stderr = sweep.communicate(timeout=240)
     finally:
         sweep.kill()
@@ -234,7 +233,7 @@ def test_an_interrupted_sweep_stops_its_window_and_says_how_to_resume(tmp_path, 
     def run_sweep(folder_, space, options):
         match = URL.match(capsys.readouterr().out.splitlines()[0])
         served.append(int(match.group(2)))
-        (frame,) = asyncio.run(_frames(match.group(1), first_only=True))  # the window, waiting for a trial
+        (frame,) = run_coroutine(_frames(match.group(1), first_only=True))  # the window, waiting for a trial
         assert _drawn_share(_pixels(frame)) < 0.01
         if how == "a second Ctrl+C":
             raise KeyboardInterrupt
