@@ -189,8 +189,7 @@ def test_a_file_edited_while_the_window_runs(gpu, tmp_path):
         assert any("live.slang:7:15" in line for line in ui.app.targets.file_messages)
         assert "p.x - p.y" in ui.session.config.slang_target["source"] and ui.session.rebuild is None
         step = ui.session.trainer.step
-        ui.frame(5)
-        assert ui.session.trainer.step > step and np.isfinite(ui.session.train_loss)
+        assert frames_until(lambda: ui.session.trainer.step > step) and np.isfinite(ui.session.train_loss)
         assert "target file error" in ui.app.rects, "the messages are on screen"
         # Fixed again: picked up.
         _write(tmp_path / "live.slang", RIPPLE)

@@ -79,8 +79,7 @@ def test_data_controls_change_the_points_as_training_goes_on(ui):
     assert ui.session.config.train_ratio > 0.75
     assert trainer.data.train_count == int(120 * ui.session.config.train_ratio)
     step = trainer.step
-    ui.frame(2)
-    assert trainer.step > step and ui.app.data.error == ""
+    assert ui.frames_until(lambda: trainer.step > step, seconds=30) and ui.app.data.error == ""
 
 
 def test_load_csv_through_the_file_menu(ui, monkeypatch, tmp_path):
