@@ -30,7 +30,7 @@ from yarl import URL
 
 from app.errors import UserError
 from app.gpu.gpu import create_gpu
-from app.serve import remote_input
+from app.serve import remote_input, served_window
 from app.serve import server as server_module
 from app.serve.address import ServeAddress, parse_address, read_token, serve_address, tls_context
 from app.serve.downloads import Downloads
@@ -914,7 +914,7 @@ async def frames_within_one(ws, seconds: float) -> list[bytes]:
     return [message.data] if message.type == aiohttp.WSMsgType.BINARY else []
 
 
-async def drive(server, app, seen: dict) -> None:
+async def drive(server, app, window, seen: dict) -> None:
     """Watches training, clicks Pause, sees the frames stop, moves the mouse, sees one, quits."""
     port, began = server.port, time.monotonic()
     async with aiohttp.ClientSession() as session:
@@ -933,6 +933,10 @@ async def drive(server, app, seen: dict) -> None:
             await ws.send_json({"t": "button", "b": 0, "down": False})
             seen["frames after pause"] = await until_quiet(ws, server.hub, 20.0)
             assert not app.running, "the click on Pause paused training"
+            looped = window.frames
+            await asyncio.sleep(served_window.QUIET_AFTER_S + 2.0)
+            seen["loops quiet"] = window.frames - looped  # 60 a second before: 50% of a core on lavapipe
+            assert seen["loops quiet"] <= (served_window.QUIET_AFTER_S + 2.0) / served_window.QUIET_FRAME_S + 5
             step = app.session.trainer.step
             await ws.send_json({"t": "move", "x": x, "y": y + 120})  # off the button: its highlight goes
             seen["frames after move"] = len(await next_frames(ws, 1, 5.0))
@@ -943,8 +947,6 @@ async def drive(server, app, seen: dict) -> None:
 
 
 def test_a_viewer_pauses_a_served_app_and_then_gets_no_bytes_until_it_moves(gpu, tmp_path, monkeypatch):
-    from app.serve import served_window
-
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
     made: queue.Queue = queue.Queue()
@@ -954,15 +956,13 @@ def test_a_viewer_pauses_a_served_app_and_then_gets_no_bytes_until_it_moves(gpu,
             super().start()
             made.put(self)
 
-    opened = served_window.open_app
-
-    def recorded_open(*args, **kwargs):
-        app = opened(*args, **kwargs)
-        made.put(app)
-        return app
+    class RecordedWindow(served_window.ServedWindow):
+        def __init__(self, *args):
+            super().__init__(*args)
+            made.put(self)
 
     monkeypatch.setattr(served_window, "Server", RecordedServer)
-    monkeypatch.setattr(served_window, "open_app", recorded_open)
+    monkeypatch.setattr(served_window, "ServedWindow", RecordedWindow)
     seen: dict = {}
     failures: list = []
 
@@ -970,10 +970,11 @@ def test_a_viewer_pauses_a_served_app_and_then_gets_no_bytes_until_it_moves(gpu,
         server = app = None
         try:
             began = time.monotonic()
-            server, app = made.get(timeout=120), made.get(timeout=120)
+            server, window = made.get(timeout=120), made.get(timeout=120)
+            app = window.app if window is not None else None
             seen["seconds to open"] = round(time.monotonic() - began, 1)
             if server is not None and app is not None:
-                asyncio.run(asyncio.wait_for(drive(server, app, seen), 60))
+                asyncio.run(asyncio.wait_for(drive(server, app, window, seen), 60))
         except BaseException as error:  # the test's thread reports it
             failures.append(error)
         finally:
@@ -997,6 +998,23 @@ def test_a_viewer_pauses_a_served_app_and_then_gets_no_bytes_until_it_moves(gpu,
         len(lines) == 1 and lines[0].startswith("serving: http://127.0.0.1:") and lines[0].endswith(f"/?token={TOKEN}")
     )
     assert seen["frames after pause"] < 30, seen
+
+
+def test_a_quiet_loop_wakes_as_input_arrives():
+    """Paused and quiet, the loop waits up to QUIET_FRAME_S between frames; an event ends the wait
+    at once and is the first the next frame takes."""
+    window = served_window.ServedWindow.__new__(served_window.ServedWindow)
+    window.hub, window.held = Hub(), []
+    began = time.monotonic()
+    window._wait_for_input(0.2)
+    assert time.monotonic() - began >= 0.19 and window.held == [], "nothing came: the wait ran out"
+    event = {"t": "move", "x": 1, "y": 2}
+    threading.Timer(0.05, lambda: window.hub.inputs.put((1, event))).start()
+    began = time.monotonic()
+    window._wait_for_input(30.0)
+    assert time.monotonic() - began < 10.0 and window.held == [event]
+    window._wait_for_input(30.0)  # input already waiting: no wait at all
+    assert window.held == [event]
 
 
 def test_a_pixel_ratio_and_back_leaves_the_ui_as_it_was(gpu):

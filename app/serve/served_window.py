@@ -4,6 +4,7 @@ texture for a swapchain and a WebSocket for an X display."""
 
 from __future__ import annotations
 
+import queue
 import signal
 import sys
 import time
@@ -32,6 +33,10 @@ from .server import Server
 
 FRAME_S = 1 / 60  # with vsync on (the default), frames as a 60 Hz display would pace them
 IDLE_FRAME_S = 1 / 60  # nothing drawn and nothing training: the loop waits out the frame
+# Paused with no input for a while: the UI is built a few times a second, not 60 (each build is
+# Python's work), and input wakes the loop at once, so a click is answered as soon.
+QUIET_AFTER_S = 1.0
+QUIET_FRAME_S = 0.1
 # Paused with nobody watching: frames only poll (a rebuild, a sweep's new trials), a few a second,
 # leaving the CPU to what trains beside it (a sweep's trials: app/sweep/live.py).
 UNWATCHED_FRAME_S = 0.25
@@ -96,6 +101,7 @@ class ServedWindow:
         self.clipboard = ""
         self.held: list[dict] = []  # input for the next frame (_take_input)
         self.frames = 0  # frames looped, drawn or not
+        self.input_at = time.perf_counter()  # when input last came, or a viewer joined or resized
         self.readbacks = 0  # drawn frames read back for the encoder
         self.readback_seconds = 0.0  # (app/bench/serve.py)
 
@@ -119,11 +125,22 @@ class ServedWindow:
             pace = FRAME_S if app.vsync or not app.running else 0.0
             if not drawn and not app.running:
                 pace = IDLE_FRAME_S
+            if not app.running and now - self.input_at > QUIET_AFTER_S:
+                pace = QUIET_FRAME_S
             if not self.viewers and not app.running:
                 pace = UNWATCHED_FRAME_S
-            time.sleep(max(0.0, pace - (time.perf_counter() - now)))
+            self._wait_for_input(pace - (time.perf_counter() - now))
         if interrupted:
             print("interrupted: closing", file=sys.stderr)
+
+    def _wait_for_input(self, seconds: float) -> None:
+        """Sleeps out the frame's pace, ending as input arrives."""
+        if seconds <= 0 or self.held:
+            return
+        try:
+            self.held.append(self.hub.inputs.get(timeout=seconds)[1])
+        except queue.Empty:
+            return
 
     def _take_input(self) -> None:
         """The events that arrived since the last frame, in order, up to a move after a button or a
@@ -134,6 +151,8 @@ class ServedWindow:
         app = self.app
         app.renderer.make_current()
         moved = pressed = False
+        if self.held or not self.hub.inputs.empty():
+            self.input_at = time.perf_counter()
         while self.held or not self.hub.inputs.empty():
             event = self.held.pop(0) if self.held else self.hub.inputs.get_nowait()[1]
             kind = event.get("t")
@@ -161,6 +180,7 @@ class ServedWindow:
         if count > self.viewers:
             self.encoder.resend()
             self.app.redraw.invalidate()
+            self.input_at = time.perf_counter()
         self.viewers = count
         reported = self.hub.controller_size()
         if reported is None:
@@ -176,6 +196,7 @@ class ServedWindow:
             self.target = create_target(self.app.gpu.device, *size)
             self.app.redraw.invalidate()
             self.encoder.resend()
+            self.input_at = time.perf_counter()
 
     def _frame(self, delta_time: float) -> bool:
         app = self.app
