@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -207,3 +209,21 @@ def run_coroutine(coroutine):
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
+
+
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """A folder that `make(folder)` fills once a test run, whichever xdist worker asks first: the
+    others wait for it (a module's tests may go to both workers, and its module fixture ran twice:
+    a sweep of 50 s each). A `make` that fails leaves no folder, and the next one to ask tries again."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, which every worker's shares
+    folder = base / name
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (base / f"{name}.made").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            (base / f"{name}.made").touch()
+    return folder

@@ -131,10 +131,10 @@ class Served:
         return self.stderr.read_text()
 
 
-# The app, the browser, the page and the layout are the session's (a worker's): xdist may give a worker
-# these tests among others', which would end and start module fixtures again between two of them
-# (and --dist loadgroup does not group tests with pytest 9.2: pytest-xdist issue 1386).
-@pytest.fixture(scope="session")
+# The app, the browser, the page and the layout are the module's: they end with its last test, so
+# no app and browser stay beside the worker's later tests. (xdist gives a worker a module's tests
+# one after another; one given others' between two of them would start these again.)
+@pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """The app; SIGINT at the end must exit 0 and keep the session, with no traceback."""
     served = Served(tmp_path_factory.mktemp("served"))
@@ -146,7 +146,7 @@ def served(tmp_path_factory):
     assert "autosaved" in said and "Traceback" not in said and "never retrieved" not in said, said
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(served):  # after `served`: Chromium starts while the app does
     assert Path(CHROMIUM).exists(), f"no {CHROMIUM}: bash scripts/setup.sh installs Debian's chromium"
     with sync_playwright() as playwright:
@@ -250,7 +250,7 @@ def open_page(browser, served: Served) -> Page:
     return page
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def page(served, browser, gpu):
     """The first viewer: it controls. (`gpu`: this process's device starts while the app compiles.)"""
     page = open_page(browser, served)
@@ -260,7 +260,7 @@ def page(served, browser, gpu):
     page.context.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def layout(page, gpu):  # after the app's first frame: its kernels are in the caches this process reads
     return Layout(gpu)
 

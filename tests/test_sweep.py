@@ -12,14 +12,17 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, run_headless_here
+from helpers import ROOT, made_once, run_coroutine, run_headless_here
+from served_sweep import URL, drawn_share, frame_pixels, refused, sweep_frames, windows_of
 from tensorboard_reader import read_events
 
 ITERATIONS = 60
@@ -69,19 +72,53 @@ def _summary(folder: Path, trial: str) -> dict:
     return json.loads((folder / "trials" / trial / "summary.json").read_text())
 
 
-@pytest.fixture(scope="module")
-def grid(tmp_path_factory):
-    """The grid sweep, finished: its folder, its exit and output, and the module's cache."""
-    root = tmp_path_factory.mktemp("grid")
+@dataclass
+class Served:
+    """What a viewer of the grid sweep's window saw: the URL line, the frames until the socket
+    closed, and how many window processes served the folder while it waited for the first."""
+
+    url: re.Match | None
+    frames: list[bytes]
+    windows: int
+
+
+def _grid_sweep(root: Path) -> None:
+    """The grid sweep, its window served to a scripted viewer; what it said and what the viewer saw
+    are kept in `root` (made_once: each worker reads them)."""
     (root / "space.json").write_text(json.dumps(GRID))
     command = _command("sweep", str(root / "space.json"), "--out", str(root / "sweep"), "--eval-every", "20")
-    command += ["--tensorboard", str(root / "tensorboard")]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240, env=_environment(root))
-    return root / "sweep", result, root
+    command += ["--tensorboard", str(root / "tensorboard"), "--serve", "0"]
+    sweep = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_environment(root)
+    )
+    said = {"url": sweep.stdout.readline().rstrip("\n"), "windows": 0, "frames": 0}
+    try:
+        if URL.match(said["url"]):
+            said["windows"] = len(windows_of(root / "sweep"))
+            frames = run_coroutine(sweep_frames(URL.match(said["url"]).group(1), first_only=False))
+            for k, frame in enumerate(frames):
+                (root / f"frame-{k}.jpg").write_bytes(frame)
+            said["frames"] = len(frames)
+        said["stdout"], said["stderr"] = sweep.communicate(timeout=240)
+    finally:
+        sweep.kill()
+    said["returncode"] = sweep.returncode
+    (root / "said.json").write_text(json.dumps(said))
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory):
+    """The grid sweep, finished, its window served: its folder, its exit and output (stdout without
+    the URL line), the folder of its cache, and what the viewer saw."""
+    root = made_once(tmp_path_factory, "grid", _grid_sweep)
+    said = json.loads((root / "said.json").read_text())
+    result = subprocess.CompletedProcess("sweep", said["returncode"], said.get("stdout", ""), said.get("stderr", ""))
+    frames = [(root / f"frame-{k}.jpg").read_bytes() for k in range(said["frames"])]
+    return root / "sweep", result, root, Served(URL.match(said["url"]), frames, said["windows"])
 
 
 def test_the_grid_runs_every_combination_once_in_trial_order(grid):
-    folder, result, _ = grid
+    folder, result, _, _ = grid
     assert result.returncode == 0, result.stderr
     rows = _rows(folder)
     with open(folder / "trials.csv", newline="") as handle:
@@ -97,8 +134,22 @@ def test_the_grid_runs_every_combination_once_in_trial_order(grid):
     )
 
 
+def test_the_served_window_shows_the_trials_as_they_finish_and_ends_with_the_sweep(grid):
+    """`--serve 0`: the URL line first, one window process for the folder, its first frame the window
+    waiting for the first trial, its last (the socket closes when the sweep ends) the trials drawn;
+    then its port is closed and no process serves the folder."""
+    folder, result, root, served = grid
+    assert served.url, result.stderr
+    assert served.windows == 1 and result.stdout.strip().splitlines() == [result.stdout.strip().splitlines()[-1]]
+    assert "interrupted" not in result.stderr and "autosaved" not in result.stderr, result.stderr
+    assert refused(int(served.url.group(2))) and windows_of(folder) == [], "the window ended with the sweep"
+    assert not list((root / "slang-visual-trainer" / "sessions").glob("*")), "an untouched window keeps no session"
+    waiting, done = drawn_share(frame_pixels(served.frames[0])), drawn_share(frame_pixels(served.frames[-1]))
+    assert waiting < 0.01 and done > 0.03, (waiting, done, len(served.frames))
+
+
 def test_a_diverging_trial_is_pruned_with_its_step_a_failing_one_failed(grid):
-    folder, _, _ = grid
+    folder, _, _, _ = grid
     for row in _rows(folder):
         target = json.loads(row["targets"])[0]
         if target == "1/x":
@@ -117,7 +168,7 @@ def test_tensorboard_shows_each_trial_by_number_with_its_searched_fields_and_the
     """Each trial that ran, side by side in DIR/<trial>/ as TensorBoard reads it: the searched
     fields as hparams (trials.csv's values), the sweep's metric, its eval loss at each evaluation
     up to trials.csv's, and its end: a complete trial a success, a diverged one a failure."""
-    folder, _, root = grid
+    folder, _, root, _ = grid
     ran = [row for row in _rows(folder) if row["state"] != "failed"]
     assert sorted(p.name for p in (root / "tensorboard").iterdir()) == sorted(row["trial"] for row in ran)
     for row in ran:
@@ -137,7 +188,7 @@ def test_tensorboard_shows_each_trial_by_number_with_its_searched_fields_and_the
 
 
 def test_tables_agree_with_each_trials_summary(grid):
-    folder, _, _ = grid
+    folder, _, _, _ = grid
     ran = [row for row in _rows(folder) if row["state"] != "failed"]
     for row in ran:
         summary = _summary(folder, row["trial"])
@@ -166,7 +217,7 @@ def test_tables_agree_with_each_trials_summary(grid):
 def test_trial_networks_are_those_of_plain_headless_runs(grid, gpu):
     """A complete trial and a diverged one, against `--headless --config summary.json` (run in
     this process, on its device)."""
-    folder, _, root = grid
+    folder, _, root, _ = grid
     rows = _rows(folder)
     for state in ("complete", "pruned"):
         trial = next(row["trial"] for row in rows if row["state"] == state)
@@ -201,9 +252,9 @@ def _running_with_a_report(folder: Path) -> bool:
 def test_ctrl_c_keeps_every_trial_and_resume_runs_the_interrupted_again(tmp_path):
     """Ctrl+C with a trial finished and another running: exit 130 and the line that resumes; the
     running one is an "interrupted" row with its step, and --resume runs it again under its number
-    and values, so the sweep ends with exactly its 4 trials, none failed."""
+    and values, so the sweep ends with exactly its 3 trials, none failed."""
     (tmp_path / "space.toml").write_text(
-        TOML_SPACE.replace("iterations = 60", "iterations = 600").replace("trials = 6", "trials = 4")
+        TOML_SPACE.replace("iterations = 60", "iterations = 300").replace("trials = 6", "trials = 3")
     )
     folder = tmp_path / "sweep"
     environment = _environment(tmp_path)
@@ -245,9 +296,9 @@ def test_ctrl_c_keeps_every_trial_and_resume_runs_the_interrupted_again(tmp_path
     command = _command("sweep", "--resume", str(folder), "--eval-every", "20")
     resumed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240, env=environment)
     assert resumed.returncode == 0, resumed.stderr
-    assert resumed.stdout.strip().splitlines()[-1].startswith("done: 4 trials (")
+    assert resumed.stdout.strip().splitlines()[-1].startswith("done: 3 trials (")
     rows = _rows(folder)
-    assert [row["trial"] for row in rows] == [f"{n:04d}" for n in range(4)]
+    assert [row["trial"] for row in rows] == [f"{n:04d}" for n in range(3)]
     assert {row["state"] for row in rows} <= {"complete", "pruned"} and (folder / "best.json").is_file()
     assert all(row in rows for row in finished)
     again = {row["trial"]: row for row in rows}
@@ -281,11 +332,11 @@ def test_a_trial_opens_its_device_on_the_sweeps_api(monkeypatch, tmp_path, devic
 
     asked = []
 
-    def refused(kind="auto"):
+    def refuse_device(kind="auto"):
         asked.append(kind)
         raise RuntimeError(f"no {kind} device here")
 
-    monkeypatch.setattr(trial, "worker_gpu", refused)
+    monkeypatch.setattr(trial, "worker_gpu", refuse_device)
     space = space_from(GRID, "space.json")
     plan = trial.TrialPlan(space, str(tmp_path), 20, str(tmp_path), device)
     with pytest.raises(trial.TrialFailed, match=f"^no {device} device here$"):

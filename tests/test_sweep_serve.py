@@ -1,16 +1,14 @@
 """A sweep, live (`visual-trainer sweep SPACE --out DIR --serve PORT`): the sweep window follows a
 running sweep's folder, each trial joining as it finishes (read here from folders the tests write,
 without Ray: a half-written trials.csv keeps the view), and the sweep serves that window from a
-process of its own: its URL line, frames to a scripted WebSocket client, and its port closed once
-the sweep ends, or is interrupted (exit 130 and the resume line as before). One grid sweep of three
-trials starts Ray, its frames showing the trials as they finish; the interrupted ones run in this
-process with Ray left out."""
+process of its own, whose port closes when the sweep is interrupted (exit 130 and the resume line
+as before); these run in this process with Ray left out. A served sweep with Ray, its frames showing
+the trials as they finish, is tests/test_sweep.py's grid sweep."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -18,11 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-import aiohttp
-import numpy as np
 import pytest
-import simplejpeg
 from helpers import ROOT, run_coroutine
+from served_sweep import URL, drawn_share, frame_pixels, refused, sweep_frames, windows_of
 from sweep_folders import SPACE, trial_row, trials_csv, write_sweep
 
 from app.files.atomic import write_atomic
@@ -37,7 +33,6 @@ GRID = {
     "pruner": "none",
     "seed": 5,
 }
-URL = re.compile(r"^serving: (http://127\.0\.0\.1:(\d+)/\?token=[A-Za-z0-9_-]+)$")
 
 
 class _App:
@@ -117,104 +112,6 @@ def test_a_sweep_before_its_first_trial_opens_empty_and_fills(tmp_path):
     assert later.path == tmp_path / "not yet", "the sweep waited for stays open"
 
 
-# ---- the served window ------------------------------------------------------------------
-SIZE = (1024, 640)  # the page's, as the viewer reports it
-
-
-async def _frames(url: str, first_only: bool) -> list[bytes]:
-    """The frames a viewer gets through the WebSocket the page opens: the first, or all until the
-    server closes it."""
-    base, _, token = url.partition("/?token=")
-    frames = []
-    async with aiohttp.ClientSession() as session:
-        async with session.ws_connect(f"{base.replace('http', 'ws', 1)}/ws?token={token}") as socket_:
-            await socket_.send_json({"t": "size", "w": SIZE[0], "h": SIZE[1], "dpr": 1})
-            controls = []
-            while True:
-                message = await socket_.receive(timeout=240)
-                if message.type == aiohttp.WSMsgType.TEXT and json.loads(message.data)["t"] == "control":
-                    controls.append(json.loads(message.data)["you"])
-                elif message.type == aiohttp.WSMsgType.BINARY:
-                    frames.append(message.data)
-                    if first_only:
-                        break
-                elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
-                    break
-    assert controls and controls[-1] is True, "the only viewer controls"
-    return frames
-
-
-def _pixels(frame: bytes) -> np.ndarray:
-    pixels = simplejpeg.decode_jpeg(frame)
-    assert pixels.shape == (SIZE[1], SIZE[0], 3), "the size this viewer asked for"
-    return pixels.astype(int)
-
-
-def _drawn_share(pixels: np.ndarray) -> float:
-    """How much of the sweep window's lower part (the table, the scatter, the parallel coordinates
-    once there are trials) is not its background."""
-    height, width, _ = pixels.shape
-    body = pixels[int(height * 0.3) : int(height * 0.9), int(width * 0.1) : int(width * 0.9)]
-    colours, counts = np.unique(body.reshape(-1, 3) // 8, axis=0, return_counts=True)
-    background = colours[counts.argmax()]
-    return float(np.mean(np.abs(body // 8 - background).max(axis=2) > 1))
-
-
-def _refused(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=5).close()
-    except ConnectionRefusedError:
-        return True
-    return False
-
-
-def _windows_of(folder: Path) -> list[int]:
-    """Processes serving `folder`'s sweep window."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            command = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"--open-sweep" in command and str(folder.resolve()).encode() in command:
-            found.append(int(entry.name))
-    return found
-
-
-def test_a_served_sweep_shows_its_trials_as_they_finish_and_its_window_ends_with_it(tmp_path):
-    """The grid's three trials, two at a time: the first frame shows the window waiting for the
-    first trial, the last (the socket closes when the sweep ends) the trials drawn."""
-    (tmp_path / "space.json").write_text(json.dumps(GRID))
-    folder = tmp_path / "sweep"
-    environment = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    environment.pop("RAY_ADDRESS", None)
-    command = [sys.executable, "-m", "app", "sweep", str(tmp_path / "space.json"), "--out", str(folder)]
-    sweep = subprocess.Popen(
-        [*command, "--eval-every", "20", "--serve", "0"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment,
-    )
-    try:
-        first = sweep.stdout.readline().rstrip("\n")
-        match = URL.match(first)
-        assert match, f"{first!r}: {sweep.stderr.read() if not first else ''}"
-        assert len(_windows_of(folder)) == 1
-        frames = run_coroutine(_frames(match.group(1), first_only=False))
-        rest, stderr = sweep.communicate(timeout=240)
-    finally:
-        sweep.kill()
-    assert sweep.returncode == 0, stderr
-    assert rest.splitlines() == [rest.splitlines()[-1]] and rest.startswith("done: 3 trials (3 complete"), rest
-    assert "interrupted" not in stderr and "autosaved" not in stderr and "Traceback" not in stderr, stderr
-    assert _refused(int(match.group(2))) and _windows_of(folder) == [], "the window ended with the sweep"
-    assert not list((tmp_path / "cache").rglob("*.ckpt")), "an untouched window keeps no session"
-    waiting, done = _drawn_share(_pixels(frames[0])), _drawn_share(_pixels(frames[-1]))
-    assert waiting < 0.01 and done > 0.03, (waiting, done, len(frames))
-
-
 @pytest.mark.parametrize("how", ["Tune's stop", "a second Ctrl+C"])
 def test_an_interrupted_sweep_stops_its_window_and_says_how_to_resume(tmp_path, monkeypatch, capsys, how):
     """Ctrl+C as Tune takes it (the sweep's outcome is short of trials) and as a KeyboardInterrupt
@@ -233,8 +130,8 @@ def test_an_interrupted_sweep_stops_its_window_and_says_how_to_resume(tmp_path, 
     def run_sweep(folder_, space, options):
         match = URL.match(capsys.readouterr().out.splitlines()[0])
         served.append(int(match.group(2)))
-        (frame,) = run_coroutine(_frames(match.group(1), first_only=True))  # the window, waiting for a trial
-        assert _drawn_share(_pixels(frame)) < 0.01
+        (frame,) = run_coroutine(sweep_frames(match.group(1), first_only=True))  # the window, waiting for a trial
+        assert drawn_share(frame_pixels(frame)) < 0.01
         if how == "a second Ctrl+C":
             raise KeyboardInterrupt
         return driver.SweepOutcome([], None, space.trials)
@@ -244,7 +141,7 @@ def test_an_interrupted_sweep_stops_its_window_and_says_how_to_resume(tmp_path, 
     stderr = capsys.readouterr().err
     assert stderr.strip().splitlines()[-1].endswith(f"visual-trainer sweep --resume {folder} runs the rest"), stderr
     assert "closing" not in stderr and "Traceback" not in stderr, stderr
-    assert _refused(served[0]) and _windows_of(folder) == []
+    assert refused(served[0]) and windows_of(folder) == []
 
 
 def test_serve_options_are_checked_before_anything_starts(tmp_path, capsys):
