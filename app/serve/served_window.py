@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 
 from imgui_bundle import imgui
 
-from ..errors import first_line
-from ..files.atomic import made_whole
 from ..files.start import Start
 from ..gpu.device import cache_dir
 from ..gpu.gpu import Gpu
@@ -21,8 +19,9 @@ from ..ui import settings
 from ..ui.frame import frame
 from ..ui.opening import Launch, open_app
 from ..ui.placement import saved_placement
-from ..ui.renderer import create_target, save_png
+from ..ui.renderer import create_target
 from ..ui.restore import save_on_exit
+from ..ui.screenshot import save_screenshot
 from . import remote_input
 from .address import ServeAddress
 from .downloads import Downloads
@@ -219,13 +218,8 @@ class ServedWindow:
 
     def _screenshot(self, path: str) -> None:
         """F12 or View > Save screenshot: the frame just drawn, kept on the server and downloaded."""
-        try:
-            made_whole(path, lambda temporary: save_png(self.target, str(temporary)))
-        except Exception as error:  # a full disk, say: the session goes on
-            self.app.say(f"screenshot not saved: {first_line(error)}")
-            return
-        self.app.say(f"screenshot saved: {path}")
-        self.app.remote.offer_download(path)
+        if save_screenshot(self.app, self.target, path):
+            self.app.remote.offer_download(path)
 
     def _share_clipboard(self) -> None:
         """What the UI copied (Ctrl+C in a field) goes to the page's clipboard."""

@@ -13,16 +13,15 @@ from dataclasses import dataclass, field
 import slangpy as spy
 from slangpy.ui import imgui_bundle as spy_imgui
 
-from ..errors import first_line
-from ..files.atomic import made_whole
 from ..files.start import Start
 from ..gpu.gpu import Gpu
 from . import fonts, settings, x_errors
 from .frame import frame
 from .opening import Launch, open_app
 from .placement import Placement, launch_placement, saved_placement, screen_size
-from .renderer import UiRenderer, create_target, save_png
+from .renderer import UiRenderer, create_target
 from .restore import save_on_exit
+from .screenshot import save_screenshot
 from .state import AppState
 
 MINIMISED_SLEEP_S = 0.05
@@ -125,13 +124,8 @@ class _Window:
             target = create_target(self.app.gpu.device, *self.size)
             frame(self.app, self.size, lambda: target, delta_time, force=True)
             self.app.redraw.invalidate()  # the window did not get that frame
-            try:  # the PNG appears whole: a script watching for it never reads half of it
-                made_whole(path, lambda temporary: save_png(target, str(temporary)))
-            except Exception as error:  # a full disk, say: the session goes on
-                self.app.say(f"screenshot not saved: {first_line(error)}")
-                return
-            self.app.say(f"screenshot saved: {path}")
-            print(f"screenshot: {path}", flush=True)
+            if save_screenshot(self.app, target, path):
+                print(f"screenshot: {path}", flush=True)
             return True
         try:
             image = frame(self.app, self.size, lambda: quietly(self.surface.acquire_next_image), delta_time)
