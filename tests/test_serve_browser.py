@@ -299,6 +299,9 @@ def saved_file(page: Page, layout: Layout, action: str) -> bytes:
     open_path_field(page, layout, action)
     with page.expect_download(timeout=WAIT_MS) as download:
         click(page, layout, f"{action} path ok")
+    # the field closes a frame after: a click sent before that frame met the closing field (under
+    # CI's load, a formula typed next went nowhere)
+    shows(page, layout, f"{action} path ok", shown=False)
     return Path(download.value.path()).read_bytes()
 
 
