@@ -119,7 +119,7 @@ def test_the_loss_subtitle_and_legend_stay_in_the_panel(make_session, start):
     """Before: the subtitle ("4-16-1 seed 2; earlier runs in the legend; band: min to max per
     plotted point") ran past the panel's right edge, and a dataset's legend, a row of seven
     entries 620 px wide above a plot of 370, was cut at both ends."""
-    ui = _with_earlier_runs(make_session, 2100, **STARTS[start])
+    ui = _with_earlier_runs(make_session, 2100, batch_size=256, **STARTS[start])  # the label names no batch
     try:
         assert len(ui.session.history.earlier) == 2
         panel = ui.app.windows["Loss"]
