@@ -37,6 +37,7 @@ from app.serve.downloads import Downloads
 from app.serve.frame_encoder import FrameEncoder
 from app.serve.hub import MAX_MESSAGES, Hub
 from app.serve.server import Server, safe_name
+from app.ui.style import px
 
 TOKEN = "t0ken-of-the-tests_" + "a1B2c3D4e5F6g7H8"
 WAIT_S = 20  # any one exchange with the server; a test that needs longer has hung
@@ -1028,6 +1029,7 @@ def test_a_pixel_ratio_and_back_leaves_the_ui_as_it_was(gpu):
         before = (style.window_padding.x, style.item_spacing.y, style.frame_padding.x, style.scrollbar_size)
         renderer.set_scale(2.0)
         assert style.font_scale_main == 2.0 and style.window_padding.x == 2 * before[0]
+        assert px(1.5) == 3.0, "plot lines and markers, which the style does not scale, scale too"
         renderer.set_scale(1.0)
         after = (style.window_padding.x, style.item_spacing.y, style.frame_padding.x, style.scrollbar_size)
         assert after == before and style.font_scale_main == 1.0

@@ -14,7 +14,7 @@ from ..kernels.view_constants import CLASS_COLOURS
 from ..views.data_view import DataView
 from . import fonts
 from .heatmap_view import axis_labels
-from .style import MUTED, em, fit_text
+from .style import MUTED, em, fit_text, px
 
 VALUE_NOTE = "points and background: orange < 0 < blue"
 LEGEND_EM = 9.5  # a class legend's width right of the image
@@ -172,10 +172,10 @@ def _swatch(colour, ring: bool = False) -> None:
     u32 = imgui.get_color_u32(imgui.ImVec4(*colour, 1.0))
     draw = imgui.get_window_draw_list()
     if ring:
-        draw.add_circle(centre, side * 0.32, u32, 0, 2.5)
+        draw.add_circle(centre, side * 0.32, u32, 0, px(2.5))
     else:
         draw.add_circle_filled(centre, side * 0.36, u32)
-        draw.add_circle(centre, side * 0.36, imgui.get_color_u32(imgui.ImVec4(1, 1, 1, 1)), 0, 1.0)
+        draw.add_circle(centre, side * 0.36, imgui.get_color_u32(imgui.ImVec4(1, 1, 1, 1)), 0, px(1.0))
     imgui.dummy(imgui.ImVec2(side, side))
     imgui.same_line(0, em(0.2))
 

@@ -16,7 +16,7 @@ from ..views.heatmaps import PANELS, VIEWS, HeatmapImages, shown_range
 from . import fonts
 from .clamped_image import clamped_image
 from .heatmap_legend import contour_legend, invalid_legend
-from .style import MUTED, em
+from .style import MUTED, em, px
 
 # (view, output, i, j) -> (x, y, truth, prediction): values under the mouse for the tooltip.
 Lookup = Callable[[int, int, int, int], tuple[float, float, float, float]]
@@ -103,7 +103,9 @@ def colorbar(
     for fraction, value in bar_ticks(0, lo, hi) if ticks is None else ticks:
         y = start.y + (1.0 - fraction) * height
         y_line = min(max(y, start.y + 1), start.y + height - 1)
-        draw.add_line(imgui.ImVec2(start.x + width * 0.45, y_line), imgui.ImVec2(start.x + width, y_line), notch, 2.0)
+        draw.add_line(
+            imgui.ImVec2(start.x + width * 0.45, y_line), imgui.ImVec2(start.x + width, y_line), notch, px(2.0)
+        )
         text_y = min(max(y - line_h / 2, start.y), start.y + height - line_h)
         draw.add_text(imgui.ImVec2(start.x + width + em(0.45), text_y), text, _format(value))
 

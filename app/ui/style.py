@@ -15,6 +15,12 @@ def em(value: float = 1.0) -> float:
     return value * imgui.get_font_size()
 
 
+def px(value: float) -> float:
+    """`value` pixels at the UI's scale (a page's devicePixelRatio, the window's font scale), for
+    sizes ImGui's style does not scale: plot lines and markers."""
+    return value * imgui.get_style().font_scale_main
+
+
 def apply_style(font_scale: float) -> None:
     imgui.style_colors_dark()
     style = imgui.get_style()

@@ -9,7 +9,7 @@ import numpy as np
 from imgui_bundle import imgui, implot
 
 from ...loop.history import LossRecord
-from ..style import MUTED, em, too_small
+from ..style import MUTED, em, px, too_small
 from . import psnr_plot
 from .loss_colours import ACCURACY
 from .loss_series import EVAL_MARKERS, EVAL_POINTS, MAX_POINTS, Series, comparable, draw_legend, plotted
@@ -89,7 +89,7 @@ def _spec(colour: imgui.ImVec4, alpha: float, weight: float = 1.0) -> implot.Spe
     spec = implot.Spec()
     spec.line_color = imgui.ImVec4(colour.x, colour.y, colour.z, alpha)
     spec.fill_color = spec.line_color
-    spec.line_weight = weight
+    spec.line_weight = px(weight)
     return spec
 
 
@@ -107,7 +107,7 @@ def _line(
     spec = _spec(colour, alpha, weight)
     if marker and len(first) <= EVAL_MARKERS:  # while eval points are few, show each one
         spec.marker = implot.Marker_.circle
-        spec.marker_size = 2.5
+        spec.marker_size = px(2.5)
         spec.marker_fill_color = spec.line_color
     implot.plot_line(label, x, np.ascontiguousarray(mean), spec)
 

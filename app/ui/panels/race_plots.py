@@ -11,7 +11,7 @@ from imgui_bundle import imgui, implot
 from ...views.heatmaps import VIEWS, shown_range
 from ..clamped_image import clamped_image
 from ..heatmap_view import BAR_COLUMNS, colorbar
-from ..style import MUTED, em
+from ..style import MUTED, em, px
 from .loss_plot import curve
 
 IMAGE_EM = 6.0
@@ -78,10 +78,10 @@ def _limits(racers, by_time: bool, metric_on_right: bool) -> tuple[float, float,
 def _spec(colour: imgui.ImVec4, weight: float, alpha: float = 1.0, points: bool = False) -> implot.Spec:
     spec = implot.Spec()
     spec.line_color = imgui.ImVec4(colour.x, colour.y, colour.z, alpha)
-    spec.line_weight = weight
+    spec.line_weight = px(weight)
     if points:
         spec.marker = implot.Marker_.circle
-        spec.marker_size = 3.0
+        spec.marker_size = px(3.0)
         spec.marker_fill_color = spec.line_color
     return spec
 

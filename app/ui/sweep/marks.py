@@ -10,7 +10,7 @@ import math
 from imgui_bundle import imgui, implot
 
 from ...files.sweep_folder import Trial
-from ..style import GOOD, MUTED, em, fit_text
+from ..style import GOOD, MUTED, em, fit_text, px
 from .axes import Axis, value_text
 from .viewer import Shown
 
@@ -59,7 +59,7 @@ def _swatch(fill: imgui.ImVec4 | None, ring: imgui.ImVec4 | None = None) -> None
     if fill is not None:
         draw.add_circle_filled(centre, size * 0.3, imgui.get_color_u32(fill))
     if ring is not None:
-        draw.add_circle(centre, size * 0.36, imgui.get_color_u32(ring), 0, 2.0)
+        draw.add_circle(centre, size * 0.36, imgui.get_color_u32(ring), 0, px(2.0))
     imgui.dummy(imgui.ImVec2(size, size))
     imgui.same_line(0, em(0.2))
 

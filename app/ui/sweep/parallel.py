@@ -12,7 +12,7 @@ import numpy as np
 from imgui_bundle import imgui, implot
 
 from ...files.sweep_folder import Trial
-from ..style import MUTED, WINDOW_BG, em
+from ..style import MUTED, WINDOW_BG, em, px
 from . import marks
 from .axes import Axis
 from .viewer import Shown, SweepViewer
@@ -125,7 +125,7 @@ def _lines(app, shown: Shown, viewer: SweepViewer) -> dict[str, list[imgui.ImVec
 def _line_spec(colour: imgui.ImVec4, weight: float) -> implot.Spec:
     spec = implot.Spec()
     spec.line_color = colour
-    spec.line_weight = weight
+    spec.line_weight = px(weight)
     return spec
 
 

@@ -11,7 +11,7 @@ import math
 import numpy as np
 from imgui_bundle import imgui, implot
 
-from ..style import MUTED, em
+from ..style import MUTED, em, px
 from . import marks
 from .axes import Axis, value_text
 from .viewer import SweepViewer
@@ -65,10 +65,10 @@ def _setup(viewer: SweepViewer, axis: Axis, xs: list[float], ys: list[float]) ->
 def _marker(colour: imgui.ImVec4, size: float, ring: bool = False) -> implot.Spec:
     spec = implot.Spec()
     spec.marker = implot.Marker_.circle
-    spec.marker_size = size
+    spec.marker_size = px(size)
     spec.marker_line_color = colour
     spec.marker_fill_color = imgui.ImVec4(0, 0, 0, 0) if ring else colour
-    spec.line_weight = 2.0 if ring else 1.0
+    spec.line_weight = px(2.0 if ring else 1.0)
     return spec
 
 
