@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import paused_at_a_step_boundary
 from imgui_bundle import imgui  # a dependency: a broken install fails here, never skips
 from test_ui_offscreen import _centre, _type
 
@@ -142,6 +143,10 @@ def _drag_left_splitter(ui, dx: float) -> None:
 
 
 def test_reset_layout_undoes_a_dragged_splitter(ui):
+    # paused: the panels' heights follow their rows, which a loaded machine's training changed
+    # between the default taken here and the reset (Training 616 px, then 631)
+    paused_at_a_step_boundary(ui)
+    ui.frame(3)
     default = dict(ui.app.windows)
     training = default["Training"]
     _drag_left_splitter(ui, 120)
