@@ -169,6 +169,8 @@ def test_dragged_panel_sizes_come_back_at_the_next_launch(ui, make_session, tmp_
     from app.ui import settings
 
     monkeypatch.setattr(saved, "settings_path", lambda: tmp_path / "settings.json")
+    paused_at_a_step_boundary(ui)  # each window paused, showing the same rows (as in the test above)
+    ui.frame(3)
     default = dict(ui.app.windows)
     _drag_left_splitter(ui, 120)
     diagram = ui.app.windows["Network diagram"]
@@ -182,6 +184,7 @@ def test_dragged_panel_sizes_come_back_at_the_next_launch(ui, make_session, tmp_
 
     def launch(data: dict) -> OffscreenApp:
         later = OffscreenApp(make_session(), 1280, 800)
+        later.app.running = False
         settings.restore_view(later.app, data)
         later.frame(3)
         return later
