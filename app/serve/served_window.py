@@ -150,9 +150,8 @@ class ServedWindow:
         app = self.app
         app.renderer.make_current()
         moved = pressed = False
-        if self.held or not self.hub.inputs.empty():
-            self.input_at = time.perf_counter()
         while self.held or not self.hub.inputs.empty():
+            self.input_at = time.perf_counter()
             event = self.held.pop(0) if self.held else self.hub.inputs.get_nowait()[1]
             kind = event.get("t")
             if (kind == "move" and pressed) or (kind == "button" and event.get("down") is False and moved):
