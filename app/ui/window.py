@@ -124,8 +124,9 @@ class _Window:
             target = create_target(self.app.gpu.device, *self.size)
             frame(self.app, self.size, lambda: target, delta_time, force=True)
             self.app.redraw.invalidate()  # the window did not get that frame
-            if save_screenshot(self.app, target, path):
-                print(f"screenshot: {path}", flush=True)
+            if not save_screenshot(self.app, target, path):
+                return False  # nothing drawn for the window: the loop waits out an idle frame
+            print(f"screenshot: {path}", flush=True)
             return True
         try:
             image = frame(self.app, self.size, lambda: quietly(self.surface.acquire_next_image), delta_time)
