@@ -78,3 +78,21 @@ def test_carry_weights_copies_hidden_layers_and_the_rows_named(make_session):
     np.testing.assert_array_equal(out_new.weights(params)[0], out_old.weights(old_params)[3])
     np.testing.assert_array_equal(out_new.weights(params)[1], out_new.weights(fresh)[1])
     np.testing.assert_array_equal(out_new.biases(params)[[0, 2]], out_old.biases(old_params)[[3, 0]])
+
+
+def test_carry_weights_copies_a_grids_tables_whole():
+    """A hash grid's tables follow the MLP in the parameters: a carried network keeps them (a shape
+    after a shape, an output added to an image fit), where they were once left fresh."""
+    from app.config.config import Config, validate
+
+    grid = dict(encoding="hashgrid", grid_levels=4, grid_log2_size=10)
+    old = plan_for(validate(Config(**grid)))
+    new = plan_for(validate(Config(**grid, targets=["x", "y"])))
+    rng = np.random.default_rng(1)
+    old_params = rng.standard_normal(old.param_count).astype(np.float32)
+    fresh = rng.standard_normal(new.param_count).astype(np.float32)
+    params = carry_weights(old, old_params, new, fresh, [1, None])
+    assert new.grid_param_count > 0
+    np.testing.assert_array_equal(new.tables(params), old.tables(old_params))
+    with pytest.raises(ValueError, match="only the output count"):
+        carry_weights(old, old_params, plan_for(validate(Config(**{**grid, "grid_levels": 5}))), fresh, [0, 1])

@@ -1,5 +1,5 @@
-"""Weights carried into a rebuilt network whose outputs differ (one added or removed): every hidden
-layer is copied, and each last-layer row comes from the old output it continues or stays fresh.
+"""Weights carried into a rebuilt network whose outputs differ (one added or removed): a grid's
+tables and every hidden layer are copied, and each last-layer row comes from the old output it continues or stays fresh.
 Only within one problem (problem_of): another problem's weights and steps mean nothing, so it
 starts a fresh network at step 0. carry_trainer puts the weights, step and samples seen in."""
 
@@ -37,11 +37,13 @@ def default_rows(old_outputs: int, new_outputs: int) -> list[int | None]:
 def carry_weights(
     old: NetworkPlan, old_params: np.ndarray, new: NetworkPlan, fresh: np.ndarray, rows: list[int | None]
 ) -> np.ndarray:
-    """`fresh` (the new network's initial parameters) with `old_params` carried over: the hidden
-    layers whole, and output row j from old output rows[j] (None: kept fresh)."""
-    if old.sizes[:-1] != new.sizes[:-1] or len(rows) != new.output_dim:
+    """`fresh` (the new network's initial parameters) with `old_params` carried over: a grid
+    encoding's tables and the hidden layers whole, and output row j from old output rows[j] (None:
+    kept fresh)."""
+    if old.sizes[:-1] != new.sizes[:-1] or old.grid != new.grid or len(rows) != new.output_dim:
         raise ValueError("only the output count may differ when weights are carried")
     params = fresh.copy()
+    params[new.mlp_param_count :] = old_params[old.mlp_param_count :]  # a grid's tables, whole
     for old_layer, new_layer in zip(old.layers[:-1], new.layers[:-1]):
         params[new_layer.offset : new_layer.end] = old_params[old_layer.offset : old_layer.end]
     old_out, new_out = old.layers[-1], new.layers[-1]
