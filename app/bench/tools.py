@@ -14,6 +14,7 @@ TOOLS = {  # name on the command line: (module under app/bench/, what it does)
     "soak": ("soak", "a long session: memory and frame time stay bounded"),
     "roads": ("roads", "the cooperative-vector trainers beside the app's (a GPU with them)"),
     "serve": ("serve", "the window served to a browser: frames/s, latency, bytes/s, codecs"),
+    "shape": ("sdf_sharpness", "how sharp a learned shape comes out: outline error in pixels, |grad f|"),
 }
 
 
