@@ -156,7 +156,7 @@ def test_derivative_terms_through_a_piecewise_linear_activation_get_a_note(monke
     out = ["--headless", "--out", str(tmp_path / "out")]
     for options, note in (
         (
-            ["--sdf", "circle", "--eikonal", "0.1"],
+            ["--sdf", "circle", "--eikonal", "0.1", "--activation", "leaky_relu"],
             "note: --eikonal fits the network's input gradient, which leaky_relu",
         ),
         (["--grad-weight", "1", "--activation", "relu"], "note: --grad-weight fits the network's input gradient"),

@@ -152,7 +152,7 @@ def test_a_slang_file_truth_is_one_line(make_trainer, tmp_path):
 
 def test_command_line_grad_check_of_an_eikonal_run(gpu, tmp_path):
     out = tmp_path / "run"
-    args = ["--sdf", "circle", "--eikonal", "0.1", "--iterations", "20", "--batch-size", "1024"]
+    args = ["--sdf", "circle", "--preset", "default", "--eikonal", "0.1", "--iterations", "20", "--batch-size", "1024"]
     result = run_headless_here(gpu, tmp_path, *args, "--grad-check", "--out", str(out))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()

@@ -180,7 +180,8 @@ def test_output_files_are_checked_before_training(run, tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-SDF_RUN = ["--sdf", "circle", "--eikonal", "0.1", "--batch-size", "1024", "--eval-every", "50", "--seed", "3"]
+SDF_RUN = ["--sdf", "circle", "--preset", "default", "--eikonal", "0.1", "--batch-size", "1024", "--eval-every", "50"]
+SDF_RUN += ["--seed", "3"]
 
 
 def test_a_distance_fields_network_json_brings_its_shape_back(run, tmp_path):

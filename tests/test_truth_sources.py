@@ -13,7 +13,7 @@ from reference import grid_centres
 from test_bad_input import _assert_rejected, _run
 
 from app.config.config import Config, validate
-from app.config.files import load_preset
+from app.config.files import SHAPE_PRESET, load_preset
 from app.config.truths import with_dataset
 from app.entry import cli
 from app.entry.cli_args import build_parser, resolve_start
@@ -107,3 +107,22 @@ def test_half_precision_that_cannot_hold_the_inputs_says_why(gpu, tmp_path):
     assert result.returncode in (0, 3), result.stderr  # raw inputs of 1000 fit in half
     if result.returncode == 3:
         assert "large for half precision" in result.stderr, "a divergence names the likely cause"
+
+
+def test_a_shape_starts_from_the_shape_preset_and_its_options_override_it(last_session):
+    """--sdf alone trains on the shape preset's network, not the last session's; an option beside it
+    changes that field only; --preset or --config name another starting point."""
+    preset = load_preset(SHAPE_PRESET)
+    assert preset.encoding != Config().encoding, "the preset is a network of its own"
+    alone = _window_start(["--sdf", "circle"], last_session)
+    assert alone.sdf == "circle" and alone.dataset is None and alone.lr == preset.lr
+    assert (alone.encoding, alone.hidden, alone.eikonal, alone.grid_levels) == (
+        preset.encoding,
+        preset.hidden,
+        preset.eikonal,
+        preset.grid_levels,
+    )
+    wider = _window_start(["--sdf", "circle", "--hidden", "40"], last_session)
+    assert wider.hidden == [40] and (wider.encoding, wider.eikonal) == (preset.encoding, preset.eikonal)
+    tutorial = _window_start(["--sdf", "circle", "--preset", "tutorial"], last_session)
+    assert tutorial.encoding == load_preset("tutorial").encoding and tutorial.sdf == "circle"

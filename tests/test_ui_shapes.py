@@ -14,6 +14,7 @@ from test_ui_files import _choose, _through_the_field, no_dialog_program  # noqa
 from test_ui_offscreen import _centre
 
 from app.config.config import Config
+from app.config.files import SHAPE_PRESET, load_preset
 from app.config.truths import with_shape
 from app.resources import asset
 from app.truth.eval_grid import cell_centre
@@ -52,6 +53,10 @@ def test_a_builtin_from_the_combo_then_another_then_none(ui):
     _rebuilt(ui)
     config = ui.session.config
     assert config.sdf == "star" and config.output_dim == 1 and ui.session.trainer.plan.sdf is not None
+    preset = load_preset(SHAPE_PRESET)
+    assert (config.encoding, config.hidden, config.eikonal) == (preset.encoding, preset.hidden, preset.eikonal), (
+        "a new network for a shape is the shape preset's"
+    )
     assert ui.session.heatmaps.contours.shown, "a distance field's look"
     assert "target f1" not in ui.app.rects and "add output" not in ui.app.rects, "no expression to edit"
     assert data.truth_entry(config) == "shape: star"

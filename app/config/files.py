@@ -61,6 +61,11 @@ def load_file(path: str | Path, base: Config | None = None) -> Config:
         raise UserError(message if message.startswith(name) else f"{name}: {message}") from None
 
 
+# The preset a shape's signed distance starts from (--sdf without --preset or --config, and the
+# window's shape row after another problem): settings measured to keep its corners sharp.
+SHAPE_PRESET = "shape"
+
+
 def preset_names() -> list[str]:
     return sorted(p.stem for p in PRESET_DIR.glob("*.json"))
 

@@ -1,13 +1,14 @@
 """The shape whose signed distance the network learns, as the window edits it (panels/shapes.py draws
 its row). A shape is read before anything is rebuilt, so a file that is no shape is refused with
 its own line and the network trains on; a shape after another goes on from the current weights,
-after another problem it starts afresh (app/loop/carry.py; docs/guide/shapes.md, 'In the window')."""
+after another problem it starts afresh on the shape preset's settings (app/loop/carry.py; docs/guide/shapes.md, 'In the window')."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..config.config import Config
+from ..config.files import SHAPE_PRESET, load_preset
 from ..config.truths import with_shape
 from ..errors import UserError, first_line
 from ..truth.sdf_truth import load_field
@@ -34,6 +35,8 @@ class ShapeEdits:
                 config = base.replace(sdf=None, domain=list(Config().domain))
             else:
                 config = with_shape(base, spec)
+                if shape_of(base) is None:  # another problem: a new network, on the shape preset's settings
+                    config = load_preset(SHAPE_PRESET, config)
                 load_field(spec, tuple(float(v) for v in config.domain))  # its own line, now
             self.session.start_rebuild(config)
         except UserError as error:
@@ -51,4 +54,7 @@ class ShapeEdits:
         name = Path(spec).name
         if job.keep_weights:
             return f"building the network for {name}: it goes on from the current weights"
-        return f"building a new network for {name}: a signed distance is another problem, so it starts afresh"
+        return (
+            f"building a new network for {name}: a signed distance is another problem, so it starts afresh"
+            f" on the {SHAPE_PRESET} preset's settings"
+        )
