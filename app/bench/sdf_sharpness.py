@@ -54,6 +54,7 @@ CANDIDATES = {  # name: config fields over the defaults; "preset" is assets/pres
     "hash8-16-eik.03": dict(grid_levels=8, hidden=[16], eikonal=0.03, **GRID),
     "hash16-16-eik.01": dict(hidden=[16], eikonal=0.01, **GRID),
     "hash8-32x2-eik.01": dict(grid_levels=8, hidden=[32, 32], eikonal=0.01, **GRID),
+    "hash8-16-eik.01-lr.005": dict(grid_levels=8, hidden=[16], eikonal=0.01, lr=0.005, **GRID),
     "hash8-16-eik.01-lr.003": dict(grid_levels=8, hidden=[16], eikonal=0.01, lr=0.003, **GRID),
     "dense6-base8-2x-16-eik.01": dict(
         encoding="densegrid",
