@@ -29,6 +29,7 @@ SIZE = 128  # pixels across a silhouette
 STEPS = 4000
 SOFTPLUS = dict(activation="softplus")
 GRID = dict(encoding="hashgrid", **SOFTPLUS)
+COARSE = dict(grid_levels=6, grid_base_resolution=8, grid_level_scale=2.0, hidden=[16])  # 8 to 256 cells, x2
 CANDIDATES = {  # name: config fields over the defaults; "preset" is assets/presets/shape.json
     "fourier6-64x2": dict(encoding="fourier", frequencies=6, hidden=[64, 64], eikonal=0.1, **SOFTPLUS),  # the issue's
     "fourier8-64x2": dict(encoding="fourier", frequencies=8, hidden=[64, 64], eikonal=0.1, **SOFTPLUS),
@@ -37,18 +38,8 @@ CANDIDATES = {  # name: config fields over the defaults; "preset" is assets/pres
     "hash8-16-eik0": dict(grid_levels=8, hidden=[16], **GRID),
     "hash8-16-eik.01": dict(grid_levels=8, hidden=[16], eikonal=0.01, **GRID),
     "hash8-32x2": dict(grid_levels=8, hidden=[32, 32], eikonal=0.1, **GRID),
-    "hash6-base8-2x-16": dict(
-        grid_levels=6, grid_base_resolution=8, grid_level_scale=2.0, hidden=[16], eikonal=0.1, **GRID
-    ),
-    "dense6-base8-2x-16": dict(
-        encoding="densegrid",
-        grid_levels=6,
-        grid_base_resolution=8,
-        grid_level_scale=2.0,
-        hidden=[16],
-        eikonal=0.1,
-        **SOFTPLUS,
-    ),
+    "hash6-base8-2x-16": dict(eikonal=0.1, **COARSE, **GRID),
+    "dense6-base8-2x-16": dict(encoding="densegrid", eikonal=0.1, **COARSE, **SOFTPLUS),
     "hash8-16-lr.003": dict(grid_levels=8, hidden=[16], eikonal=0.1, lr=0.003, **GRID),
     "hash8-16-eik.003": dict(grid_levels=8, hidden=[16], eikonal=0.003, **GRID),
     "hash8-16-eik.03": dict(grid_levels=8, hidden=[16], eikonal=0.03, **GRID),
@@ -56,15 +47,7 @@ CANDIDATES = {  # name: config fields over the defaults; "preset" is assets/pres
     "hash8-32x2-eik.01": dict(grid_levels=8, hidden=[32, 32], eikonal=0.01, **GRID),
     "hash8-16-eik.01-lr.005": dict(grid_levels=8, hidden=[16], eikonal=0.01, lr=0.005, **GRID),
     "hash8-16-eik.01-lr.003": dict(grid_levels=8, hidden=[16], eikonal=0.01, lr=0.003, **GRID),
-    "dense6-base8-2x-16-eik.01": dict(
-        encoding="densegrid",
-        grid_levels=6,
-        grid_base_resolution=8,
-        grid_level_scale=2.0,
-        hidden=[16],
-        eikonal=0.01,
-        **SOFTPLUS,
-    ),
+    "dense6-base8-2x-16-eik.01": dict(encoding="densegrid", eikonal=0.01, **COARSE, **SOFTPLUS),
     "hash8-16-tanh-eik.01": dict(grid_levels=8, hidden=[16], eikonal=0.01, encoding="hashgrid", activation="tanh"),
 }
 
