@@ -1,7 +1,8 @@
 """The shape whose signed distance the network learns, as the window edits it (panels/shapes.py draws
 its row). A shape is read before anything is rebuilt, so a file that is no shape is refused with
 its own line and the network trains on; a shape after another goes on from the current weights,
-after another problem it starts afresh on the shape preset's settings (app/loop/carry.py; docs/guide/shapes.md, 'In the window')."""
+after another problem it starts afresh on the shape preset's settings (app/loop/carry.py;
+docs/guide/shapes.md, 'In the window')."""
 
 from __future__ import annotations
 
