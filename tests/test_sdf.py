@@ -147,19 +147,21 @@ def _h_shape(size: int = 128) -> np.ndarray:
     return (posts & (row >= 20) & (row < 108)) | bar
 
 
-SHARP_STEPS = 1500  # seed 0 is within the targets by then; 4,000 steps are asked (docs/benchmarks.md)
+# Steps within the targets for seeds 0 and 1 on lavapipe (4,000 are asked: docs/benchmarks.md): the
+# outline is sharp from the first few hundred; the circle's gradient settles later.
+OUTLINE_STEPS, CIRCLE_STEPS = 300, 600
 
 
 def test_a_shape_alone_keeps_its_notches_and_bars_sharp(gpu, tmp_path):
     """--sdf with no other option (the shape preset) on an H of 128 x 128 pixels: the learned zero
     level is within 1.5 px of the drawn outline at the 95th percentile, both ways (every learned
     crossing's true distance; every outline point's distance to the nearest learned crossing), and
-    within 3 px everywhere. Measured on lavapipe, the bench's own shapes at 1,500 steps: 0.68 and
-    0.50 px (worst 1.49)."""
+    within 3 px everywhere. Measured on lavapipe at 300 steps, seeds 0 and 1: 0.54 and 0.38 px
+    (worst 1.22)."""
     inside = _h_shape()
     path = write_silhouette(inside, tmp_path / "h.png")
     out = tmp_path / "h"
-    run = run_headless_here(gpu, tmp_path, "--sdf", path, "--iterations", str(SHARP_STEPS), "--out", str(out))
+    run = run_headless_here(gpu, tmp_path, "--sdf", path, "--iterations", str(OUTLINE_STEPS), "--out", str(out))
     assert run.returncode == 0, run.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["config"]["encoding"] == "hashgrid", "the shape preset's network"
@@ -170,9 +172,9 @@ def test_a_shape_alone_keeps_its_notches_and_bars_sharp(gpu, tmp_path):
 def test_a_circle_alone_has_unit_gradient_and_its_zero_on_the_circle(gpu, tmp_path):
     """--sdf circle with no other option: | |grad f| - 1 | (central differences of the float64
     twin) is within 2% on average over the band |d| < 0.3, and |f| < 0.01 at 360 points of the
-    circle. Measured on lavapipe at 1,500 steps: 1.25%, 0.0014."""
+    circle. Measured on lavapipe at 600 steps, seeds 0 and 1: 1.54% and 1.67%, |f| <= 0.0012."""
     out = tmp_path / "circle"
-    run = run_headless_here(gpu, tmp_path, "--sdf", "circle", "--iterations", str(SHARP_STEPS), "--out", str(out))
+    run = run_headless_here(gpu, tmp_path, "--sdf", "circle", "--iterations", str(CIRCLE_STEPS), "--out", str(out))
     assert run.returncode == 0, run.stderr
     figures = circle_figures(_learned_values(out))
     assert figures["gradient_mean"] <= 0.02 and figures["on_circle"] < 0.01, figures

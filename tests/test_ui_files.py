@@ -251,6 +251,8 @@ def test_every_file_action_has_a_path_field_without_a_dialog_program(ui, no_dial
     _, saved_params = load_network(str(paths["network"]), Config())  # read back as --load-network reads it
     assert saved_params.size > 0 and np.isfinite(saved_params).all()
     assert ui.session.config.dataset is not None and ui.session.config.dataset.get("sha256"), "the CSV's points"
+    # the shape before it trained with the shape preset's eikonal term, which points cannot take
+    assert ui.session.config.eikonal == 0 and "derivative loss terms off" in ui.app.data.note
     assert ui.app.sweep.folder.path == paths["sweep"], "the sweep, in its window"
     ui.app.sweep.visible = False  # it lies over the Data panel's button
     ui.click(*_centre(ui, "load csv"))

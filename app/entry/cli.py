@@ -114,9 +114,10 @@ def _race(args: argparse.Namespace) -> int:
     iterations = iterations_for(args, start)
     out = _out_folder(args)
     start.config = _with_image(start.config, args)
-    _notes(race_run.check_variants(start.config, variants))
+    racers = race_run.check_variants(start.config, variants)
+    _notes(racers)
     gpu = create_gpu(args.device, gpu=args.gpu)
-    with headless.compile_notice(args.quiet):
+    with headless.compile_notice(args.quiet, headless.built_marker(gpu, *racers)):
         start.config = _with_target_file(start.config, args, gpu)
         race = race_run.build_race(gpu, start.config, variants)
     tensorboard = TensorboardOptions.of(args.tensorboard, args.tensorboard_images)

@@ -5,6 +5,7 @@ line and for each sweep trial: it makes the Session, trains exactly N steps with
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import math
 import signal
 import sys
@@ -21,6 +22,7 @@ from ..config.config import Config
 from ..files.run_summary import HeadlessResult, image_text, metrics_text
 from ..files.start import Start
 from ..files.tensorboard_events import RunEvents, TensorboardOptions, status_of
+from ..gpu.device import kernel_cache_dir
 from ..gpu.gpu import Gpu
 from ..loop.session import Session
 from .output import WINDOW_DEFAULT, Written, write_run
@@ -28,10 +30,11 @@ from .output import WINDOW_DEFAULT, Written, write_run
 if TYPE_CHECKING:
     from ..check.grad_check import GradCheck
 
-# A start from the caches takes well under this; one still going after it is compiling its shaders
+# A start still going after this is compiling its shaders, unless this network was built here before
 # (the first run of a network: docs/benchmarks.md, 'Start-up and a new architecture').
 COMPILE_NOTICE_S = 1.0
 COMPILE_NOTICE = "compiling shaders for this network (the first run only: they are cached for the next)..."
+BUILT_NETWORKS = "built-networks"  # in the kernel cache: a file for each network built there
 
 # Called after each evaluation with the session and the wall seconds trained so far; False stops
 # the run there, as Ctrl+C would (a sweep's trial reports to Ray Tune here, whose scheduler may
@@ -39,12 +42,20 @@ COMPILE_NOTICE = "compiling shaders for this network (the first run only: they a
 OnEvaluation = Callable[[Session, float], bool]
 
 
+def built_marker(gpu: Gpu, *configs: Config) -> Path:
+    """The file that says these networks' kernels were built on this device into the kernel cache."""
+    adapter = gpu.adapter.to_dict() if gpu.adapter is not None else None
+    key = repr((str(gpu.device.info.type), adapter, [config.structure() for config in configs]))
+    return kernel_cache_dir() / BUILT_NETWORKS / hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
 @contextlib.contextmanager
-def compile_notice(quiet: bool) -> Iterator[None]:
+def compile_notice(quiet: bool, marker: Path) -> Iterator[None]:
     """Around a run's start (the Session's kernels and pipelines): one line on stderr if it is
-    still going after COMPILE_NOTICE_S, so that a first run does not sit silent for seconds; none
-    from the caches, which is quick, and none with --quiet."""
-    if quiet:
+    still going after COMPILE_NOTICE_S, so that a first run does not sit silent for seconds. None
+    where `marker` (built_marker) says the caches have it: a slow start from them (a busy machine)
+    is not compiling. None with --quiet."""
+    if quiet or marker.is_file():
         yield
         return
     timer = threading.Timer(COMPILE_NOTICE_S, lambda: print(COMPILE_NOTICE, file=sys.stderr, flush=True))
@@ -54,6 +65,9 @@ def compile_notice(quiet: bool) -> Iterator[None]:
         yield
     finally:
         timer.cancel()
+    with contextlib.suppress(OSError):  # a read-only cache only brings the notice back
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
 
 
 class Interrupt:
@@ -161,7 +175,7 @@ def run(
     `iterations`, checked if asked, and its files written to `out`. A failed write does not
     raise: it is in the result's `written`."""
     options = options or RunOptions()
-    with compile_notice(options.quiet):
+    with compile_notice(options.quiet, built_marker(gpu, start.config)):
         if prepare is not None:
             start.config = prepare(start.config)
         session = Session(gpu, start.config, heatmaps=True)

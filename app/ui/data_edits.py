@@ -13,6 +13,7 @@ from ..config.config import Config
 from ..config.truths import with_dataset
 from ..datasets.csv_data import CsvData
 from ..errors import UserError, first_line
+from ..model.derivative_loss import derivatives_on
 
 
 class DataEdits:
@@ -20,6 +21,7 @@ class DataEdits:
     def __init__(self, session):
         self.session = session
         self.error = ""  # why the last change was not taken
+        self.note = ""  # what the last change turned off to be taken
         self.loading: str | None = None  # a CSV being read
         self._read: tuple[CsvData | None, UserError | None] | None = None
         self.formula_domain: list[float] | None = None  # the formulas' domain, for going back
@@ -28,7 +30,7 @@ class DataEdits:
         try:
             self.session.change(make())
         except UserError as error:
-            self.error = first_line(error)
+            self.error, self.note = first_line(error), ""
             return False
         self.error = ""
         return True
@@ -39,10 +41,14 @@ class DataEdits:
 
     def _configure(self, entry: dict | None) -> Config:
         base = self.session.building
+        self.note = ""
         if base.dataset is None:
             self.formula_domain = list(base.domain)
         if entry is None:
             return with_dataset(base, None).replace(domain=self.formula_domain or Config().domain)
+        if derivatives_on(base.loss_settings):  # a shape's eikonal term, say: points have no gradient to fit
+            self.note = "derivative loss terms off: a dataset's points have no gradient between them"
+            base = base.replace(grad_weight=0.0, eikonal=0.0, normal_weight=0.0)
         return with_dataset(base, entry)
 
     def set(self, **changes) -> bool:

@@ -75,11 +75,11 @@ def draw_source(app) -> None:
     if edits.loading is not None:
         imgui.same_line()
         imgui.text_colored(MUTED, f"reading {Path(edits.loading).name}...")
-    if edits.error:
+    if edits.error or edits.note:
         imgui.push_text_wrap_pos(0.0)
-        imgui.text_colored(BAD, edits.error)
+        imgui.text_colored(BAD if edits.error else MUTED, edits.error or edits.note)
         imgui.pop_text_wrap_pos()
-        app.remember("data error")
+        app.remember("data error" if edits.error else "data note")
 
 
 def _slider(app, name: str, label: str, value: float, low: float, high: float, shown, apply) -> None:
