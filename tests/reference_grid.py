@@ -110,6 +110,15 @@ def mlp_layers(config, params: np.ndarray, outputs: int) -> tuple[list, int]:
     return layers, offset
 
 
+def forward(config, params: np.ndarray, x, y, outputs: int) -> np.ndarray:
+    """A grid network's outputs at (x, y): (N, outputs), float64."""
+    layers, offset = mlp_layers(config, params, outputs)
+    h = encode(config, units(config, x, y), params[offset:])
+    for w, b, act in layers:
+        h = activate(act, h @ w.T + b)
+    return h
+
+
 def network_loss_and_gradient(config, params: np.ndarray, x, y, truth: np.ndarray):
     """The mean loss of a grid network and its gradient: the MLP's parameters, then the tables."""
     layers, offset = mlp_layers(config, params, truth.shape[1])

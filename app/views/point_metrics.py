@@ -64,6 +64,7 @@ class PointSums:
             groupOffset=first,
             groupSums=self.buffer.device_address,
             outputSums=self.buffer.device_address + 16 * groups(self.data),
+            domain=spy.float4(*trainer.config.domain),
         )
         encoder.global_barrier()
 
