@@ -15,11 +15,12 @@ from .losses import LossSettings
 # the domain.
 NORMAL_EVERY = 4
 SMOOTH_ACTIVATIONS = ("softplus", "silu", "sin", "tanh")  # what the hint of a piecewise-linear one offers
+DERIVATIVE_TERMS = ("grad_weight", "eikonal", "normal_weight")  # the Config fields that weight them
 
 
 def derivatives_on(loss: LossSettings) -> bool:
     """Whether the loss has a derivative term: the compiled step differs where it does."""
-    return loss.grad_weight > 0 or loss.eikonal > 0 or loss.normal_weight > 0
+    return any(getattr(loss, term) > 0 for term in DERIVATIVE_TERMS)
 
 
 def check_derivative_loss(loss: LossSettings, dataset: dict | None) -> None:

@@ -13,7 +13,7 @@ from ..config.config import Config
 from ..config.truths import with_dataset
 from ..datasets.csv_data import CsvData
 from ..errors import UserError, first_line
-from ..model.derivative_loss import derivatives_on
+from ..model.derivative_loss import DERIVATIVE_TERMS, derivatives_on
 
 
 class DataEdits:
@@ -48,7 +48,7 @@ class DataEdits:
             return with_dataset(base, None).replace(domain=self.formula_domain or Config().domain)
         if derivatives_on(base.loss_settings):  # a shape's eikonal term, say: points have no gradient to fit
             self.note = "derivative loss terms off: a dataset's points have no gradient between them"
-            base = base.replace(grad_weight=0.0, eikonal=0.0, normal_weight=0.0)
+            base = base.replace(**dict.fromkeys(DERIVATIVE_TERMS, 0.0))
         return with_dataset(base, entry)
 
     def set(self, **changes) -> bool:
