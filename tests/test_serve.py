@@ -1018,6 +1018,24 @@ def test_a_quiet_loop_wakes_as_input_arrives():
     assert window.held == [event]
 
 
+@pytest.mark.parametrize(
+    "viewers, trains, software, idle_s, expected",
+    [
+        (1, True, False, 1.0, served_window.TRAINING_FRAME_S),  # training on a GPU, watched, untouched
+        (1, True, False, 0.05, served_window.RESPONSIVE_FRAME_S),  # just touched: a click shows soon
+        (0, True, False, 1.0, served_window.FRAME_S),  # nobody watching: nothing drawn to save
+        (1, False, False, 1.0, served_window.FRAME_S),  # paused, or a race has the frames
+        (1, True, True, 1.0, served_window.FRAME_S),  # a CPU driver: app/ui/redraw.py paces its UI
+    ],
+)
+def test_a_watched_gpu_training_gets_longer_frames_until_input(viewers, trains, software, idle_s, expected):
+    window = served_window.ServedWindow.__new__(served_window.ServedWindow)
+    window.app = SimpleNamespace(trains_main=trains, gpu=SimpleNamespace(software=software))
+    window.viewers, window.input_at = viewers, 100.0
+    assert window._frame_seconds(100.0 + idle_s) == expected
+    assert served_window.TRAINING_FRAME_S > max(served_window.FRAME_S, served_window.RESPONSIVE_FRAME_S)
+
+
 def test_a_pixel_ratio_and_back_leaves_the_ui_as_it_was(gpu):
     """A page of devicePixelRatio 2 takes control, then one of 1: the UI's sizes are those it had
     before (they compounded: padding and widgets stayed enlarged)."""

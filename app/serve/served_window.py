@@ -31,6 +31,12 @@ from .remote_files import RemoteFiles
 from .server import Server
 
 FRAME_S = 1 / 60  # with vsync on (the default), frames as a 60 Hz display would pace them
+# While the main network trains on a GPU and someone watches, fewer, longer frames: each frame's UI,
+# read-back and JPEG are paid half as often, and its training fills the rest (docs/benchmarks.md,
+# 'Frames to the browser'). Input brings shorter frames for RESPONSIVE_S, so a click shows soon.
+TRAINING_FRAME_S = 1 / 32
+RESPONSIVE_FRAME_S = 1 / 60
+RESPONSIVE_S = 0.25
 IDLE_FRAME_S = 1 / 60  # nothing drawn and nothing training: the loop waits out the frame
 # Paused with no input for a while: the UI is built a few times a second, not 60 (each build is
 # Python's work), and input wakes the loop at once, so a click is answered as soon.
@@ -118,10 +124,12 @@ class ServedWindow:
             now = time.perf_counter()
             self._take_input()
             self._follow_viewers()
+            frame_s = self._frame_seconds(now)
+            app.frames.budget.frame_seconds = frame_s
             drawn = self._frame(max(now - last, 1e-4))
             last = now
             self._share_clipboard()
-            pace = FRAME_S if app.vsync or not app.running else 0.0
+            pace = frame_s if app.vsync or not app.running else 0.0
             if not drawn and not app.running:
                 pace = IDLE_FRAME_S
             if not app.running and now - self.input_at > QUIET_AFTER_S:
@@ -131,6 +139,15 @@ class ServedWindow:
             self._wait_for_input(pace - (time.perf_counter() - now))
         if interrupted:
             print("interrupted: closing", file=sys.stderr)
+
+    def _frame_seconds(self, now: float) -> float:
+        """This frame's length while the main network trains on a GPU for a viewer: TRAINING_FRAME_S,
+        or RESPONSIVE_FRAME_S for RESPONSIVE_S after input; else a 60 Hz display's. A CPU driver's
+        frames are paced by their UI already (app/ui/redraw.py)."""
+        app = self.app
+        if not (self.viewers and app.trains_main and not app.gpu.software):
+            return FRAME_S
+        return RESPONSIVE_FRAME_S if now - self.input_at <= RESPONSIVE_S else TRAINING_FRAME_S
 
     def _wait_for_input(self, seconds: float) -> None:
         """Sleeps out the frame's pace, ending as input arrives."""
