@@ -1036,6 +1036,54 @@ def test_a_watched_gpu_training_gets_longer_frames_until_input(viewers, trains, 
     assert served_window.TRAINING_FRAME_S > max(served_window.FRAME_S, served_window.RESPONSIVE_FRAME_S)
 
 
+@pytest.mark.parametrize(
+    "events, acted",
+    [
+        ([{"t": "move", "x": 5, "y": 5}], False),
+        ([{"t": "button", "b": 0, "down": True}], False),  # a press shows itself in its own frame
+        ([{"t": "button", "b": 0, "down": False}], True),  # a release clicks
+        ([{"t": "key", "code": "Space", "down": True}], True),
+        ([{"t": "key", "code": "Space", "down": False}], False),
+        ([{"t": "move", "x": 5, "y": 5}, {"t": "button", "b": 0, "down": False}], False),  # the release waits a frame
+    ],
+)
+def test_a_release_or_a_key_press_is_input_that_acts(context, events, acted):
+    window = served_window.ServedWindow.__new__(served_window.ServedWindow)
+    window.app, window.hub, window.held = page_app(), Hub(), []
+    window.app.renderer = SimpleNamespace(make_current=lambda: None)
+    for event in events:
+        window.hub.inputs.put((1, event))
+    window._take_input()
+    assert window.acted is acted
+
+
+def test_the_frame_a_click_acts_in_is_built_undrawn_and_the_next_drawn_at_once():
+    """The click's frame draws the button as it was before the click: it is built without drawing,
+    and the frame after it, which shows what the click did, follows with no wait."""
+    happened = []
+    app = SimpleNamespace(
+        quit=False, running=True, vsync=True, trains_main=True, gpu=SimpleNamespace(software=False),
+        frames=SimpleNamespace(budget=SimpleNamespace(frame_seconds=None)),
+    )  # fmt: skip
+    window = served_window.ServedWindow.__new__(served_window.ServedWindow)
+    window.app, window.hub, window.held, window.viewers, window.input_at = app, Hub(), [], 1, time.perf_counter()
+    acting = iter([True, False])
+
+    def take_input():
+        window.acted = next(acting)
+
+    def frame(delta_time, draw=True):
+        happened.append("drawn" if draw else "built")
+        app.quit = happened.count("drawn") == 2
+        return draw
+
+    window._take_input, window._frame = take_input, frame
+    window._wait_for_input = lambda seconds: happened.append("wait")
+    window._follow_viewers = window._share_clipboard = lambda: None
+    window._loop([])
+    assert happened == ["built", "drawn", "wait", "drawn", "wait"]
+
+
 def test_a_pixel_ratio_and_back_leaves_the_ui_as_it_was(gpu):
     """A page of devicePixelRatio 2 takes control, then one of 1: the UI's sizes are those it had
     before (they compounded: padding and widgets stayed enlarged)."""

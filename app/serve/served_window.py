@@ -105,6 +105,7 @@ class ServedWindow:
         self.viewers = 0
         self.clipboard = ""
         self.held: list[dict] = []  # input for the next frame (_take_input)
+        self.acted = False  # the input taken for this frame has a release or a key press
         self.frames = 0  # frames looped, drawn or not
         self.input_at = time.perf_counter()  # when input last came, or a viewer joined or resized
         self.readbacks = 0  # drawn frames read back for the encoder
@@ -126,6 +127,9 @@ class ServedWindow:
             self._follow_viewers()
             frame_s = self._frame_seconds(now)
             app.frames.budget.frame_seconds = frame_s
+            if self.acted:  # a click or a key acts in this frame, which drew what it saw before
+                self._frame(max(now - last, 1e-4), draw=False)
+                now, last = time.perf_counter(), now
             drawn = self._frame(max(now - last, 1e-4))
             last = now
             self._share_clipboard()
@@ -166,7 +170,7 @@ class ServedWindow:
         acts as its path typed into the path field would."""
         app = self.app
         app.renderer.make_current()
-        moved = pressed = False
+        moved = pressed = self.acted = False
         while self.held or not self.hub.inputs.empty():
             self.input_at = time.perf_counter()
             event = self.held.pop(0) if self.held else self.hub.inputs.get_nowait()[1]
@@ -175,6 +179,11 @@ class ServedWindow:
                 self.held.insert(0, event)
                 return
             moved, pressed = moved or kind == "move", pressed or kind == "button"
+            release, key_press = (
+                kind == "button" and event.get("down") is False,
+                kind == "key" and event.get("down") is True,
+            )
+            self.acted = self.acted or release or key_press
             if event.get("t") == "upload":
                 self._uploaded(event["action"], event["path"])
             else:
@@ -213,13 +222,16 @@ class ServedWindow:
             self.encoder.resend()
             self.input_at = time.perf_counter()
 
-    def _frame(self, delta_time: float) -> bool:
+    def _frame(self, delta_time: float, draw: bool = True) -> bool:
+        """One frame: the UI built, and drawn and sent where someone watches. `draw` False builds
+        it only: a click's frame, whose drawing would show the button as it was before the click,
+        is followed at once by one that shows what the click did (a frame sooner to the page)."""
         app = self.app
-        path = app.screenshot_path
+        path = app.screenshot_path if draw else None
         if path:
             app.screenshot_path = None
         # Nobody watching: the UI is built (input, polls) but not drawn; a viewer who joins gets a frame
-        target = self.target if self.viewers or path else None
+        target = self.target if draw and (self.viewers or path) else None
         drawn = frame(app, self.size, lambda: target, delta_time, force=bool(path)) is not None
         self.frames += 1
         if path:
