@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 import imgui_bundle  # noqa: F401 (a dependency: a broken install fails here, never skips)
+import numpy as np
 import pytest
 
 from app.ui.offscreen import OffscreenApp
@@ -55,3 +56,22 @@ def test_the_default_networks_hidden_nodes_are_large_enough_to_click(ui):
     neuron, rect = next(iter(hidden.items()))
     ui.click((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
     assert ui.app.selected_neuron == neuron
+
+
+def test_a_layers_edge_colours_and_widths_are_each_edges_own(ui):
+    """The layer's edges coloured at once (_edges) as one edge at a time would be (_colour, the
+    width's formula): orange below zero, blue above, alpha and width growing with |w| up to the
+    widest; float16 weights as the half networks hold them."""
+    ui.renderer.make_current()
+    rng = np.random.default_rng(3)
+    scale = 0.8
+    for dtype in (np.float32, np.float16):
+        w = np.concatenate([rng.normal(0, 0.5, 60), [0.0, -0.0, scale, -scale, 3.0, -3.0, 1e-8]]).astype(dtype)
+        w = w.reshape(-1, 1)
+        colours, widths = diagram._edges(w, scale)
+        for value, (colour,), (width,) in zip(w[:, 0].tolist(), colours, widths):
+            mag = min(abs(value) / scale, 1.0)
+            assert colour == diagram._colour(value, 0.25 + 0.65 * mag), value
+            assert width == 0.5 + em(0.3) * mag, value
+    orange, blue = (diagram._edges(np.array([[v]]), 1.0)[0][0][0] & 0xFFFFFF for v in (-0.5, 0.5))
+    assert orange == diagram._colour(-1.0, 1.0) & 0xFFFFFF != blue

@@ -30,6 +30,18 @@ def _colour(weight: float, alpha: float) -> int:
     return imgui.get_color_u32(imgui.ImVec4(r, g, b, alpha))
 
 
+def _edges(w: np.ndarray, scale: float) -> tuple[list[list[int]], list[list[float]]]:
+    """Each edge's colour and width from its weight, for a whole layer at once: the colours as
+    _colour packs them (ImGui's float-to-byte rounding, in float32), the widths as a double."""
+    w = np.asarray(w, dtype=np.float64)
+    mag = np.minimum(np.abs(w) / scale, 1.0)
+    alpha = np.float32(0.25 + 0.65 * mag) * np.float32(imgui.get_style().alpha)
+    byte = (np.clip(alpha, np.float32(0), np.float32(1)) * np.float32(255.0) + np.float32(0.5)).astype(np.int64)
+    rgb = [_colour(sign, 0.0) & 0x00FFFFFF for sign in (-1.0, 1.0)]
+    colours = np.where(w < 0, rgb[0], rgb[1]) | (byte << 24)
+    return colours.tolist(), (0.5 + em(0.3) * mag).tolist()
+
+
 def _legend(scale: float) -> None:
     draw = imgui.get_window_draw_list()
     for label, weight in (("negative weight", -1.0), ("positive weight", 1.0)):
@@ -170,18 +182,15 @@ def _diagram(app, plan, sizes, params, scale, avail, outputs: list[str]) -> None
     neurons, xs, columns = _place(plan, sizes, origin, avail, outputs)
     draw_list = imgui.get_window_draw_list()
     for k, layer in enumerate(plan.layers):  # edges first, nodes on top
-        w = layer.weights(params)
+        # The shown edges' colours and widths for the layer at once: per edge, only the line (a
+        # 64-wide network has ~600 edges shown, and this loop was the UI's largest cost a frame).
+        colours, widths = _edges(layer.weights(params)[np.ix_(neurons[k + 1], neurons[k])], scale)
         start, end = columns[k], columns[k + 1]
-        for o, x_out, y_out in zip(neurons[k + 1], end.xs, end.ys):
-            for i, x_in, y_in in zip(neurons[k], start.xs, start.ys):
-                value = float(w[o, i])
-                mag = min(abs(value) / scale, 1.0)
-                draw_list.add_line(
-                    imgui.ImVec2(x_in, y_in),
-                    imgui.ImVec2(x_out, y_out),
-                    _colour(value, 0.25 + 0.65 * mag),
-                    0.5 + em(0.3) * mag,
-                )
+        starts = [imgui.ImVec2(x, y) for x, y in zip(start.xs, start.ys)]
+        for x_out, y_out, colour_row, width_row in zip(end.xs, end.ys, colours, widths):
+            finish = imgui.ImVec2(x_out, y_out)
+            for begin, colour, width in zip(starts, colour_row, width_row):
+                draw_list.add_line(begin, finish, colour, width)
     _nodes(app, draw_list, plan, sizes, neurons, xs, columns)
     _write_labels(app, draw_list, plan, neurons, columns, outputs)
     _titles(app, sizes, xs, origin.y + em(3.0))
