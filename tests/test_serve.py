@@ -1053,8 +1053,7 @@ def test_a_release_or_a_key_press_is_input_that_acts(context, events, acted):
     window.app.renderer = SimpleNamespace(make_current=lambda: None)
     for event in events:
         window.hub.inputs.put((1, event))
-    window._take_input()
-    assert window.acted is acted
+    assert window._take_input() is acted
 
 
 def test_the_frame_a_click_acts_in_is_built_undrawn_and_the_next_drawn_at_once():
@@ -1069,15 +1068,12 @@ def test_the_frame_a_click_acts_in_is_built_undrawn_and_the_next_drawn_at_once()
     window.app, window.hub, window.held, window.viewers, window.input_at = app, Hub(), [], 1, time.perf_counter()
     acting = iter([True, False])
 
-    def take_input():
-        window.acted = next(acting)
-
     def frame(delta_time, draw=True):
         happened.append("drawn" if draw else "built")
         app.quit = happened.count("drawn") == 2
         return draw
 
-    window._take_input, window._frame = take_input, frame
+    window._take_input, window._frame = lambda: next(acting), frame
     window._wait_for_input = lambda seconds: happened.append("wait")
     window._follow_viewers = window._share_clipboard = lambda: None
     window._loop([])

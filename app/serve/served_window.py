@@ -105,7 +105,6 @@ class ServedWindow:
         self.viewers = 0
         self.clipboard = ""
         self.held: list[dict] = []  # input for the next frame (_take_input)
-        self.acted = False  # the input taken for this frame has a release or a key press
         self.frames = 0  # frames looped, drawn or not
         self.input_at = time.perf_counter()  # when input last came, or a viewer joined or resized
         self.readbacks = 0  # drawn frames read back for the encoder
@@ -123,11 +122,11 @@ class ServedWindow:
         app, last = self.app, time.perf_counter()
         while not interrupted and not app.quit:
             now = time.perf_counter()
-            self._take_input()
+            acted = self._take_input()
             self._follow_viewers()
             frame_s = self._frame_seconds(now)
             app.frames.budget.frame_seconds = frame_s
-            if self.acted:  # a click or a key acts in this frame, which drew what it saw before
+            if acted:  # a click or a key acts in this frame, which drew what it saw before
                 self._frame(max(now - last, 1e-4), draw=False)
                 now, last = time.perf_counter(), now
             drawn = self._frame(max(now - last, 1e-4))
@@ -162,32 +161,32 @@ class ServedWindow:
         except queue.Empty:
             return
 
-    def _take_input(self) -> None:
+    def _take_input(self) -> bool:
         """The events that arrived since the last frame, in order, up to a move after a button or a
         release after a move: those wait for the next frame. ImGui ends a drag on a release before
         it applies the moves of the same frame, and defers a move after a button by a frame itself:
         a drag that arrived whole (a slow frame, a network's bunching) lost its moves. An upload
-        acts as its path typed into the path field would."""
+        acts as its path typed into the path field would. Returns whether a release or a key
+        press was taken: input that acts while the frame's UI is built."""
         app = self.app
         app.renderer.make_current()
-        moved = pressed = self.acted = False
+        moved = pressed = acted = False
         while self.held or not self.hub.inputs.empty():
             self.input_at = time.perf_counter()
             event = self.held.pop(0) if self.held else self.hub.inputs.get_nowait()[1]
             kind = event.get("t")
             if (kind == "move" and pressed) or (kind == "button" and event.get("down") is False and moved):
                 self.held.insert(0, event)
-                return
+                return acted
             moved, pressed = moved or kind == "move", pressed or kind == "button"
-            release, key_press = (
-                kind == "button" and event.get("down") is False,
-                kind == "key" and event.get("down") is True,
-            )
-            self.acted = self.acted or release or key_press
+            release = kind == "button" and event.get("down") is False
+            key_press = kind == "key" and event.get("down") is True
+            acted = acted or release or key_press
             if event.get("t") == "upload":
                 self._uploaded(event["action"], event["path"])
             else:
                 remote_input.apply(app, event)
+        return acted
 
     def _uploaded(self, action: str, path: str) -> None:
         files = self.app.files
