@@ -36,9 +36,9 @@ def _edges(w: np.ndarray, scale: float) -> tuple[list[list[int]], list[list[floa
     w = np.asarray(w, dtype=np.float64)
     mag = np.minimum(np.abs(w) / scale, 1.0)
     alpha = np.float32(0.25 + 0.65 * mag) * np.float32(imgui.get_style().alpha)
-    finite = np.isfinite(alpha)  # a NaN weight's edge gets alpha 0, as ImGui's packing gives it
-    scaled = np.clip(np.where(finite, alpha, np.float32(0)), np.float32(0), np.float32(1))
-    byte = np.where(finite, (scaled * np.float32(255.0) + np.float32(0.5)).astype(np.int64), 0)
+    # a NaN weight's edge gets alpha 0, as ImGui's packing gives it
+    scaled = np.clip(np.nan_to_num(alpha, nan=0.0), np.float32(0), np.float32(1))
+    byte = (scaled * np.float32(255.0) + np.float32(0.5)).astype(np.int64)
     rgb = [_colour(sign, 0.0) & 0x00FFFFFF for sign in (-1.0, 1.0)]
     colours = np.where(w < 0, rgb[0], rgb[1]) | (byte << 24)
     return colours.tolist(), (0.5 + em(0.3) * mag).tolist()
