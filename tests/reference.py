@@ -25,6 +25,18 @@ def sample_points(seed: int, step: int, count: int, domain) -> tuple[np.ndarray,
     return (x0 + (x1 - x0) * u).astype(np.float32), (y0 + (y1 - y0) * w).astype(np.float32)
 
 
+def sample_points_3d(seed: int, step: int, count: int, domain, z_range) -> tuple[np.ndarray, ...]:
+    """A function of (x, y, z)'s samples: x and y as sample_points draws them, z from a third hash
+    of the second (docs/guide/space.md)."""
+    index = np.arange(count, dtype=np.uint64)
+    h = pcg_hash(index ^ pcg_hash(np.uint64(step) ^ pcg_hash(np.uint64(seed))))
+    h2 = pcg_hash(h ^ 0x9E3779B9)
+    h3 = pcg_hash(h2 ^ 0x7F4A7C15)
+    x, y = sample_points(seed, step, count, domain)
+    (z0, z1), v = z_range, (h3 >> 8).astype(np.float64) / 16777216.0
+    return x, y, (z0 + (z1 - z0) * v).astype(np.float32)
+
+
 def grid_centres(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
     """x and y of the evaluation grid's G x G cell centres over `domain` (the docs' eval
     grid), float64, each (G, G) indexed [j, i] with j along y, as the evaluator stores cells."""
@@ -45,8 +57,11 @@ FEATURES = {
 }
 
 
-def encode(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The network's input from (x, y), per the docs' description of each encoding (docs/guide/network.md)."""
+def encode(config, x: np.ndarray, y: np.ndarray, z: np.ndarray | None = None) -> np.ndarray:
+    """The network's input from (x, y), per the docs' description of each encoding (docs/guide/network.md);
+    from (x, y, z) with z given (docs/guide/space.md)."""
+    if z is not None:
+        return _encode_3d(config, x, y, z)
     if config.encoding == "raw":
         return np.stack([x, y], axis=1)
     if config.encoding == "poly2":
@@ -57,6 +72,18 @@ def encode(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     for k in range(config.frequencies):
         w = np.pi * 2.0**k
         columns += [np.sin(w * x), np.cos(w * x), np.sin(w * y), np.cos(w * y)]
+    return np.stack(columns, axis=1)
+
+
+def _encode_3d(config, x, y, z) -> np.ndarray:
+    if config.encoding == "raw":
+        return np.stack([x, y, z], axis=1)
+    if config.encoding == "poly2":
+        return np.stack([x, y, z, x * x, y * y, z * z], axis=1)
+    columns = [x, y, z]
+    for k in range(config.frequencies):
+        w = np.pi * 2.0**k
+        columns += [np.sin(w * x), np.cos(w * x), np.sin(w * y), np.cos(w * y), np.sin(w * z), np.cos(w * z)]
     return np.stack(columns, axis=1)
 
 
@@ -75,6 +102,8 @@ def activate(name: str, z: np.ndarray) -> np.ndarray:
 
 def layer_sizes(config) -> list[int]:
     inputs = {"raw": 2, "poly2": 4, "fourier": 2 + 4 * config.frequencies, "features": len(config.features)}
+    if config.dims == 3:
+        inputs = {"raw": 3, "poly2": 6, "fourier": 3 + 6 * config.frequencies}
     return [inputs[config.encoding], *config.hidden, config.output_dim]
 
 
@@ -114,10 +143,12 @@ def unpack(config, params: np.ndarray):
     return layers
 
 
-def layer_outputs(config, params: np.ndarray, x: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
+def layer_outputs(config, params: np.ndarray, x: np.ndarray, y: np.ndarray, z=None) -> list[np.ndarray]:
     """Every layer's values at points (x, y), float64: the encoded input, each hidden layer, the
     outputs. From the definitions above alone (none of the app's code)."""
-    h = encode(config, np.asarray(x, np.float64), np.asarray(y, np.float64))
+    h = encode(
+        config, np.asarray(x, np.float64), np.asarray(y, np.float64), None if z is None else np.asarray(z, np.float64)
+    )
     values = [h]
     for w, b, act in unpack(config, params):
         h = activate(act, h @ w.T + b)
@@ -125,9 +156,9 @@ def layer_outputs(config, params: np.ndarray, x: np.ndarray, y: np.ndarray) -> l
     return values
 
 
-def forward(config, params: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The network's outputs at (x, y): (N, outputs), float64."""
-    return layer_outputs(config, params, x, y)[-1]
+def forward(config, params: np.ndarray, x: np.ndarray, y: np.ndarray, z=None) -> np.ndarray:
+    """The network's outputs at (x, y), or (x, y, z): (N, outputs), float64."""
+    return layer_outputs(config, params, x, y, z)[-1]
 
 
 def kernel_parameters(config, params: np.ndarray) -> np.ndarray:
@@ -150,10 +181,12 @@ def sample_losses(kind: str, out: np.ndarray, truth: np.ndarray) -> tuple[np.nda
     return -np.sum(truth * np.log(softmax), axis=1), softmax - truth
 
 
-def loss_and_gradient(config, params: np.ndarray, x: np.ndarray, y: np.ndarray, truth: np.ndarray, kind="squared"):
+def loss_and_gradient(
+    config, params: np.ndarray, x: np.ndarray, y: np.ndarray, truth: np.ndarray, kind="squared", z=None
+):
     """Mean over samples of the per-sample loss (sample_losses), and its gradient (flat)."""
     layers = unpack(config, params)
-    h = encode(config, x.astype(np.float64), y.astype(np.float64))
+    h = encode(config, x.astype(np.float64), y.astype(np.float64), None if z is None else z.astype(np.float64))
     inputs, pre = [], []
     for w, b, act in layers:
         inputs.append(h)
@@ -232,9 +265,12 @@ def batch_rows(seed: int, position: int, count: int, batch: int) -> np.ndarray:
     return shuffled_index(p % count, count, seed, (p // count).astype(np.uint64))
 
 
-def truth_values(config, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def truth_values(config, x: np.ndarray, y: np.ndarray, z=None) -> np.ndarray:
     from app.truth.targets import target_to_numpy
 
+    if z is not None:
+        point = (x.astype(np.float64), y.astype(np.float64), z.astype(np.float64))
+        return np.stack([target_to_numpy(t, dims=3)(*point) for t in config.targets], axis=1)
     return np.stack([target_to_numpy(t)(x.astype(np.float64), y.astype(np.float64)) for t in config.targets], axis=1)
 
 

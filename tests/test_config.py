@@ -99,11 +99,12 @@ def test_the_config_table_derives_the_lists():
     structural = ("hidden", "activation", "output_activation", "encoding", "frequencies", "features")
     structural += ("grid_levels", "grid_features", "grid_log2_size", "grid_base_resolution", "grid_level_scale")
     structural += ("precision", "matmul")
-    truth = ("targets", "slang_target", "dataset", "sdf", "image")
+    truth = ("targets", "slang_target", "dataset", "sdf", "image", "dims")
     data = ("points", "noise", "train_ratio", "data_seed", "regularization", "reg_rate", "grad_weight", "eikonal")
     data += ("normal_weight",)
     hot = (*data, "optimizer", "lr", "beta1", "beta2", "epsilon", "weight_decay", "batch_size", "seed", "eval_grid")
-    assert STRUCTURAL_FIELDS == (*structural, *truth) and HOT_FIELDS == (*hot[:9], "domain", *hot[9:])
+    assert STRUCTURAL_FIELDS == (*structural, *truth)
+    assert HOT_FIELDS == (*hot[:9], "domain", "z_range", *hot[9:])
     assert [name for name in FIELDS if FIELDS[name].kind == TRUTH] == list(truth)
     assert {FIELDS[name].kind for name in structural} == {STRUCTURE} and FIELDS["lr"].kind == HOT
     assert [f.name for f in dataclasses.fields(Structure)] == [*structural, *truth]

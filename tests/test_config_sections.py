@@ -46,6 +46,7 @@ def test_each_section_lives_beside_what_it_configures():
 
 
 ONE_TRUTH = ("slang_target", "dataset", "image")  # a config learns one truth: its shape's here
+TWO_DIMENSIONAL = ("dims",)  # ...of (x, y): a grid encoding and a shape are 2D (app/truth/space.py)
 
 
 def _varied() -> Config:
@@ -57,7 +58,7 @@ def _varied() -> Config:
             targets=["x", "y*y"], sdf="circle", points=77, noise=0.25, train_ratio=0.7, data_seed=9,
             regularization="l1", reg_rate=0.5, grad_weight=1.5, eikonal=2.5, normal_weight=3.5,
             domain=[-2, 2, -1, 3], optimizer="adamw", lr=0.5, beta1=0.5, beta2=0.75, epsilon=1e-5,
-            weight_decay=0.25, batch_size=99, seed=4, eval_grid=17,
+            weight_decay=0.25, batch_size=99, seed=4, eval_grid=17, z_range=[0, 2],
         )
     )  # fmt: skip
 
@@ -80,7 +81,11 @@ def test_a_section_holds_the_configs_own_values_and_is_frozen():
         leaves = _leaves(section)
         assert tuple(leaves) == fields
         assert leaves == {field: getattr(config, field) for field in fields}
-        assert all(getattr(config, field) != getattr(default, field) for field in fields if field not in ONE_TRUTH)
+        assert all(
+            getattr(config, field) != getattr(default, field)
+            for field in fields
+            if field not in ONE_TRUTH + TWO_DIMENSIONAL
+        )
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(section, dataclasses.fields(section)[0].name, None)
     assert config.encoding_settings.grid == GridSettings(3, 4, 9, 5, 2.0)
@@ -103,7 +108,7 @@ def test_the_truth_section_says_what_the_outputs_learn():
 def test_a_racer_shares_the_truth_and_data_sections():
     assert SHARED_FIELDS == {
         "targets", "slang_target", "dataset", "sdf", "image", "points", "noise", "train_ratio", "data_seed",
-        "domain", "eval_grid",
+        "domain", "eval_grid", "dims", "z_range",
     }  # fmt: skip
 
 

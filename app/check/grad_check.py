@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import UserError
 from ..kernels.plan import NetworkPlan
 from ..model.derivative_loss import derivatives_on
 from ..train.trainer import Trainer
@@ -176,6 +177,13 @@ def _finite_differences(
     return float(np.max(relative_errors(np.array(numeric), reference[chosen], whole=reference))), len(chosen)
 
 
+def check_checkable(config) -> None:
+    """Its reference module and numpy twins take points of (x, y): a function of (x, y, z) is
+    refused in one line (tests/test_space_3d.py checks 3D's gradients against numpy)."""
+    if config.dims == 3:
+        raise UserError("--grad-check checks functions of (x, y) only: leave out --dims 3 or --grad-check")
+
+
 def run(trainer: Trainer, step: int | None = None) -> GradCheck:
     """Checks the current network's gradient on the first CHECK_BATCH samples of `step`'s batch
     (the trainer's next step by default). Call between steps."""
@@ -183,6 +191,7 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
         raise RuntimeError("the gradient check runs between steps")
     step = trainer.step if step is None else step
     plan, config = trainer.plan, trainer.config
+    check_checkable(config)
     masters = params = trainer.parameters()
     if plan.precision == "half":
         params = params.astype(np.float16).astype(np.float32)

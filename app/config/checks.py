@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..truth.slang_file import MAX_TARGET_SOURCE
-from ..truth.targets import MAX_TARGETS, parse_target
+from ..truth.targets import MAX_TARGETS, TargetError, parse_target
 from .spec import Whole
 
 MAX_WIDTH = 256
@@ -29,7 +29,10 @@ def check_targets(label: str, value: Any) -> list[str]:
     if not isinstance(value, list) or not 1 <= len(value) <= MAX_TARGETS:
         raise UserError(f"{label} must list 1 to {MAX_TARGETS} expressions")
     for target in value:
-        parse_target(target)
+        try:  # z too: whether the config's targets may use it is validate's to say, from its dims
+            parse_target(target, dims=3)
+        except TargetError:
+            parse_target(target)  # the 2D message, as the targets of (x, y) have always had it
     return value
 
 
@@ -55,4 +58,15 @@ def check_domain(label: str, value: Any) -> list[float]:
         or value[2] >= value[3]
     ):
         raise UserError(f"{label} must be [x0, x1, y0, y1] with finite x0 < x1 and y0 < y1")
+    return [float(v) for v in value]
+
+
+def check_z_range(label: str, value: Any) -> list[float]:
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+        or value[0] >= value[1]
+    ):
+        raise UserError(f"{label} must be [z0, z1] with finite z0 < z1")
     return [float(v) for v in value]

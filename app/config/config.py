@@ -18,6 +18,7 @@ from ..model.encodings import EncodingSettings
 from ..model.losses import LossSettings
 from ..model.optimizers import OptimizerSettings
 from ..resources import asset
+from ..truth import space
 from ..truth.image_truth import check_image
 from ..truth.sdf_truth import check_normal_weight, check_sdf
 from ..truth.settings import TruthSettings
@@ -28,9 +29,11 @@ from .checks import (
     check_hidden,
     check_slang_target,
     check_targets,
+    check_z_range,
 )
 from .help_texts import (
     DATASET_HELP,
+    DIMS_HELP,
     FEATURES_HELP,
     FREQUENCIES_HELP,
     HIDDEN_HELP,
@@ -205,6 +208,11 @@ class Config:
     domain: list[float] = spec_field(  # x0, x1, y0, y1
         [-1.0, 1.0, -1.0, 1.0], HOT, "domain", check_domain, in_network_file=True
     )
+    # Functions of (x, y, z) instead (app/truth/space.py says what they take): z spans z_range.
+    dims: int = spec_field(
+        2, TRUTH, "dimensions", Whole(2, 3), Flag("--dims", DIMS_HELP, "D"), in_network_file=True
+    )
+    z_range: list[float] = spec_field([-1.0, 1.0], HOT, "z range", check_z_range, in_network_file=True)
     optimizer: str = spec_field(
         "adam", HOT, "optimizer", Choice(OPTIMIZERS), _choice_flag("--optimizer"), widget="combo"
     )
@@ -315,4 +323,5 @@ def validate(config: Config) -> Config:
     half_range.check_half_range(checked.encoding_settings, checked.domain, checked.precision)
     derivative_loss.check_derivative_loss(checked.loss_settings, checked.dataset)
     check_normal_weight(checked.normal_weight, checked.sdf)
+    space.check_space(checked.truth_settings, checked.encoding, checked.loss_settings)
     return checked

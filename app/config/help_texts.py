@@ -19,6 +19,10 @@ TARGET_HELP = (
     f"a target function of x and y; repeat for more outputs (1-{MAX_TARGETS}), replacing the default set. "
     "Numbers, x, y, + - * / **, parentheses, sin cos tan exp log sqrt abs pow min max"
 )
+DIMS_HELP = (
+    "3: learn functions of x, y and z (targets may use z; z spans the config's z_range, default -1 to 1; "
+    "the raw, poly2 and fourier encodings); 2: of x and y (default {default})"
+)
 TARGET_FILE_HELP = (
     "ground truth from your own Slang file: "
     "[Differentiable] float target(float2 p, int k) and static const int TARGET_COUNT"

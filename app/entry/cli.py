@@ -64,6 +64,7 @@ def _grad_check(args: argparse.Namespace) -> int:
     start = resolve_start(args)
     gpu = create_gpu(args.device, gpu=args.gpu)
     start.config = _with_image(_with_target_file(start.config, args, gpu), args)
+    grad_check.check_checkable(start.config)
     session = Session(gpu, start.config)
     start.apply(session)
     return _report_grad_check(grad_check.run(session.trainer))
@@ -81,6 +82,10 @@ def _headless(args: argparse.Namespace) -> int:
     out = _out_folder(args)
     start.config = _with_image(start.config, args)
     check_export_image(args, start.config)
+    if args.grad_check:  # refused before training, not after
+        from ..check.grad_check import check_checkable
+
+        check_checkable(start.config)
     _notes([start.config])
     gpu = create_gpu(args.device, gpu=args.gpu)
     options = headless.RunOptions(

@@ -63,7 +63,19 @@ static const uint ADJUST_PARTS = {ADJUST_PARTS};
 static const uint NEURON_COUNT = {plan.neuron_count};
 static const uint POINT_STRIDE = {2 + plan.output_dim};  // a dataset's row: x, y, the truth
 static const bool NORMAL_TERMS = {_flag(plan.normals)};  // the normal alignment term (derivatives.slang)
-{encoding_constants(plan)}"""
+{encoding_constants(plan)}{_point_3d(plan)}"""
+
+
+def _point_3d(plan: NetworkPlan) -> str:
+    """Functions of (x, y, z): the switch the shared Slang reads (shaders/truth/sampling.slang's
+    TrainingSample, ...). Nothing in 2D, whose module stays as it was."""
+    if plan.point_dim == 2:
+        return ""
+    return "\n#define POINT_3D 1  // points are (x, y, z): the shared Slang's #ifdef POINT_3D blocks"
+
+
+def _point_type(plan: NetworkPlan) -> str:
+    return "float2" if plan.point_dim == 2 else "float3"
 
 
 def _weight_ranges(plan: NetworkPlan) -> str:
@@ -178,7 +190,7 @@ typealias OutputActivation = {output_act.slang};
 {_network_struct(plan)}
 
 [Differentiable]
-MLVec<INPUT_DIM> encodeInput(float2 p)
+MLVec<INPUT_DIM> encodeInput({_point_type(plan)} p)
 {{
 {indent(plan.encoding.body(plan.encoding_setting), 1)}
 }}

@@ -83,6 +83,7 @@ class NetworkPlan:
     sdf: SdfTruth | None = None  # a shape's signed distance field as the truth (app/truth/sdf_truth.py)
     derivatives: bool = False  # the loss has terms on the input gradient (shaders/model/derivatives.slang)
     normals: bool = False  # ...and one on a shape's boundary points (drawSample draws some there)
+    point_dim: int = 2  # the coordinates of a point: 2, (x, y); or 3, (x, y, z) (app/truth/space.py)
 
     @property
     def loss(self) -> Loss:
@@ -175,7 +176,7 @@ class NetworkPlan:
             self.sdf and (self.sdf.width, self.sdf.height),
             self.derivatives,
             self.normals,
-        )
+        ) + ((self.point_dim,) if self.point_dim != 2 else ())  # 2D keeps its names (and caches)
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 
     @property

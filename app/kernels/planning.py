@@ -9,7 +9,7 @@ from ..config.config import Config, Structure
 from ..datasets.source import problem_of
 from ..model.activations import ACTIVATIONS
 from ..model.derivative_loss import derivatives_on
-from ..model.encodings import ENCODINGS
+from ..model.encodings import encoding_for
 from ..truth.image_truth import ImageTruth
 from ..truth.sdf_truth import sdf_truth
 from .paths import PathRequest, choose_path
@@ -26,8 +26,8 @@ def _plan(
     emulated: bool = False,
     normals: bool = False,
 ) -> NetworkPlan:
-    enc = ENCODINGS[s.encoding]
-    setting = s.encoding_settings.setting
+    enc = encoding_for(s.encoding, s.dims)
+    setting = enc.setting(s.encoding_settings)
     problem = problem_of(dict(s.dataset)) if s.dataset else None
     image = ImageTruth(**dict(s.image)) if s.image and not problem else None
     sdf = sdf_truth(s.sdf) if s.sdf and not (problem or image) else None
@@ -65,6 +65,7 @@ def _plan(
         sdf=sdf,
         derivatives=derivatives,
         normals=normals and sdf is not None,
+        point_dim=s.dims,
     )
     request = PathRequest(
         sizes=sizes,
@@ -79,6 +80,7 @@ def _plan(
         fused=fused,
         cpu=cpu,
         derivatives=derivatives,
+        point_dim=s.dims,
     )
     path, fields = choose_path(request)
     emulated_mma = emulated and any(fields.get("mma", ()))

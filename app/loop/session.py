@@ -17,6 +17,7 @@ from ..errors import first_line
 from ..gpu.gpu import Gpu
 from ..train.trainer import Trainer
 from ..truth.finite import check_finite, check_truth_finite
+from ..truth.space import depth_range
 from ..views.evaluation import VIEWS, GridEvaluator, Summary
 from ..views.heatmaps import Contours, HeatmapImages
 from ..views.image_eval import ImageEvaluator
@@ -33,7 +34,7 @@ class Session(HeadlessSteps):
     def __init__(self, gpu: Gpu, config: Config, grid: int | None = None, heatmaps: bool = False):
         self.gpu = gpu
         self.grid = grid or config.eval_grid
-        check_finite(config.targets, config.domain, self.grid)
+        check_finite(config.targets, config.domain, self.grid, depth_range(config.truth_settings))
         self.eval_every = 100
         self.history = RunHistory()
         self.rebuild: Rebuild | None = None
@@ -183,7 +184,7 @@ class Session(HeadlessSteps):
         old output rows[j] (by default the one of the same index), and an output with none
         starts fresh; another problem starts at step 0 (app/loop/carry.py). `then(session)` runs
         once the new network is in (a checkpoint of another architecture puts its state in)."""
-        check_finite(config.targets, config.domain, self.grid)
+        check_finite(config.targets, config.domain, self.grid, depth_range(config.truth_settings))
         self.cancel_rebuild()
         self.rebuild_error = None
         keep = (

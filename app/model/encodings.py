@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UserError
-from .features import FEATURES
+from .features import FEATURES, Z_FEATURES
 from .hashgrid import MAX_GRID_PARAMETERS, GridSettings, GridSpec, grid_units
 
 # An encoding's setting: the feature names of a feature encoding, the Fourier frequencies K, or
@@ -37,9 +37,11 @@ class EncodingSettings:
 
 
 class Encoding(ABC):
-    """How (x, y) becomes the network's input vector, given its setting."""
+    """How (x, y) becomes the network's input vector, given its setting; or (x, y, z), for the
+    encodings of ENCODINGS_3D (encoding_for)."""
 
     name: str
+    point = "xy"  # the point's name in the export's expressions (app/files/export_slang.py)
     fields: tuple[str, ...] = ()  # the Config fields that set it (the Network panel shows them)
     trained = False  # parameters of its own, trained with the network's (a grid's tables)
 
@@ -68,8 +70,8 @@ class Encoding(ABC):
         """One label per input (the network diagram, the neuron views)."""
 
     @abstractmethod
-    def numpy(self, x: np.ndarray, y: np.ndarray, setting: Setting, domain=None, tables=None) -> np.ndarray:
-        """(N,) x, y -> (N, dim) in float64; a grid reads the domain and its tables."""
+    def numpy(self, x: np.ndarray, y: np.ndarray, setting: Setting, domain=None, tables=None, z=None) -> np.ndarray:
+        """(N,) x, y (and z, in 3D) -> (N, dim) in float64; a grid reads the domain and its tables."""
 
     @abstractmethod
     def body(self, setting: Setting) -> list[str]:
@@ -93,6 +95,8 @@ class FeatureEncoding(Encoding):
     def __init__(self, name: str, fixed: tuple[str, ...] | None = None):
         self.name, self.fixed = name, fixed
         self.fields = () if fixed is not None else ("features",)
+        if fixed is not None and "z" in fixed:
+            self.point = "xyz"
 
     def setting(self, settings: EncodingSettings) -> tuple[str, ...]:
         return self.fixed if self.fixed is not None else tuple(settings.features)
@@ -110,20 +114,26 @@ class FeatureEncoding(Encoding):
         return len(setting)
 
     def names(self, setting: tuple[str, ...]) -> list[str]:
-        return [FEATURES[f].label for f in setting]
+        return [_feature(f).label for f in setting]
 
-    def numpy(self, x, y, setting: tuple[str, ...], domain=None, tables=None) -> np.ndarray:
-        return np.stack([FEATURES[f].numpy(x, y) for f in setting], axis=1)
+    def numpy(self, x, y, setting: tuple[str, ...], domain=None, tables=None, z=None) -> np.ndarray:
+        return np.stack(
+            [FEATURES[f].numpy(x, y) if f in FEATURES else Z_FEATURES[f].numpy(x, y, z) for f in setting], axis=1
+        )
 
     def expressions(self, setting: tuple[str, ...]) -> list[str]:
-        return [FEATURES[f].slang_of("xy") for f in setting]
+        return [_feature(f).slang_of(self.point) for f in setting]
 
     def body(self, setting: tuple[str, ...]) -> list[str]:
-        values = ", ".join(f"NFloat({FEATURES[f].slang_of('p')})" for f in setting)
+        values = ", ".join(f"NFloat({_feature(f).slang_of('p')})" for f in setting)
         return [f"NFloat v[INPUT_DIM] = {{ {values} }};", "return MLVec<INPUT_DIM>.fromArray(v);"]
 
     def header(self, setting: tuple[str, ...]) -> str:
         return "" if self.fixed is not None else f" ({', '.join(setting)})"
+
+
+def _feature(name: str):
+    return FEATURES[name] if name in FEATURES else Z_FEATURES[name]
 
 
 # shaders/model/encodings.slang's PI, in float32: the shader scales by float(1 << k) * PI
@@ -131,10 +141,15 @@ FOURIER_PI = np.float32(3.14159265358979)
 
 
 class FourierEncoding(Encoding):
-    """x and y, then sin and cos of 2^k pi x and 2^k pi y for k < K (shaders/model/encodings.slang)."""
+    """x and y, then sin and cos of 2^k pi x and 2^k pi y for k < K (shaders/model/encodings.slang);
+    in 3D x, y and z, then sin and cos of each coordinate's 2^k pi multiple."""
 
     name = "fourier"
     fields = ("frequencies",)
+
+    def __init__(self, dims: int = 2):
+        self.axes = "xyz"[:dims]
+        self.point = "xy" if dims == 2 else "xyz"
 
     def setting(self, settings: EncodingSettings) -> int:
         return settings.frequencies
@@ -149,30 +164,31 @@ class FourierEncoding(Encoding):
         return {"kind": self.name, "frequencies": frequencies}
 
     def dim(self, frequencies: int) -> int:
-        return 2 + 4 * frequencies
+        return len(self.axes) * (1 + 2 * frequencies)
 
     def names(self, frequencies: int) -> list[str]:
-        names = ["x", "y"]
+        names = list(self.axes)
         for k in range(frequencies):
-            names += [f"sin {2**k}πx", f"cos {2**k}πx", f"sin {2**k}πy", f"cos {2**k}πy"]
+            names += [f"{f} {2**k}π{a}" for a in self.axes for f in ("sin", "cos")]
         return names
 
-    def numpy(self, x, y, frequencies: int, domain=None, tables=None) -> np.ndarray:
-        columns = [x, y]
+    def numpy(self, x, y, frequencies: int, domain=None, tables=None, z=None) -> np.ndarray:
+        axes = [x, y, z][: len(self.axes)]
+        columns = list(axes)
         for k in range(frequencies):
             scale = (2.0**k) * np.pi
-            columns += [np.sin(scale * x), np.cos(scale * x), np.sin(scale * y), np.cos(scale * y)]
+            columns += [f(scale * a) for a in axes for f in (np.sin, np.cos)]
         return np.stack(columns, axis=1)
 
     def expressions(self, frequencies: int) -> list[str]:
-        terms = ["xy.x", "xy.y"]
+        terms = [f"{self.point}.{a}" for a in self.axes]
         for k in range(frequencies):
             scale = repr(float(np.float32(2.0**k) * FOURIER_PI))  # exact: a power of two times a float
-            terms += [f"sin({scale} * xy.x)", f"cos({scale} * xy.x)", f"sin({scale} * xy.y)", f"cos({scale} * xy.y)"]
+            terms += [f"{f}({scale} * {self.point}.{a})" for a in self.axes for f in ("sin", "cos")]
         return terms
 
     def body(self, frequencies: int) -> list[str]:
-        return ["return encodeFourier<INPUT_DIM>(p);"]
+        return [f"return encodeFourier{'' if len(self.axes) == 2 else '3'}<INPUT_DIM>(p);"]
 
     def header(self, frequencies: int) -> str:
         return f" ({frequencies} frequencies)"
@@ -224,7 +240,7 @@ class GridEncoding(Encoding):
     def names(self, spec: GridSpec) -> list[str]:
         return spec.names()
 
-    def numpy(self, x, y, spec: GridSpec, domain=None, tables=None) -> np.ndarray:
+    def numpy(self, x, y, spec: GridSpec, domain=None, tables=None, z=None) -> np.ndarray:
         return spec.encode(grid_units(domain, x, y), tables)
 
     def body(self, spec: GridSpec) -> list[str]:
@@ -246,6 +262,23 @@ ENCODINGS: dict[str, Encoding] = {
         GridEncoding("densegrid", hashed=False),
     )
 }
+
+
+# The encodings of functions of (x, y, z) (--dims 3), by name: each one's 3D twin.
+ENCODINGS_3D: dict[str, Encoding] = {
+    e.name: e
+    for e in (
+        FeatureEncoding("poly2", ("x", "y", "z", "x2", "y2", "z2")),
+        FeatureEncoding("raw", ("x", "y", "z")),
+        FourierEncoding(dims=3),
+    )
+}
+
+
+def encoding_for(name: str, dims: int) -> Encoding:
+    """The encoding named `name` of points of `dims` coordinates (app/truth/space.py refuses the
+    ones that have no 3D twin)."""
+    return ENCODINGS[name] if dims == 2 else ENCODINGS_3D[name]
 
 
 def playground_features(settings: EncodingSettings) -> list[str] | None:

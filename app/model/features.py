@@ -36,3 +36,13 @@ FEATURES: dict[str, Feature] = {
         Feature("siny", "sin y", "sin({p}.y)", lambda x, y: np.sin(y)),
     )
 }
+
+# The third coordinate's, for functions of (x, y, z) (--dims 3): no Playground features, so not
+# offered by --features; their numpy functions take (x, y, z).
+Z_FEATURES: dict[str, Feature] = {
+    f.name: f
+    for f in (
+        Feature("z", "z", "{p}.z", lambda x, y, z: z),
+        Feature("z2", "z²", "{p}.z * {p}.z", lambda x, y, z: z * z),
+    )
+}

@@ -341,6 +341,8 @@ class Trainer:
         r["grid_gradients"] = self.grid_gradients.device_address
         r["truth_data"] = self.truth_pixels.device_address
         r["x0"], r["x1"], r["y0"], r["y1"] = c.domain
+        if self.plan.point_dim == 3:  # the field is in StepArgs only then (shaders/common/step_args.slang)
+            r["z0"], r["z1"] = c.z_range
         r["batch_size"], r["thread_count"], r["seed"] = self.batch_size, shape.thread_count, c.seed
         ahead = np.arange(count)
         r["step"] = self.step + ahead

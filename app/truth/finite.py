@@ -38,20 +38,35 @@ def check_points(domain, grid: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([cx, *lines_x]), np.concatenate([cy, *lines_y])
 
 
-def check_finite(targets, domain, grid: int) -> None:
+def check_depths(z_range) -> np.ndarray:
+    """The depths at which a function of (x, y, z) is checked at check_points: z0, z1, the planes
+    between them an eighth apart, and z = 0 where the range crosses it."""
+    z0, z1 = z_range
+    depths = z0 + (z1 - z0) * np.linspace(0.0, 1.0, 9)
+    return np.append(depths, 0.0) if z0 < 0 < z1 else depths
+
+
+def check_finite(targets, domain, grid: int, z_range=None) -> None:
     """Raises UserError naming a target that is NaN or infinite at one of check_points (the
     first such target), or else one beyond ±TRUTH_LIMIT there, evaluated in float32 as the GPU
     does (so that a domain wide enough to overflow is caught too): such a truth can't be
-    learned, and training on it would only report a non-finite or a huge loss."""
+    learned, and training on it would only report a non-finite or a huge loss. With a z_range
+    the targets are functions of (x, y, z), checked at check_points on each of check_depths."""
     x, y = check_points(domain, grid)
-    values = [np.broadcast_to(target_to_numpy(text, np.float32)(x, y), x.shape) for text in targets]
+    z = None
+    if z_range is not None:
+        depths = check_depths(z_range)
+        x, y, z = np.tile(x, depths.size), np.tile(y, depths.size), np.repeat(depths, x.size)
+    dims = 2 if z is None else 3
+    values = [np.broadcast_to(target_to_numpy(text, np.float32, dims)(x, y, z), x.shape) for text in targets]
     for fails in (lambda v: ~np.isfinite(v), lambda v: np.abs(v) > TRUTH_LIMIT):
         for k, (text, truth) in enumerate(zip(targets, values)):
             bad = np.flatnonzero(fails(truth))
             if bad.size:
                 i = bad[np.argmax(np.abs(truth[bad]))]  # the worst point: a pole's, not its edge's
+                at = f"x = {x[i]:.4g}, y = {y[i]:.4g}" + ("" if z is None else f", z = {z[i]:.4g}")
                 raise UserError(
-                    f"target f{k + 1} = {text!r} is {truth[i]:.4g} at x = {x[i]:.4g}, y = {y[i]:.4g}: "
+                    f"target f{k + 1} = {text!r} is {truth[i]:.4g} at {at}: "
                     f"a target must be finite over the whole domain, within ±{TRUTH_LIMIT:.0e}"
                 )
 

@@ -21,6 +21,8 @@ class TruthSettings:
     sdf: str | None
     domain: Sequence[float]  # x0, x1, y0, y1
     eval_grid: int
+    dims: int  # 2: functions of (x, y); 3: of (x, y, z), z in z_range (app/truth/space.py)
+    z_range: Sequence[float]
 
     @property
     def outputs(self) -> int:

@@ -67,13 +67,13 @@ def _carets_as_powers(text: str) -> tuple[str, list[int]]:
     return text.replace("^", "**"), origin + [len(text)]
 
 
-def _check(node: ast.AST, text: str, origin: list[int]) -> None:
-    """Accepts numbers, x, y, pi, e, + - * /, ** and ^ (as pow), unary +/-, parentheses and the
-    listed functions; anything else (names, attributes, subscripts, strings, calls of other
-    names, comparisons, lambdas...) is an error at its column (origin: parse_target's map)."""
+def _check(node: ast.AST, text: str, origin: list[int], variables: tuple[str, ...]) -> None:
+    """Accepts numbers, the variables (x, y; x, y, z in 3D), pi, e, + - * /, ** and ^ (as pow), unary +/-,
+    parentheses and the listed functions; anything else (names, attributes, subscripts, strings, calls of
+    other names, comparisons, lambdas...) is an error at its column (origin: parse_target's map)."""
     column = origin[max(getattr(node, "col_offset", 0), 0)] + 1
     if isinstance(node, ast.Expression):
-        return _check(node.body, text, origin)
+        return _check(node.body, text, origin, variables)
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         try:
             value = float(node.value)
@@ -83,14 +83,14 @@ def _check(node: ast.AST, text: str, origin: list[int]) -> None:
             raise _fail(text, column, "the number is too large for a 32-bit float")
         return
     if isinstance(node, ast.Name):
-        if node.id not in ("x", "y", *CONSTANTS):
-            raise _fail(text, column, f"unknown name {node.id!r} (use x, y, pi and e)")
+        if node.id not in (*variables, *CONSTANTS):
+            raise _fail(text, column, f"unknown name {node.id!r} (use {', '.join(variables)}, pi and e)")
         return
     if isinstance(node, ast.BinOp) and (type(node.op) in _BINARY or isinstance(node.op, ast.Pow)):
-        _check(node.left, text, origin)
-        return _check(node.right, text, origin)
+        _check(node.left, text, origin, variables)
+        return _check(node.right, text, origin, variables)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return _check(node.operand, text, origin)
+        return _check(node.operand, text, origin, variables)
     if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name):
         raise _fail(
             text,
@@ -105,7 +105,7 @@ def _check(node: ast.AST, text: str, origin: list[int]) -> None:
         if len(node.args) != arity or any(isinstance(a, ast.Starred) for a in node.args):
             raise _fail(text, column, f"{name} takes {arity} argument{'s' if arity > 1 else ''}")
         for arg in node.args:
-            _check(arg, text, origin)
+            _check(arg, text, origin, variables)
         return
     raise _fail(
         text,
@@ -164,10 +164,14 @@ def _syntax_column(text: str, error: SyntaxError) -> int:
     return sum(len(line) + 1 for line in lines[: error.lineno - 1]) + error.offset
 
 
-def parse_target(text: str) -> ast.Expression:
-    """The checked tree of `text`; a TargetError names the problem and its column."""
+VARIABLES = {2: ("x", "y"), 3: ("x", "y", "z")}  # a target's variables, by the dimensions it spans
+
+
+def parse_target(text: str, dims: int = 2) -> ast.Expression:
+    """The checked tree of `text`, a function of (x, y), or of (x, y, z) where dims is 3; a
+    TargetError names the problem and its column."""
     if not isinstance(text, str) or not text.strip():
-        raise TargetError("a target must be a non-empty expression in x and y")
+        raise TargetError(f"a target must be a non-empty expression in {' and '.join(VARIABLES[dims])}")
     if len(text) > MAX_TARGET_LENGTH:
         raise TargetError(f"a target must be at most {MAX_TARGET_LENGTH} characters (got {len(text)})")
     deep = _bracket_depth_column(text)
@@ -191,7 +195,7 @@ def parse_target(text: str) -> ast.Expression:
         raise _fail(text, None, f"it is nested more than {MAX_TARGET_DEPTH} levels deep")
     # ast's columns count UTF-8 bytes: the map is spread over each character's bytes for _check
     in_bytes = [origin[i] for i, char in enumerate(spelled.strip()) for _ in char.encode("utf-8", "surrogatepass")]
-    _check(tree, text, in_bytes + [origin[-1]])
+    _check(tree, text, in_bytes + [origin[-1]], VARIABLES[dims])
     return tree
 
 
@@ -237,37 +241,39 @@ def _to_slang(node: ast.AST) -> str:
     return f"{node.func.id}({', '.join(_to_slang(a) for a in node.args)})"
 
 
-def target_to_slang(text: str) -> str:
-    return _to_slang(parse_target(text))
+def target_to_slang(text: str, dims: int = 2) -> str:
+    return _to_slang(parse_target(text, dims))
 
 
-def _to_numpy(node: ast.AST, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _to_numpy(node: ast.AST, point: dict[str, np.ndarray]) -> np.ndarray:
     if isinstance(node, ast.Expression):
-        return _to_numpy(node.body, x, y)
+        return _to_numpy(node.body, point)
     if isinstance(node, ast.Constant):
-        return np.full_like(x, float(node.value))
+        return np.full_like(point["x"], float(node.value))
     if isinstance(node, ast.Name):
-        return np.full_like(x, CONSTANTS[node.id]) if node.id in CONSTANTS else x if node.id == "x" else y
+        return np.full_like(point["x"], CONSTANTS[node.id]) if node.id in CONSTANTS else point[node.id]
     if isinstance(node, ast.BinOp):
-        a, b = _to_numpy(node.left, x, y), _to_numpy(node.right, x, y)
+        a, b = _to_numpy(node.left, point), _to_numpy(node.right, point)
         if isinstance(node.op, ast.Pow):
             return np.power(a, b)
         return {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}[_BINARY[type(node.op)]](a, b)
     if isinstance(node, ast.UnaryOp):
-        value = _to_numpy(node.operand, x, y)
+        value = _to_numpy(node.operand, point)
         return -value if isinstance(node.op, ast.USub) else value
     assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-    return _NUMPY[node.func.id](*(_to_numpy(a, x, y) for a in node.args))
+    return _NUMPY[node.func.id](*(_to_numpy(a, point) for a in node.args))
 
 
-def target_to_numpy(text: str, dtype=np.float64) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    tree = parse_target(text)
+def target_to_numpy(text: str, dtype=np.float64, dims: int = 2) -> Callable[..., np.ndarray]:
+    """f(x, y), or f(x, y, z) where dims is 3, in numpy."""
+    tree = parse_target(text, dims)
 
-    def evaluate(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, dtype=dtype)
-        y = np.asarray(y, dtype=dtype)
+    def evaluate(x: np.ndarray, y: np.ndarray, z: np.ndarray | None = None) -> np.ndarray:
+        point = {"x": np.asarray(x, dtype=dtype), "y": np.asarray(y, dtype=dtype)}
+        if z is not None:
+            point["z"] = np.asarray(z, dtype=dtype)
         with np.errstate(all="ignore"):
-            return _to_numpy(tree, x, y)
+            return _to_numpy(tree, point)
 
     return evaluate
 

@@ -39,9 +39,10 @@ def restore_view(app, data: dict) -> None:
 
 
 def _valid_target(text) -> bool:
-    """Only what the grammar accepts comes back from the file (it may have been edited)."""
+    """Only what the grammar accepts comes back from the file (it may have been edited): any of
+    x, y and z, as the user may have saved a 3D run's."""
     try:
-        parse_target(text)
+        parse_target(text, dims=3)
     except UserError:
         return False
     return True

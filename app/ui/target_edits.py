@@ -89,7 +89,7 @@ class TargetEdits:
         self.texts[output] = text
         self.unapplied.discard(output)
         try:
-            parse_target(text)
+            parse_target(text, self._base().dims)
         except TargetError as error:
             self.errors[output] = error
             return

@@ -14,6 +14,7 @@ import slangpy as spy
 from ..gpu.gpu import HostCopy
 from ..kernels.view_constants import HEATMAP_VIEWS
 from ..train.trainer import Trainer
+from ..truth.space import slice_z
 from .point_metrics import GROUP_UNITS, PointSums, groups
 
 VIEWS = len(HEATMAP_VIEWS)  # values, d/dx, d/dy, |gradient|
@@ -27,6 +28,11 @@ def neuron_stride(grid: int) -> int:
 
 def neuron_side(grid: int) -> int:
     return -(-grid // neuron_stride(grid))
+
+
+def _slice_depth(point_dim: int, z_range) -> dict:
+    """evaluateGrid's depth argument: a function of (x, y, z) is shown at the slice z = slice_z."""
+    return {} if point_dim == 2 else {"sliceZ": slice_z(z_range)}
 
 
 @dataclass
@@ -185,6 +191,7 @@ class GridEvaluator:
             grid=self.grid,
             neuronStride=neuron_stride(self.grid),
             domain=spy.float4(*t.config.domain),
+            **_slice_depth(t.plan.point_dim, t.config.z_range),
             cellOffset=first,
             cellEnd=first + count,
         )

@@ -22,7 +22,7 @@ def choose_path(request: PathRequest) -> tuple[GradientPath, dict]:
     """The first path that fits (of those that train on derivatives, where the loss has derivative
     terms), and the plan's fields it sets."""
     for path in PATHS:
-        if request.derivatives and not path.derivatives:
+        if (request.derivatives and not path.derivatives) or (request.point_dim == 3 and not path.points_3d):
             continue
         fields = path.fits(request)
         if fields is not None:

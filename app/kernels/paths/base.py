@@ -32,6 +32,7 @@ class PathRequest:
     fused: bool  # ...and holds their operands as the fused trainer's weight copies assume
     cpu: bool  # a CPU driver, with lane tiles
     derivatives: bool = False  # the loss has terms on the input gradient (app/model/derivative_loss.py)
+    point_dim: int = 2  # functions of (x, y), or of (x, y, z)
 
     @property
     def grid(self) -> bool:
@@ -74,6 +75,9 @@ class GradientPath(ABC):
     # per-sample backward pass can be the nested one, and the fused trainer with its jets (the other
     # tiled kernels' cannot).
     derivatives = False
+    # It trains on points of (x, y, z) (--dims 3): the paths that draw samples through drawSample
+    # (the others sample (x, y) in kernels of their own).
+    points_3d = False
 
     @abstractmethod
     def fits(self, request: PathRequest) -> dict | None:

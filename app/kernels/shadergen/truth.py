@@ -33,10 +33,10 @@ class TruthSource:
     slang: Callable[[NetworkPlan], TruthSlang]
 
 
-def _truth_function(values: list[str]) -> str:
+def _truth_function(values: list[str], point: str = "float2") -> str:
     rows = [f"{value}," for value in values[:-1]] + values[-1:]
     return f"""[Differentiable]
-float[OUTPUT_DIM] groundTruth(float2 p)
+float[OUTPUT_DIM] groundTruth({point} p)
 {{
     float truth[OUTPUT_DIM] = {{
 {indent(rows, 2)}
@@ -52,6 +52,16 @@ TrainingSample drawSample(StepArgs a, uint sampleIndex)
     sample.p = samplePoint(a.seed, a.step, sampleIndex, float4(a.x0, a.x1, a.y0, a.y1));
     sample.truth = groundTruth(sample.p);
     sample.normal = float2(0.0);
+    return sample;
+}"""
+
+_FORMULA_SAMPLE_3D = """// Each step samples its points afresh over the box (sampling.slang) and asks the truth.
+TrainingSample drawSample(StepArgs a, uint sampleIndex)
+{
+    TrainingSample sample;
+    sample.p = samplePoint3(a.seed, a.step, sampleIndex, float4(a.x0, a.x1, a.y0, a.y1), float2(a.z0, a.z1));
+    sample.truth = groundTruth(sample.p);
+    sample.normal = float3(0.0);
     return sample;
 }"""
 
@@ -79,6 +89,9 @@ TrainingSample drawSample(StepArgs a, uint sampleIndex)
 
 def _formula(plan: NetworkPlan) -> TruthSlang:
     truth = plan.slang_truth
+    if plan.point_dim == 3:  # formulas of x, y and z (app/truth/space.py)
+        values = [target_to_slang(t, dims=3) for t in plan.targets]
+        return TruthSlang(_truth_function(values, "float3"), _FORMULA_SAMPLE_3D)
     if truth is None:
         return TruthSlang(_truth_function([target_to_slang(t) for t in plan.targets]), _FORMULA_SAMPLE)
     values = [f"{TARGET_NAMESPACE}::target(p, {k})" for k in range(truth.count)]
@@ -88,7 +101,8 @@ def _formula(plan: NetworkPlan) -> TruthSlang:
 
 def _formula_header(plan: NetworkPlan) -> str:
     if plan.slang_truth is None:
-        return f"{len(plan.targets)} expressions of x and y, printed as Slang below"
+        variables = "x and y" if plan.point_dim == 2 else "x, y and z"
+        return f"{len(plan.targets)} expressions of {variables}, printed as Slang below"
     return f"a Slang file's {plan.slang_truth.count} targets, in namespace {TARGET_NAMESPACE} at the end"
 
 

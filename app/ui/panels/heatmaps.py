@@ -11,6 +11,7 @@ from imgui_bundle import imgui
 
 from ...kernels.view_constants import GRADIENT_VIEW
 from ...truth.eval_grid import cell_centre
+from ...truth.space import slice_caption
 from ...views.heatmaps import VIEWS, Contours
 from .. import image_view
 from ..heatmap_view import draw_heatmaps, line_panels
@@ -138,6 +139,8 @@ def draw(app) -> None:
     imgui.separator()
     passing = _evaluating(app)
     session = app.session
+    if session.config.dims == 3:  # a function of (x, y, z): which of its xy slices the rows show
+        imgui.text_colored(MUTED, f"Showing {slice_caption(session.config.z_range)}")
     if image and app.view == 0:  # an image's values: at its own resolution
         image_view.draw(app)
         return

@@ -24,6 +24,7 @@ class FusedTrainer(WorkgroupTiles):
     # A loss with derivative terms takes its own layer functions: each sample's value and tangents
     # as three rows of the tile (fused_jets.slang)
     derivatives = True
+    points_3d = False  # its kernels load (x, y) samples of their own (fused.slang, fused_jets.slang)
     description = "the fused tensor-core trainer: tiles of {tile_samples} samples, 16 a subgroup, {group_size} threads"
 
     def fits(self, request: PathRequest) -> dict | None:

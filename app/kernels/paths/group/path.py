@@ -30,6 +30,7 @@ class GroupTiles(GradientPath):
     rates = (1.5, 1e3)  # lavapipe: 4-64-64-4 with sin
     sliced = True
     derivatives = True
+    points_3d = True
 
     def fits(self, request: PathRequest) -> dict | None:
         sizes = request.sizes

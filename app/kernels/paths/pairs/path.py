@@ -18,6 +18,7 @@ class Pairs(ThreadAccumulators):
     name = "pairs"
     description = "thread accumulators (registers), two samples at a time in half2, {group_size} threads a group"
     derivatives = False  # its kernel is pairs.slang's, which has no nested derivative pass
+    points_3d = False  # ...and which samples (x, y) itself
 
     def fits(self, request: PathRequest) -> dict | None:
         formula = not (request.points or request.image or request.grid)

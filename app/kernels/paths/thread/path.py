@@ -22,6 +22,7 @@ class ThreadAccumulators(GradientPath):
     thread_accumulators = True
     quick_compile = True
     derivatives = True
+    points_3d = True
 
     def fits(self, request: PathRequest) -> dict | None:
         if request.mlp_param_count > MAX_THREAD_ACCUMULATORS:

@@ -29,6 +29,7 @@ class WorkgroupTiles(GradientPath):
     description = "workgroup tiles of {tile_samples} samples, {group_size} threads a group"
     rates = (1.2, 5e3)  # lavapipe: 4-64-64-4
     side_by_side = True
+    points_3d = True
 
     def fits(self, request: PathRequest) -> dict | None:
         r = request

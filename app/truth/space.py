@@ -1,0 +1,52 @@
+"""The space a network learns over: functions of (x, y), or with --dims 3 of (x, y, z), z spanning
+z_range. In 3D the truth is formulas of x, y and z, encoded raw, as poly2 or as Fourier features;
+the rest is refused in one line that names --dims."""
+
+from __future__ import annotations
+
+from ..errors import UserError
+from ..model.derivative_loss import derivatives_on
+from ..model.losses import LossSettings
+from .settings import TruthSettings
+from .targets import parse_target
+
+ENCODINGS_3D = ("poly2", "raw", "fourier")  # app/model/encodings.py has a 3D twin of each
+
+
+def check_space(truth: TruthSettings, encoding: str, loss: LossSettings) -> None:
+    """A UserError where the config's truth, encoding or loss does not take its dimensions: in 2D a
+    target that names z, in 3D what is 2D by nature (an image, a shape, a dataset) or not yet 3D."""
+    for target in truth.targets:
+        parse_target(target, truth.dims)
+    if truth.dims == 2:
+        return
+    for name, on in (
+        ("a dataset", truth.dataset),
+        ("an image", truth.image),
+        ("a 2D shape (--sdf)", truth.sdf),
+        ("a Slang target file", truth.slang_target),
+    ):
+        if on:
+            raise UserError(f"--dims 3 learns target formulas of x, y and z, not {name}: use --dims 2")
+    if encoding not in ENCODINGS_3D:
+        raise UserError(f"--dims 3 takes the {', '.join(ENCODINGS_3D)} encodings, not {encoding}")
+    if derivatives_on(loss):
+        raise UserError(
+            "--dims 3 trains on the squared error alone: set --grad-weight, --eikonal and --normal-weight to 0"
+        )
+
+
+def slice_z(z_range) -> float:
+    """The depth of the xy slice that the views and reports show of a function of (x, y, z)."""
+    return 0.5 * (z_range[0] + z_range[1])
+
+
+def depth_range(truth: TruthSettings):
+    """z's range for a function of (x, y, z), None for one of (x, y)."""
+    return list(truth.z_range) if truth.dims == 3 else None
+
+
+def slice_caption(z_range) -> str:
+    """The slice the heatmaps show, as the window and heatmaps.png name it."""
+    z0, z1 = z_range
+    return f"the slice z = {slice_z(z_range):g} of z in [{z0:g}, {z1:g}]"

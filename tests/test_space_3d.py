@@ -1,0 +1,119 @@
+"""Functions of (x, y, z) (--dims 3): the targets' grammar, the config's refusals, the generated
+module, and on the GPU the gradient of a step against a float64 numpy backward pass over the
+3D samples, and the views' xy slice against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import gpu_loss_and_gradient
+from reference import forward as reference_forward
+from reference import grid_centres, kernel_parameters, loss_and_gradient, sample_points_3d, truth_values
+
+from app.config.config import Config, validate
+from app.errors import UserError
+from app.kernels.network_module import network_source
+from app.kernels.planning import plan_for
+from app.loop.session import Session
+from app.truth.finite import check_finite
+from app.truth.targets import TargetError, parse_target, target_to_numpy
+
+TARGET = "x*y - z*z + 0.5*sin(3*z)"
+
+
+def test_a_target_may_name_z_in_3d_only_and_2d_keeps_its_message():
+    parse_target("sqrt(x*x + y*y + z*z) - 0.5", dims=3)
+    with pytest.raises(TargetError, match=r"unknown name 'z' \(use x, y, pi and e\)"):
+        parse_target("x + z")
+    with pytest.raises(TargetError, match=r"unknown name 'w' \(use x, y, z, pi and e\)"):
+        parse_target("x + w", dims=3)
+    f = target_to_numpy("x + 2*y + 3*z", dims=3)
+    np.testing.assert_array_equal(f(np.array([1.0]), np.array([10.0]), np.array([100.0])), [321.0])
+    with pytest.raises(UserError, match="unknown name 'z'"):
+        validate(Config(targets=["x*z"]))
+    assert validate(Config(targets=["x*z"], dims=3)).targets == ["x*z"]
+
+
+@pytest.mark.parametrize(
+    "fields,message",
+    [
+        ({"encoding": "hashgrid"}, "takes the poly2, raw, fourier encodings, not hashgrid"),
+        ({"sdf": "circle"}, "not a 2D shape"),
+        ({"dataset": {"generator": "spiral"}}, "not a dataset"),
+        ({"eikonal": 0.1}, "squared error alone"),
+        ({"z_range": [1.0, -1.0]}, r"must be \[z0, z1\] with finite z0 < z1"),
+    ],
+)
+def test_what_3d_cannot_take_is_one_line_naming_it(fields, message):
+    with pytest.raises(UserError, match=message) as error:
+        validate(Config(dims=3, **fields))
+    assert "\n" not in str(error.value)
+
+
+def test_a_3d_target_must_be_finite_on_every_depth_checked():
+    with pytest.raises(UserError, match=r"target f1 = '1/z' is .* at x = .*, y = .*, z = 0:"):
+        check_finite(["1/z"], [-1, 1, -1, 1], 16, [-1.0, 1.0])
+    check_finite(["1/z"], [-1, 1, -1, 1], 16, [0.5, 1.0])  # no z = 0 there
+
+
+def test_the_3d_module_switches_the_shared_slang_and_2d_does_not():
+    source_3d = network_source(plan_for(validate(Config(dims=3, targets=[TARGET], encoding="fourier"))))
+    source_2d = network_source(plan_for(validate(Config(encoding="fourier"))))
+    assert "#define POINT_3D" in source_3d and "encodeInput(float3 p)" in source_3d
+    assert "samplePoint3(" in source_3d and "groundTruth(float3 p)" in source_3d
+    assert "POINT_3D" not in source_2d and "encodeInput(float2 p)" in source_2d
+    assert plan_for(validate(Config(dims=3))).input_dim == 6  # poly2: x, y, z and their squares
+
+
+# The paths that draw samples through drawSample: a narrow network takes thread accumulators, a
+# wider input workgroup tiles, and a wide float network on a CPU driver group tiles (its lane
+# tiles draw (x, y) themselves and are skipped in 3D)
+CASES = [
+    ("raw", [12, 7], "float", "thread"),
+    ("poly2", [12, 7], "float", "thread"),
+    ("fourier", [12, 7], "float", "tiles"),
+    ("fourier", [256], "float", "group"),
+    ("raw", [12, 7], "half", "thread"),  # pairs in 2D (pairs.slang samples (x, y) itself)
+]
+
+
+@pytest.mark.parametrize("encoding,hidden,precision,path", CASES)
+def test_a_3d_steps_gradient_matches_numpy_over_the_3d_samples(make_trainer, encoding, hidden, precision, path):
+    trainer = make_trainer(
+        dims=3, z_range=[-0.5, 1.5], targets=[TARGET, "z"], encoding=encoding, frequencies=2, hidden=hidden,
+        precision=precision, activation="tanh", batch_size=300, seed=3,
+    )  # fmt: skip
+    assert trainer.plan.gradient_path == path
+    c = trainer.config
+    x, y, z = sample_points_3d(c.seed, 0, c.batch_size, c.domain, c.z_range)
+    assert z.min() < -0.4 and z.max() > 1.4  # drawn over z_range, not [-1, 1] nor 0
+    ref_loss, ref_gradient = loss_and_gradient(
+        c, kernel_parameters(c, trainer.parameters()), x, y, truth_values(c, x, y, z), z=z
+    )
+    gpu_loss, gpu_gradient = gpu_loss_and_gradient(trainer)
+    tolerance = 2e-2 if precision == "half" else 1e-4
+    assert abs(gpu_loss - ref_loss) / ref_loss < tolerance
+    scale = np.max(np.abs(ref_gradient))
+    assert np.count_nonzero(gpu_gradient) > 0.5 * gpu_gradient.size
+    assert np.max(np.abs(gpu_gradient - ref_gradient)) / scale < tolerance
+
+
+def test_the_views_show_the_xy_slice_at_the_middle_of_z(gpu):
+    config = validate(
+        Config(dims=3, z_range=[0.0, 1.0], targets=["x + z*z", "y*z"], encoding="fourier", frequencies=2,
+               hidden=[16], activation="tanh", seed=2)
+    )  # fmt: skip
+    session = Session(gpu, config, grid=16)
+    session.trainer.train(30)
+    session.evaluate()
+    maps = session.evaluator.read()
+    x, y = (v.ravel() for v in grid_centres(config.domain, 16))
+    z = np.full_like(x, 0.5)
+    truth = truth_values(config, x, y, z)
+    np.testing.assert_allclose(maps.truths.reshape(-1, 2), truth, atol=1e-6)
+    learned = reference_forward(config, session.trainer.parameters(), x, y, z)
+    assert np.ptp(learned[:, 0]) > 0.1  # a kernel writing zeros or ignoring the slice fails here
+    np.testing.assert_allclose(maps.predictions.reshape(-1, 2), learned, atol=1e-4)
+    slope = maps.derivatives.reshape(-1, 2, 4)  # d/dx, d/dy of the learned and the true slice
+    np.testing.assert_allclose(slope[:, 0, 2], 1.0, atol=1e-5)  # d(x + z^2)/dx
+    np.testing.assert_allclose(slope[:, 1, 3], 0.5, atol=1e-5)  # d(y z)/dy at z = 0.5
