@@ -108,9 +108,24 @@ def _data_lines(data: dict | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _point(plan: NetworkPlan) -> tuple[str, str]:
+    """The entry points' argument, its type and name: float2 xy, or float3 xyz for a function of
+    (x, y, z) (the 3D encodings' expressions name it so)."""
+    return ("float2", "xy") if plan.point_dim == 2 else ("float3", "xyz")
+
+
+def _trained_on(config: Config, point_dim: int) -> str:
+    x0, x1, y0, y1 = config.domain
+    ranges = f"x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}]"
+    if point_dim == 3:
+        z0, z1 = config.z_range
+        ranges += f", z in [{z0:g}, {z1:g}]"
+    return ranges
+
+
 def _header(plan: NetworkPlan, config: Config, step: int, data: dict | None = None) -> str:
     hidden = plan.layers[0].activation.name
-    x0, x1, y0, y1 = config.domain
+    _, p = _point(plan)
     outputs = "\n".join(f"//   outputs[{k}] ~ {target}" for k, target in enumerate(plan.targets))
     if plan.loss.output == "logistic":
         outputs = "//   outputs[0] ~ the logit of the second class (p = sigmoid; classes in network.json's output)"
@@ -120,14 +135,14 @@ def _header(plan: NetworkPlan, config: Config, step: int, data: dict | None = No
         outputs = sdf_header(plan, config)
     return f"""// A network trained by Slang Visual Trainer, exported as standalone Slang: include or import it.
 // {plan.title}: {plan.encoding.name} encoding, {hidden} hidden layers, {plan.layers[-1].activation.name} output,
-// {plan.precision} precision, {step} steps from seed {config.seed}, trained on x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}].
+// {plan.precision} precision, {step} steps from seed {config.seed}, trained on {_trained_on(config, plan.point_dim)}.
 {_data_lines(data)}{outputs}
 //
 //     float outputs[TRAINED_OUTPUTS];
-//     trained_network(xy, outputs);
+//     trained_network({p}, outputs);
 //
-// Both entry points are [Differentiable] in xy, e.g. bwd_diff(trained_network)(xyPair, dOutputs).
-// In a differentiable loop over the outputs, call trained_network_outputs(xy), which returns
+// Both entry points are [Differentiable] in {p}, e.g. bwd_diff(trained_network)({p}Pair, dOutputs).
+// In a differentiable loop over the outputs, call trained_network_outputs({p}), which returns
 // the array: Slang loses the gradients of such a loop over an array filled by an out parameter."""
 
 
@@ -155,12 +170,13 @@ def _probabilities(plan: NetworkPlan) -> str:
     if not plan.loss.classifies:
         return ""
     body = _PROBABILITIES[plan.loss.output]
+    kind, p = _point(plan)
     return f"""
 // The class probabilities: for two classes, the second class's; for more, each class's (softmax)
 [Differentiable]
-float[TRAINED_OUTPUTS] trained_network_probabilities(float2 xy)
+float[TRAINED_OUTPUTS] trained_network_probabilities({kind} {p})
 {{
-    float z[TRAINED_OUTPUTS] = trained_network_outputs(xy);
+    float z[TRAINED_OUTPUTS] = trained_network_outputs({p});
 {body}
 }}
 """
@@ -170,8 +186,9 @@ def _encoding(plan: NetworkPlan, config: Config, tables_file: str) -> str:
     if plan.grid is not None:
         return grid_source(plan.grid, config.domain, tables_file)
     inputs = ",\n        ".join(plan.encoding.expressions(plan.encoding_setting))
+    kind, p = _point(plan)
     return f"""[Differentiable]
-float[TRAINED_INPUTS] trained_encode(float2 xy)
+float[TRAINED_INPUTS] trained_encode({kind} {p})
 {{
     float h[TRAINED_INPUTS] = {{
         {inputs}
@@ -203,18 +220,19 @@ def slang_source(
     parts += [""] + [x for a in _activations(plan) for x in (a, "")]
     parts += [x for k, layer in enumerate(plan.layers) for x in (_layer(k, layer, params), "")]
     chain = "\n".join(f"    let h{k + 1} = trained_layer{k}(h{k});" for k in range(len(plan.layers) - 1))
+    kind, p = _point(plan)
     parts.append(f"""[Differentiable]
-float[TRAINED_OUTPUTS] trained_network_outputs(float2 xy)
+float[TRAINED_OUTPUTS] trained_network_outputs({kind} {p})
 {{
-    let h0 = trained_encode(xy);
+    let h0 = trained_encode({p});
 {chain}
     return trained_layer{len(plan.layers) - 1}(h{len(plan.layers) - 1});
 }}
 
 [Differentiable]
-void trained_network(float2 xy, out float outputs[TRAINED_OUTPUTS])
+void trained_network({kind} {p}, out float outputs[TRAINED_OUTPUTS])
 {{
-    outputs = trained_network_outputs(xy);
+    outputs = trained_network_outputs({p});
 }}
 {_probabilities(plan)}{sdf_function(plan)}""")
     return "\n".join(parts)

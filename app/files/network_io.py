@@ -20,7 +20,7 @@ from ..errors import UserError
 from ..kernels.plan import NetworkPlan
 from ..kernels.planning import plan_for
 from ..model.activations import ACTIVATIONS
-from ..model.encodings import ENCODINGS
+from ..model.encodings import ENCODINGS, ENCODINGS_3D, encoding_for
 from ..model.losses import LOSSES
 from ..truth import image_truth
 
@@ -43,10 +43,13 @@ def export_network(plan: NetworkPlan, config: Config, params: np.ndarray, data: 
     encoding = plan.encoding.schema(plan.encoding_setting)
     if plan.encoding.trained:
         encoding["tables"] = TABLES_FILE
+    domain = {"x": [x0, x1], "y": [y0, y1]}
+    if plan.point_dim == 3:  # a function of (x, y, z): its "z" is what marks it (2D files have none)
+        domain["z"] = list(config.z_range)
     document = {
         "format": FORMAT,
         "encoding": encoding,
-        "domain": {"x": [x0, x1], "y": [y0, y1]},
+        "domain": domain,
         "targets": list(plan.targets),
         "layers": layers,
         "output": _output(plan, config),
@@ -85,33 +88,54 @@ def tables_npy(plan: NetworkPlan, params: np.ndarray) -> bytes:
 
 
 def encode(
-    encoding: dict[str, Any], x: np.ndarray, y: np.ndarray, domain=None, tables: np.ndarray | None = None
+    encoding: dict[str, Any],
+    x: np.ndarray,
+    y: np.ndarray,
+    domain=None,
+    tables: np.ndarray | None = None,
+    z: np.ndarray | None = None,
 ) -> np.ndarray:
-    """(N,) x and y to (N, inputs), per the schema's encoding (a grid's needs its domain and tables)."""
-    kind = ENCODINGS[encoding["kind"]]
-    return kind.numpy(x, y, kind.entry_setting(encoding), domain, tables)
+    """(N,) x and y (and z: the kind's 3D twin) to (N, inputs), per the schema's encoding (a grid's
+    needs its domain and tables)."""
+    kind = encoding_for(encoding["kind"], 2 if z is None else 3)
+    return kind.numpy(x, y, kind.entry_setting(encoding), domain, tables, z)
 
 
-def forward(network: dict[str, Any], x: np.ndarray, y: np.ndarray, tables: np.ndarray | None = None) -> np.ndarray:
-    """Evaluates a network.json document at points (x, y) in float64; returns (N, outputs).
-    A grid encoding needs its `tables` (np.load of the file its entry names)."""
+def is_3d(network: dict[str, Any]) -> bool:
+    """Whether the document is a function of (x, y, z): its domain has a "z"."""
+    return "z" in network["domain"]
+
+
+def forward(
+    network: dict[str, Any],
+    x: np.ndarray,
+    y: np.ndarray,
+    tables: np.ndarray | None = None,
+    z: np.ndarray | None = None,
+) -> np.ndarray:
+    """Evaluates a network.json document at points (x, y), or (x, y, z) for a 3D one, in float64;
+    returns (N, outputs). A grid encoding needs its `tables` (np.load of the file its entry names)."""
+    if is_3d(network) != (z is not None):
+        raise ValueError("a network of (x, y, z) takes z, and one of (x, y) takes none")
     domain = [*network["domain"]["x"], *network["domain"]["y"]]
-    h = encode(network["encoding"], np.asarray(x, np.float64), np.asarray(y, np.float64), domain, tables)
+    point = (np.asarray(x, np.float64), np.asarray(y, np.float64))
+    depth = None if z is None else np.asarray(z, np.float64)
+    h = encode(network["encoding"], *point, domain, tables, depth)
     for layer in network["layers"]:
-        z = h @ np.asarray(layer["weights"], np.float64).T + np.asarray(layer["biases"], np.float64)
+        pre = h @ np.asarray(layer["weights"], np.float64).T + np.asarray(layer["biases"], np.float64)
         extras = {key: value for key, value in layer.items() if key not in ("weights", "biases", "activation")}
-        h = ACTIVATIONS[layer["activation"]].numpy(z, **extras)
+        h = ACTIVATIONS[layer["activation"]].numpy(pre, **extras)
     return h
 
 
 OUTPUT_KINDS = {loss.output: loss for loss in LOSSES.values()}
 
 
-def predict(network: dict[str, Any], x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The predictions at (x, y): the values, or each class's probability (for "logistic", the
-    second class's)."""
+def predict(network: dict[str, Any], x: np.ndarray, y: np.ndarray, z: np.ndarray | None = None) -> np.ndarray:
+    """The predictions at (x, y), or (x, y, z): the values, or each class's probability (for
+    "logistic", the second class's)."""
     kind = network.get("output", {"kind": "identity"})["kind"]
-    return OUTPUT_KINDS[kind].predict(forward(network, x, y))
+    return OUTPUT_KINDS[kind].predict(forward(network, x, y, z=z))
 
 
 # ---- reading a network.json back (--load-network) -----------------------------------------
@@ -148,7 +172,9 @@ def _structure(network: dict, base: Config) -> Config:
     layers, encoding = network.get("layers"), network.get("encoding")
     if not isinstance(layers, list) or not 2 <= len(layers) or not all(isinstance(layer, dict) for layer in layers):
         raise UserError("layers must list at least two layers")
-    kinds = tuple(ENCODINGS)
+    domain = network.get("domain")
+    dims = 3 if isinstance(domain, dict) and "z" in domain else 2
+    kinds = tuple(ENCODINGS if dims == 2 else ENCODINGS_3D)
     if not isinstance(encoding, dict) or not isinstance(encoding.get("kind"), str) or encoding["kind"] not in kinds:
         raise UserError(f"encoding must be one of {', '.join(kinds)}")
     for k, layer in enumerate(layers):
@@ -163,7 +189,6 @@ def _structure(network: dict, base: Config) -> Config:
     hidden_acts = {layer["activation"] for layer in layers[:-1]}
     if len(hidden_acts) != 1:
         raise UserError("all hidden layers must have one activation")
-    domain = network.get("domain")
     if not isinstance(domain, dict) or not all(isinstance(domain.get(a), list) and len(domain[a]) == 2 for a in "xy"):
         raise UserError('domain must be {"x": [x0, x1], "y": [y0, y1]}')
     fields = {
@@ -172,10 +197,13 @@ def _structure(network: dict, base: Config) -> Config:
         "output_activation": layers[-1]["activation"],
         "encoding": encoding["kind"],
         "domain": [*domain["x"], *domain["y"]],
+        "dims": dims,  # set either way: the base (the window's saved config) may be of the other kind
     }
+    if dims == 3:
+        fields["z_range"] = domain["z"]  # Config's check_z_range says what a z range must be
     if network.get("data") is None:  # a dataset's network has no target expressions
         fields["targets"] = network.get("targets")
-    fields |= ENCODINGS[encoding["kind"]].config_fields(encoding)
+    fields |= encoding_for(encoding["kind"], dims).config_fields(encoding)
     if isinstance(network.get("image"), dict) and isinstance(network["image"].get("file"), str):
         fields["image"], _ = image_truth.load(network["image"]["file"])
         fields["targets"] = list(base.targets)
