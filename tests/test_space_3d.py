@@ -117,3 +117,32 @@ def test_the_views_show_the_xy_slice_at_the_middle_of_z(gpu):
     slope = maps.derivatives.reshape(-1, 2, 4)  # d/dx, d/dy of the learned and the true slice
     np.testing.assert_allclose(slope[:, 0, 2], 1.0, atol=1e-5)  # d(x + z^2)/dx
     np.testing.assert_allclose(slope[:, 1, 3], 0.5, atol=1e-5)  # d(y z)/dy at z = 0.5
+
+
+SLANG_3D = """static const int TARGET_COUNT = 2;
+
+[Differentiable]
+float target(float3 p, int k)
+{
+    return k == 0 ? length(p) - 0.5 : p.x * p.z;
+}
+"""
+
+
+def test_a_slang_file_of_a_float3_point_is_the_truth_in_3d(gpu, tmp_path):
+    from app.gpu import target_probe
+
+    path = tmp_path / "ball.slang"
+    path.write_text(SLANG_3D)
+    with pytest.raises(UserError, match=r"must define .*float target\(float2 p, int k\)"):
+        target_probe.load(gpu, path)  # a 2D config's probe takes a float2
+    target = target_probe.load(gpu, path, dims=3)
+    assert target["count"] == 2
+    config = validate(Config(dims=3, z_range=[0.0, 1.0], slang_target=target, encoding="raw", hidden=[8]))
+    session = Session(gpu, config, grid=8)
+    session.trainer.train(5)
+    session.evaluate()
+    maps = session.evaluator.read()
+    x, y = (v.ravel() for v in grid_centres(config.domain, 8))
+    expected = np.stack([np.sqrt(x * x + y * y + 0.25) - 0.5, x * 0.5], axis=1)  # the slice z = 0.5
+    np.testing.assert_allclose(maps.truths.reshape(-1, 2), expected, atol=1e-5)

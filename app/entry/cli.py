@@ -32,7 +32,9 @@ def _with_target_file(config: cfg.Config, args: argparse.Namespace, gpu) -> cfg.
         return config
     from ..gpu import target_probe
 
-    return without_other_truths(config, "slang_target").replace(slang_target=target_probe.load(gpu, args.target_file))
+    return without_other_truths(config, "slang_target").replace(
+        slang_target=target_probe.load(gpu, args.target_file, config.dims)
+    )
 
 
 def _with_image(config: cfg.Config, args: argparse.Namespace) -> cfg.Config:

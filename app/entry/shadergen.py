@@ -68,7 +68,7 @@ def source_for(argv: Sequence[str] | None = None) -> str:
         from ..gpu.gpu import create_gpu
         from ..gpu.target_probe import load
 
-        config = config.replace(slang_target=load(create_gpu(args.device), args.target_file))
+        config = config.replace(slang_target=load(create_gpu(args.device), args.target_file, config.dims))
     if args.image_file is not None:
         from ..truth.image_truth import load as load_image
 

@@ -20,16 +20,17 @@ _PROBE = f"""
 """
 
 
-def probe(gpu: Gpu, source: str, name: str) -> int:
+def probe(gpu: Gpu, source: str, name: str, dims: int = 2) -> int:
     """Compiles `source` with the probe kernel and returns its TARGET_COUNT; a
-    SlangTargetError carries the compiler's messages."""
+    SlangTargetError carries the compiler's messages. With dims 3, `target` takes a float3."""
     device = gpu.device
-    module_name = f"target_probe_{abs(hash(source)):x}"
+    module_name = f"target_probe_{abs(hash(source)):x}" + ("" if dims == 2 else "_3d")
+    switch = "" if dims == 2 else "#define POINT_3D 1\n"
     try:
-        module = device.load_module_from_source(module_name, slang_target_block(source) + _PROBE)
+        module = device.load_module_from_source(module_name, switch + slang_target_block(source) + _PROBE)
         kernel = device.create_compute_kernel(device.link_program([module], [module.entry_point("probeTarget")]))
     except Exception as error:  # SlangCompileError, or a pipeline the driver refused
-        messages = compiler_messages(str(error), name)
+        messages = compiler_messages(str(error), name, dims)
         more = f" (and {len(messages) - 1} more)" if len(messages) > 1 else ""
         raise SlangTargetError(f"target file {name!r} does not compile: {messages[0]}{more}", messages) from None
     count, derivative = gpu.buffer(4), gpu.buffer(4)
@@ -41,8 +42,9 @@ def probe(gpu: Gpu, source: str, name: str) -> int:
     return value
 
 
-def load(gpu: Gpu, path: str | Path) -> dict:
-    """Config.slang_target for the file at `path`: read, compiled and counted."""
+def load(gpu: Gpu, path: str | Path, dims: int = 2) -> dict:
+    """Config.slang_target for the file at `path`: read, compiled and counted (its `target` of a
+    float2 point, or of a float3 with dims 3)."""
     source = read_source(path)
-    count = probe(gpu, source, Path(path).name)
+    count = probe(gpu, source, Path(path).name, dims)
     return {"file": str(path), "source": source, "count": count}

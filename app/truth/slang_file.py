@@ -25,6 +25,7 @@ TARGET_NAMESPACE = "user_target"
 WATCH_INTERVAL_S = 0.5  # how often the watch looks at the file
 MAX_MESSAGES = 6  # compiler messages kept for the UI
 REQUIREMENT = "static const int TARGET_COUNT and [Differentiable] float target(float2 p, int k)"
+REQUIREMENT_3D = REQUIREMENT.replace("float2 p", "float3 p")  # a function of (x, y, z) (--dims 3)
 # One diagnostic of Slang's: "error[E30015]: title", "  --> file:line:column", the source line
 # and a caret line with the message; diagnostics start at column 0.
 _DIAGNOSTIC_START = re.compile(r"^(?=(?:error|warning|note)\[\w+\]: )", re.MULTILINE)
@@ -58,9 +59,10 @@ def read_source(path: str | Path) -> str:
     return text
 
 
-def compiler_messages(report: str, name: str) -> list[str]:
+def compiler_messages(report: str, name: str, dims: int = 2) -> list[str]:
     """The errors in a Slang compile report, as 'name:line:column: message' lines; errors in the
-    probe's own lines mean the file lacks what it must define."""
+    probe's own lines mean the file lacks what it must define (of a float2 point, or in 3D a float3)."""
+    requirement = REQUIREMENT if dims == 2 else REQUIREMENT_3D
     messages = []
     for block in _DIAGNOSTIC_START.split(report):
         head = _HEAD.match(block)
@@ -71,7 +73,7 @@ def compiler_messages(report: str, name: str) -> list[str]:
         if head.group("file") == TARGET_SOURCE_NAME:
             messages.append(f"{name}:{head.group('line')}:{head.group('column')}: {text}")
         else:
-            messages.append(f"{name} must define {REQUIREMENT}: {text}")
+            messages.append(f"{name} must define {requirement}: {text}")
     if not messages:  # a report in a shape this parser does not know: its first line that says something
         lines = [line for line in report.splitlines() if line.strip() and not line.startswith("Failed to load")]
         messages.append(f"{name}: {lines[0].strip() if lines else 'does not compile'}")

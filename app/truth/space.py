@@ -24,10 +24,11 @@ def check_space(truth: TruthSettings, encoding: str, loss: LossSettings) -> None
         ("a dataset", truth.dataset),
         ("an image", truth.image),
         ("a 2D shape (--sdf)", truth.sdf),
-        ("a Slang target file", truth.slang_target),
     ):
         if on:
-            raise UserError(f"--dims 3 learns target formulas of x, y and z, not {name}: use --dims 2")
+            raise UserError(
+                f"--dims 3 learns functions of x, y and z (formulas or a Slang file), not {name}: use --dims 2"
+            )
     if encoding not in ENCODINGS_3D:
         raise UserError(f"--dims 3 takes the {', '.join(ENCODINGS_3D)} encodings, not {encoding}")
     if derivatives_on(loss):

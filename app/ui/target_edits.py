@@ -144,7 +144,7 @@ class TargetEdits:
         changes and the compiler's lines are kept for the panel."""
         self.file_path = path
         try:
-            target = target_probe.load(self.session.gpu, path)
+            target = target_probe.load(self.session.gpu, path, self._base().dims)
             same = target == self._base().slang_target  # touched, not changed
             error = None if same else self._rebuild(slang_target=target)
         except UserError as failure:

@@ -89,9 +89,14 @@ TrainingSample drawSample(StepArgs a, uint sampleIndex)
 
 def _formula(plan: NetworkPlan) -> TruthSlang:
     truth = plan.slang_truth
-    if plan.point_dim == 3:  # formulas of x, y and z (app/truth/space.py)
-        values = [target_to_slang(t, dims=3) for t in plan.targets]
-        return TruthSlang(_truth_function(values, "float3"), _FORMULA_SAMPLE_3D)
+    if plan.point_dim == 3:  # of x, y and z (app/truth/space.py): formulas, or a file's target(float3 p, k)
+        if truth is None:
+            return TruthSlang(
+                _truth_function([target_to_slang(t, dims=3) for t in plan.targets], "float3"), _FORMULA_SAMPLE_3D
+            )
+        values = [f"{TARGET_NAMESPACE}::target(p, {k})" for k in range(truth.count)]
+        tail = "\n// The user's Slang file, verbatim\n" + slang_target_block(truth.source)
+        return TruthSlang(_truth_function(values, "float3"), _FORMULA_SAMPLE_3D, tail)
     if truth is None:
         return TruthSlang(_truth_function([target_to_slang(t) for t in plan.targets]), _FORMULA_SAMPLE)
     values = [f"{TARGET_NAMESPACE}::target(p, {k})" for k in range(truth.count)]
