@@ -37,7 +37,7 @@ def test_a_target_may_name_z_in_3d_only_and_2d_keeps_its_message():
 @pytest.mark.parametrize(
     "fields,message",
     [
-        ({"encoding": "hashgrid"}, "takes the poly2, raw, fourier encodings, not hashgrid"),
+        ({"encoding": "features"}, "takes the poly2, raw, fourier, hashgrid, densegrid encodings, not features"),
         ({"sdf": "circle"}, "not a 2D shape"),
         ({"dataset": {"generator": "spiral"}}, "not a dataset"),
         ({"eikonal": 0.1}, "squared error alone"),

@@ -319,7 +319,7 @@ def validate(config: Config) -> Config:
     checked = dataclasses.replace(
         config, **{name: spec.check(spec.label, getattr(config, name)) for name, spec in FIELDS.items()}
     )
-    encodings.check_size(checked.encoding_settings)
+    encodings.check_size(checked.encoding_settings, checked.dims)
     half_range.check_half_range(checked.encoding_settings, checked.domain, checked.precision)
     derivative_loss.check_derivative_loss(checked.loss_settings, checked.dataset)
     check_normal_weight(checked.normal_weight, checked.sdf)

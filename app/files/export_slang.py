@@ -184,7 +184,8 @@ float[TRAINED_OUTPUTS] trained_network_probabilities({kind} {p})
 
 def _encoding(plan: NetworkPlan, config: Config, tables_file: str) -> str:
     if plan.grid is not None:
-        return grid_source(plan.grid, config.domain, tables_file)
+        box = config.domain if plan.point_dim == 2 else [*config.domain, *config.z_range]  # the span of its grid
+        return grid_source(plan.grid, box, tables_file)
     inputs = ",\n        ".join(plan.encoding.expressions(plan.encoding_setting))
     kind, p = _point(plan)
     return f"""[Differentiable]

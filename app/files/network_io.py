@@ -117,7 +117,7 @@ def forward(
     returns (N, outputs). A grid encoding needs its `tables` (np.load of the file its entry names)."""
     if is_3d(network) != (z is not None):
         raise ValueError("a network of (x, y, z) takes z, and one of (x, y) takes none")
-    domain = [*network["domain"]["x"], *network["domain"]["y"]]
+    domain = [*network["domain"]["x"], *network["domain"]["y"], *network["domain"].get("z", [])]  # a 3D grid's box
     point = (np.asarray(x, np.float64), np.asarray(y, np.float64))
     depth = None if z is None else np.asarray(z, np.float64)
     h = encode(network["encoding"], *point, domain, tables, depth)

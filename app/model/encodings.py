@@ -212,11 +212,11 @@ class GridEncoding(Encoding):
     fields = tuple(GRID_ENTRY_NAMES)
     trained = True
 
-    def __init__(self, name: str, hashed: bool):
-        self.name, self.hashed = name, hashed
+    def __init__(self, name: str, hashed: bool, dims: int = 2):
+        self.name, self.hashed, self.dims = name, hashed, dims
 
     def setting(self, settings: EncodingSettings) -> GridSpec:
-        return settings.grid.spec(self.hashed)
+        return settings.grid.spec(self.hashed, self.dims)
 
     def entry_setting(self, entry: dict[str, Any]) -> GridSpec:
         return GridSpec(
@@ -226,6 +226,7 @@ class GridEncoding(Encoding):
             base_resolution=entry["base_resolution"],
             per_level_scale=float(entry["per_level_scale"]),
             hashed=self.hashed,
+            dims=self.dims,
         )
 
     def config_fields(self, entry: dict[str, Any]) -> dict[str, Any]:
@@ -241,7 +242,8 @@ class GridEncoding(Encoding):
         return spec.names()
 
     def numpy(self, x, y, spec: GridSpec, domain=None, tables=None, z=None) -> np.ndarray:
-        return spec.encode(grid_units(domain, x, y), tables)
+        """In 3D the domain is the box [x0, x1, y0, y1, z0, z1] the grid spans (z0, z1: z_range)."""
+        return spec.encode(grid_units(domain, x, y, z), tables)
 
     def body(self, spec: GridSpec) -> list[str]:
         return ["return encodeGrid(p);"]
@@ -271,6 +273,8 @@ ENCODINGS_3D: dict[str, Encoding] = {
         FeatureEncoding("poly2", ("x", "y", "z", "x2", "y2", "z2")),
         FeatureEncoding("raw", ("x", "y", "z")),
         FourierEncoding(dims=3),
+        GridEncoding("hashgrid", hashed=True, dims=3),
+        GridEncoding("densegrid", hashed=False, dims=3),
     )
 }
 
@@ -287,14 +291,16 @@ def playground_features(settings: EncodingSettings) -> list[str] | None:
     return list(settings.setting) if isinstance(ENCODINGS[settings.encoding], FeatureEncoding) else None
 
 
-def grid_spec(settings: EncodingSettings) -> GridSpec | None:
-    """The grid of a grid encoding, else None."""
-    return settings.setting if ENCODINGS[settings.encoding].trained else None
+def grid_spec(settings: EncodingSettings, dims: int = 2) -> GridSpec | None:
+    """The grid of a grid encoding of points of `dims` coordinates, else None (also for an
+    encoding with no 3D twin: app/truth/space.py refuses it)."""
+    encoding = ENCODINGS[settings.encoding] if dims == 2 else ENCODINGS_3D.get(settings.encoding)
+    return encoding.setting(settings) if encoding is not None and encoding.trained else None
 
 
-def check_size(settings: EncodingSettings) -> None:
+def check_size(settings: EncodingSettings, dims: int = 2) -> None:
     """A grid whose tables would be too large is a UserError naming its size."""
-    spec = grid_spec(settings)
+    spec = grid_spec(settings, dims)
     if spec is not None and spec.param_count > MAX_GRID_PARAMETERS:
         raise UserError(
             f"the {settings.encoding} would hold {spec.param_count:,} table values, more than "

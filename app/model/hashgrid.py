@@ -7,7 +7,7 @@ docs/architecture.md, 'Bit-reproducible table gradients'."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -18,6 +18,7 @@ GRID_EPSILON = 1e-15
 FIXED_POINT_BITS = 32
 INIT_RANGE = 1e-4
 HASH_PRIME = 2654435761
+HASH_PRIME_Z = 805459861  # instant-ngp's third: a 3D corner hashes to x ^ y * HASH_PRIME ^ z * HASH_PRIME_Z
 MAX_GRID_PARAMETERS = 1 << 25  # 128 MiB of fp32 masters: a few hundred MiB with the moments
 
 
@@ -41,9 +42,9 @@ class GridSettings:
     base_resolution: int
     level_scale: float
 
-    def spec(self, hashed: bool) -> GridSpec:
+    def spec(self, hashed: bool, dims: int = 2) -> GridSpec:
         return GridSpec(
-            self.levels, self.features, self.log2_size, self.base_resolution, float(self.level_scale), hashed
+            self.levels, self.features, self.log2_size, self.base_resolution, float(self.level_scale), hashed, dims
         )
 
 
@@ -55,6 +56,9 @@ class GridSpec:
     base_resolution: int
     per_level_scale: float
     hashed: bool  # hashgrid; False: densegrid
+    # 3: a grid of (x, y, z), whose levels hold R^3 corners. Not in the repr, which NetworkPlan's
+    # module names hash: 2D's names (and kernel caches) stay as they were; a 3D plan adds its dims.
+    dims: int = field(default=2, repr=False)
 
     @property
     def dim(self) -> int:
@@ -67,8 +71,9 @@ class GridSpec:
         for level in range(self.levels):
             scale = float(np.float32(self.base_resolution * self.per_level_scale**level))
             resolution = math.floor(scale) + 2
-            hashed = self.hashed and resolution * resolution > (1 << self.log2_size)
-            size = (1 << self.log2_size) if hashed else resolution * resolution
+            corners = resolution**self.dims
+            hashed = self.hashed and corners > (1 << self.log2_size)
+            size = (1 << self.log2_size) if hashed else corners
             levels.append(GridLevel(scale, resolution, hashed, size, offset))
             offset += size
         return tuple(levels)
@@ -106,31 +111,34 @@ class GridSpec:
 
     # ---- the numpy twin: forward and the tables' gradient -----------------------------------
     def corners(self, u: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For (N, 2) points u in grid units [0, 1]: each point's 4 corners' entry indices (N, 4)
-        in the tables, their bilinear weights (N, 4) and the cell fractions (N, 2). Corner k is
-        (k & 1, k >> 1) from the cell's lower corner."""
+        """For (N, D) points u in grid units [0, 1]^D: each point's 2^D corners' entry indices
+        (N, 2^D) in the tables, their D-linear weights (N, 2^D) and the cell fractions (N, D). Corner
+        k is (k & 1, (k >> 1) & 1, k >> 2) from the cell's lower corner (no z in 2D)."""
         spec = self.layout[level]
         pos = np.asarray(u, np.float64) * spec.scale
         cell = np.floor(pos)
         frac = pos - cell
         cell = cell.astype(np.int64)
         index, weight = [], []
-        for k in range(4):
-            dx, dy = k & 1, k >> 1
-            x = (cell[:, 0] + dx) % (1 << 32)
-            y = (cell[:, 1] + dy) % (1 << 32)
+        for k in range(1 << self.dims):
+            offsets = [(k >> axis) & 1 for axis in range(self.dims)]
+            coords = [(cell[:, axis] + offsets[axis]) % (1 << 32) for axis in range(self.dims)]
             if spec.hashed:
-                entry = (x ^ ((y * HASH_PRIME) % (1 << 32))) & ((1 << self.log2_size) - 1)
+                entry = coords[0]
+                for c, prime in zip(coords[1:], (HASH_PRIME, HASH_PRIME_Z)):
+                    entry = entry ^ ((c * prime) % (1 << 32))
+                entry = entry & ((1 << self.log2_size) - 1)
             else:
-                entry = (x % spec.resolution) + (y % spec.resolution) * spec.resolution
+                entry = sum((c % spec.resolution) * spec.resolution**axis for axis, c in enumerate(coords))
             index.append(spec.offset + entry)
-            wx = frac[:, 0] if dx else 1.0 - frac[:, 0]
-            wy = frac[:, 1] if dy else 1.0 - frac[:, 1]
-            weight.append(wx * wy)
+            w = 1.0
+            for axis, offset in enumerate(offsets):
+                w = w * (frac[:, axis] if offset else 1.0 - frac[:, axis])
+            weight.append(w)
         return np.stack(index, axis=1), np.stack(weight, axis=1), frac
 
     def encode(self, u: np.ndarray, tables: np.ndarray) -> np.ndarray:
-        """(N, 2) grid coordinates and the flat tables -> (N, levels * features), in float64."""
+        """(N, D) grid coordinates and the flat tables -> (N, levels * features), in float64."""
         table = np.asarray(tables, np.float64).reshape(self.entries, self.features)
         out = np.zeros((len(u), self.dim))
         for level in range(self.levels):
@@ -145,15 +153,20 @@ class GridSpec:
         for level in range(self.levels):
             index, weight, _ = self.corners(u, level)
             block = d[:, level * self.features : (level + 1) * self.features]
-            for k in range(4):
+            for k in range(1 << self.dims):
                 np.add.at(grad, index[:, k], weight[:, k : k + 1] * block)
         return grad.ravel()
 
 
-def grid_units(domain, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Points (x, y) of `domain` [x0, x1, y0, y1] as grid coordinates u in [0, 1]^2, (N, 2)."""
-    x0, x1, y0, y1 = (float(v) for v in domain)
-    return np.stack([(np.asarray(x, np.float64) - x0) / (x1 - x0), (np.asarray(y, np.float64) - y0) / (y1 - y0)], 1)
+def grid_units(domain, x: np.ndarray, y: np.ndarray, z: np.ndarray | None = None) -> np.ndarray:
+    """Points (x, y) of `domain` [x0, x1, y0, y1] as grid coordinates u in [0, 1]^2, (N, 2); with z,
+    points of the box [x0, x1, y0, y1, z0, z1] as u in [0, 1]^3, (N, 3)."""
+    bounds = [float(v) for v in domain]
+    axes = (x, y) if z is None else (x, y, z)
+    return np.stack(
+        [(np.asarray(v, np.float64) - bounds[2 * a]) / (bounds[2 * a + 1] - bounds[2 * a]) for a, v in enumerate(axes)],
+        1,
+    )
 
 
 def check_level_scale(label: str, value) -> float:

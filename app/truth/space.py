@@ -1,5 +1,5 @@
 """The space a network learns over: functions of (x, y), or with --dims 3 of (x, y, z), z spanning
-z_range. In 3D the truth is formulas of x, y and z, encoded raw, as poly2 or as Fourier features;
+z_range. In 3D the truth is formulas of x, y and z, encoded raw, as poly2, as Fourier features or by a grid;
 the rest is refused in one line that names --dims."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from ..model.losses import LossSettings
 from .settings import TruthSettings
 from .targets import parse_target
 
-ENCODINGS_3D = ("poly2", "raw", "fourier")  # app/model/encodings.py has a 3D twin of each
+ENCODINGS_3D = ("poly2", "raw", "fourier", "hashgrid", "densegrid")  # app/model/encodings.py has a 3D twin of each
+GRIDS_3D = ("hashgrid", "densegrid")  # ...whose derivative terms (hashgrid_derivatives.slang) are 2D
 
 
 def check_space(truth: TruthSettings, encoding: str, loss: LossSettings) -> None:
@@ -31,6 +32,10 @@ def check_space(truth: TruthSettings, encoding: str, loss: LossSettings) -> None
             )
     if encoding not in ENCODINGS_3D:
         raise UserError(f"--dims 3 takes the {', '.join(ENCODINGS_3D)} encodings, not {encoding}")
+    if encoding in GRIDS_3D and derivatives_on(loss):
+        raise UserError(
+            f"--dims 3 trains a {encoding} on the squared error alone: set --grad-weight, --eikonal and --normal-weight to 0"
+        )
     if derivatives_on(loss):
         raise UserError(
             "--dims 3 trains on the squared error alone: set --grad-weight, --eikonal and --normal-weight to 0"

@@ -31,8 +31,9 @@ def neuron_side(grid: int) -> int:
 
 
 def _slice_depth(point_dim: int, z_range) -> dict:
-    """evaluateGrid's depth argument: a function of (x, y, z) is shown at the slice z = slice_z."""
-    return {} if point_dim == 2 else {"sliceZ": slice_z(z_range)}
+    """evaluateGrid's depth arguments: a function of (x, y, z) is shown at the slice z = slice_z, and
+    a grid encoding spans z_range."""
+    return {} if point_dim == 2 else {"sliceZ": slice_z(z_range), "depthRange": spy.float2(*z_range)}
 
 
 @dataclass

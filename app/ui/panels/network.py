@@ -65,7 +65,7 @@ def _changes(draft, name: str, value) -> dict:
 
 def _grid_line(draft) -> None:
     """A grid encoding's resolutions (set by --grid-base-resolution and --grid-level-scale) and size."""
-    grid = grid_spec(draft.encoding_settings)
+    grid = grid_spec(draft.encoding_settings, draft.dims)
     if grid is None:
         return
     imgui.push_text_wrap_pos(0.0)
