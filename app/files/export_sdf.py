@@ -1,6 +1,7 @@
-"""The Slang export of a signed distance field's network (--sdf SHAPE): besides the usual entry points
-(export_slang.py), a drop-in `[Differentiable] float sdf(float2 p)` returning the learned signed
-distance (negative inside), and the header lines that say what it was trained on and where it holds."""
+"""The Slang export of a signed distance field's network (--sdf SHAPE, or in 3D a formula learned with
+the eikonal term): besides the usual entry points (export_slang.py), a drop-in `[Differentiable]
+float sdf(float2 p)` (float3 in 3D) returning the learned signed distance (negative inside), and the
+header lines that say what it was trained on and where it holds."""
 
 from __future__ import annotations
 
@@ -20,8 +21,32 @@ def _shape_name(spec: str) -> str:
     return json.dumps(spec)
 
 
+def learned_distance(plan: NetworkPlan, config: Config) -> bool:
+    """Whether the network is a distance field the export defines sdf(p) of: a shape's (--sdf), or a
+    function of (x, y, z) with one output trained with the eikonal term."""
+    return plan.sdf is not None or (plan.point_dim == 3 and plan.output_dim == 1 and config.eikonal > 0)
+
+
+def _formula_header(plan: NetworkPlan, config: Config) -> str:
+    """The header's lines for a 3D formula's distance, learned with the eikonal term."""
+    x0, x1, y0, y1 = config.domain
+    z0, z1 = config.z_range
+    return f"""//   outputs[0] ~ {plan.targets[0]}
+//
+// A signed distance: trained on the formula {json.dumps(plan.targets[0])} with the eikonal term,
+// which pulls |grad f| to 1 (eikonal weight {config.eikonal:g}, gradient weight {config.grad_weight:g}).
+// sdf(p) is the learned value at p, in the box's units: a signed distance where the formula is one,
+// negative where it is negative; [Differentiable], so its gradient is the normal of its zero level.
+// It is only meaningful in the box, x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}], z in [{z0:g}, {z1:g}]:
+// the network never saw a point outside it, and there its value is no distance.
+//
+//     float d = sdf(p);"""
+
+
 def sdf_header(plan: NetworkPlan, config: Config) -> str:
-    """The header's lines for a distance field's output (plan.sdf set)."""
+    """The header's lines for a distance field's output (learned_distance)."""
+    if plan.sdf is None:
+        return _formula_header(plan, config)
     x0, x1, y0, y1 = config.domain
     terms = (
         f"eikonal weight {config.eikonal:g}, gradient weight {config.grad_weight:g}, "
@@ -39,16 +64,17 @@ def sdf_header(plan: NetworkPlan, config: Config) -> str:
 //     float d = sdf(p);"""
 
 
-def sdf_function(plan: NetworkPlan) -> str:
+def sdf_function(plan: NetworkPlan, config: Config) -> str:
     """The drop-in `sdf(p)`, for a distance field's network; empty for any other."""
-    if plan.sdf is None:
+    if not learned_distance(plan, config):
         return ""
-    return """
+    point = "float2" if plan.point_dim == 2 else "float3"
+    return f"""
 // The learned signed distance at p: negative inside, meaningful only in the domain (see above).
 [Differentiable]
-float sdf(float2 p)
-{
+float sdf({point} p)
+{{
     let outputs = trained_network_outputs(p);
     return outputs[0];
-}
+}}
 """

@@ -13,7 +13,7 @@ from ..config.config import Config
 from ..kernels.plan import LayerPlan, NetworkPlan
 from ..train.trainer import Trainer
 from .export_grid import grid_source, tables_bytes, tables_path
-from .export_sdf import sdf_function, sdf_header
+from .export_sdf import learned_distance, sdf_function, sdf_header
 
 
 def _literal(value: np.float32) -> str:
@@ -131,7 +131,7 @@ def _header(plan: NetworkPlan, config: Config, step: int, data: dict | None = No
         outputs = "//   outputs[0] ~ the logit of the second class (p = sigmoid; classes in network.json's output)"
     elif plan.loss.output == "softmax":
         outputs = "//   outputs[k] ~ the logit of class k (p = softmax; classes in network.json's output)"
-    elif plan.sdf is not None:
+    elif learned_distance(plan, config):
         outputs = sdf_header(plan, config)
     return f"""// A network trained by Slang Visual Trainer, exported as standalone Slang: include or import it.
 // {plan.title}: {plan.encoding.name} encoding, {hidden} hidden layers, {plan.layers[-1].activation.name} output,
@@ -235,7 +235,7 @@ void trained_network({kind} {p}, out float outputs[TRAINED_OUTPUTS])
 {{
     outputs = trained_network_outputs({p});
 }}
-{_probabilities(plan)}{sdf_function(plan)}""")
+{_probabilities(plan)}{sdf_function(plan, config)}""")
     return "\n".join(parts)
 
 

@@ -36,10 +36,8 @@ def check_space(truth: TruthSettings, encoding: str, loss: LossSettings) -> None
         raise UserError(
             f"--dims 3 trains a {encoding} on the squared error alone: set --grad-weight, --eikonal and --normal-weight to 0"
         )
-    if derivatives_on(loss):
-        raise UserError(
-            "--dims 3 trains on the squared error alone: set --grad-weight, --eikonal and --normal-weight to 0"
-        )
+    if loss.normal_weight > 0:  # it needs a shape's boundary points, which 3D has none of
+        raise UserError("--dims 3 has no shape to align normals with: set --normal-weight to 0")
 
 
 def slice_z(z_range) -> float:
