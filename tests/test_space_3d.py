@@ -146,3 +146,76 @@ def test_a_slang_file_of_a_float3_point_is_the_truth_in_3d(gpu, tmp_path):
     x, y = (v.ravel() for v in grid_centres(config.domain, 8))
     expected = np.stack([np.sqrt(x * x + y * y + 0.25) - 0.5, x * 0.5], axis=1)  # the slice z = 0.5
     np.testing.assert_allclose(maps.truths.reshape(-1, 2), expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("plane,depth", [("xz", 0.3), ("yz", -0.2)])
+def test_an_xz_or_yz_slice_at_a_depth_is_what_the_views_evaluate(gpu, plane, depth):
+    from app.views.slices import Slice
+
+    config = validate(
+        Config(dims=3, z_range=[0.0, 2.0], targets=["x + z*z", "y*z"], encoding="raw", hidden=[8], seed=1)
+    )
+    session = Session(gpu, config, grid=8)
+    session.evaluator.slice = Slice(plane, depth)
+    session.evaluate()
+    maps = session.evaluator.read()
+    u, v = (a.ravel() for a in grid_centres(Slice(plane).extent(config.domain, config.z_range), 8))
+    x, y, z = (u, np.full_like(u, depth), v) if plane == "xz" else (np.full_like(u, depth), u, v)
+    np.testing.assert_allclose(maps.truths.reshape(-1, 2), truth_values(config, x, y, z), atol=1e-5)
+    np.testing.assert_allclose(
+        maps.predictions.reshape(-1, 2), reference_forward(config, session.trainer.parameters(), x, y, z), atol=1e-4
+    )
+    slope = maps.derivatives.reshape(-1, 2, 4)  # d/d(across), d/d(up) of the truth: up is z in both planes
+    np.testing.assert_allclose(slope[:, 0, 3], 2 * z, atol=1e-4)  # d(x + z^2)/dz
+    np.testing.assert_allclose(slope[:, 1, 2], z if plane == "yz" else 0.0, atol=1e-5)  # d(y z)/d(across)
+
+
+def test_the_windows_slice_controls_set_the_plane_and_the_depth_evaluated(make_session):
+    from app.ui.offscreen import OffscreenApp
+
+    ui = OffscreenApp(make_session(dims=3, targets=["x + y + z"], encoding="raw", hidden=[8]), 1280, 800)
+    try:
+        ui.frame(3)
+        x0, y0, x1, y1 = ui.app.rects["slice xz"]
+        ui.click((x0 + x1) / 2, (y0 + y1) / 2)
+        ui.frame()
+        assert ui.app.slice.plane == "xz" and ui.session.evaluator.slice == ui.app.slice
+        x0, y0, x1, y1 = ui.app.rects["slice depth"]
+        ui.click(x0 + 0.9 * (x1 - x0), (y0 + y1) / 2)  # near the right end of y's range [-1, 1]
+        ui.frame()
+        depth = ui.app.slice.depth
+        assert depth is not None and 0.5 < depth <= 1.0 and ui.session.evaluator.slice.depth == depth
+        assert ui.frames_until(lambda: ui.session.evaluator.complete.slice == ui.app.slice, force=True)
+        truths = ui.session.evaluator.read().truths[..., 0]
+        u, v = grid_centres([-1, 1, -1, 1], truths.shape[0])
+        np.testing.assert_allclose(truths, u + depth + v, atol=1e-5)  # x + y + z on the slice y = depth
+    finally:
+        ui.close()
+
+
+@pytest.mark.parametrize("encoding,hidden", [("fourier", [12, 7]), ("raw", [12, 7])])
+def test_the_same_seed_gives_the_same_bytes_in_3d_and_so_does_a_resumed_run(gpu, encoding, hidden):
+    from app.files import checkpoint as ckpt
+    from app.files.network_io import export_network
+
+    config = validate(
+        Config(dims=3, z_range=[-0.5, 1.0], targets=[TARGET], encoding=encoding, frequencies=2, hidden=hidden,
+               batch_size=1024, seed=5)
+    )  # fmt: skip
+
+    def network_json(session) -> bytes:
+        trainer = session.trainer
+        document = export_network(trainer.plan, trainer.config, trainer.parameters())
+        return np.asarray(trainer.parameters()).tobytes() + repr(document["domain"]).encode()
+
+    first, second = Session(gpu, config, grid=8), Session(gpu, config, grid=8)
+    first.advance(6)
+    saved = ckpt.encode(ckpt.capture(first))
+    first.advance(6)
+    second.advance(12)
+    resumed = Session(gpu, config.replace(seed=6), grid=8)
+    ckpt.restore(resumed, ckpt.decode(saved))
+    resumed.advance(6)
+    assert network_json(first) == network_json(second) == network_json(resumed)
+    assert resumed.trainer.config.dims == 3 and resumed.trainer.config.z_range == [-0.5, 1.0]
+    assert not np.array_equal(first.trainer.parameters(), first.trainer.plan.initial_parameters(5))

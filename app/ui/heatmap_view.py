@@ -24,6 +24,11 @@ Lookup = Callable[[int, int, int, int], tuple[float, float, float, float]]
 RowTitle = Callable[[int], None]
 BAR_COLUMNS = {"values": 0, "error": 1, "signed": 2}  # columns of HeatmapImages.colorbars
 QUANTITY = {0: "f", 1: "∂f/∂x", 2: "∂f/∂y", GRADIENT_VIEW: "|grad f|"}
+
+
+def quantity(view: int, axes: tuple[str, str] = ("x", "y")) -> str:
+    """What a view shows, its derivatives named by the axes across and up (a 3D slice's xz, say)."""
+    return QUANTITY[view] if axes == ("x", "y") or view not in (1, 2) else f"∂f/∂{axes[view - 1]}"
 # draw_heatmaps puts its images in draw-list channels of their own, so that all heatmaps are one
 # draw of the atlas and all bars one of theirs: a draw is costly on a CPU driver, and the images,
 # bars and labels taking turns made a draw of each.
@@ -110,22 +115,25 @@ def colorbar(
         draw.add_text(imgui.ImVec2(start.x + width + em(0.45), text_y), text, _format(value))
 
 
-def _tooltip(lookup: Lookup, view: int, output: int, grid: int, image_min: imgui.ImVec2, size: float) -> None:
+def _tooltip(
+    lookup: Lookup, view: int, output: int, grid: int, image_min: imgui.ImVec2, size: float, axes=("x", "y")
+) -> None:
     mouse = imgui.get_mouse_pos()
     i = int((mouse.x - image_min.x) / size * grid)
     j = grid - 1 - int((mouse.y - image_min.y) / size * grid)
     if not (0 <= i < grid and 0 <= j < grid):
         return
     x, y, truth, prediction = lookup(view, output, i, j)
-    what = QUANTITY[view]
+    what = quantity(view, axes)
     imgui.set_tooltip(
-        f"x = {x:.3f}   y = {y:.3f}\n{what} truth     {truth:.4g}\n{what} learned   {prediction:.4g}\n"
+        f"{axes[0]} = {x:.3f}   {axes[1]} = {y:.3f}\n{what} truth     {truth:.4g}\n{what} learned   {prediction:.4g}\n"
         f"|error|     {abs(prediction - truth):.4g}"
     )
 
 
-def axis_labels(domain, origin: imgui.ImVec2, size: float, x_axis: bool) -> None:
-    """y's range left of an image (top and bottom), or x's range under it (left and right)."""
+def axis_labels(domain, origin: imgui.ImVec2, size: float, x_axis: bool, axes=("x", "y")) -> None:
+    """y's range left of an image (top and bottom), or x's range under it (left and right); `axes`
+    names them (a 3D function's slice: x and z, say)."""
     draw, colour = imgui.get_window_draw_list(), imgui.get_color_u32(MUTED)
     x0, x1, y0, y1 = (_format(v) for v in domain)
     line_h = imgui.get_text_line_height()
@@ -133,17 +141,17 @@ def axis_labels(domain, origin: imgui.ImVec2, size: float, x_axis: bool) -> None
         right = imgui.calc_text_size(x1).x
         draw.add_text(imgui.ImVec2(origin.x, origin.y + size), colour, x0)
         draw.add_text(imgui.ImVec2(origin.x + size - right, origin.y + size), colour, x1)
-        label = imgui.calc_text_size("x").x
-        draw.add_text(imgui.ImVec2(origin.x + (size - label) / 2, origin.y + size), colour, "x")
+        label = imgui.calc_text_size(axes[0]).x
+        draw.add_text(imgui.ImVec2(origin.x + (size - label) / 2, origin.y + size), colour, axes[0])
         return
-    for text, y in ((y1, origin.y), (y0, origin.y + size - line_h), ("y", origin.y + (size - line_h) / 2)):
+    for text, y in ((y1, origin.y), (y0, origin.y + size - line_h), (axes[1], origin.y + (size - line_h) / 2)):
         draw.add_text(imgui.ImVec2(origin.x - imgui.calc_text_size(text).x - em(0.3), y), colour, text)
 
 
-def column_titles(view: int) -> tuple[str, str, str]:
+def column_titles(view: int, axes=("x", "y")) -> tuple[str, str, str]:
     if view == 0:
         return PANELS
-    return (f"{QUANTITY[view]} truth", f"{QUANTITY[view]} learned", "|error|")
+    return (f"{quantity(view, axes)} truth", f"{quantity(view, axes)} learned", "|error|")
 
 
 def draw_heatmaps(
@@ -158,6 +166,7 @@ def draw_heatmaps(
     lookup: Lookup | None = None,
     row_title: RowTitle | None = None,
     rects: dict | None = None,
+    axes: tuple[str, str] = ("x", "y"),
 ) -> None:
     """Draws the rows of `view` (0 values, 1 d/dx, 2 d/dy, 3 |gradient|) at the cursor;
     `error_max` and `invalid` are (views, outputs). Values: truth and learned share the viridis
@@ -167,6 +176,7 @@ def draw_heatmaps(
     the diverging map, white at 1, from 0 to the truth's largest (at least 2). |error| has its own
     magma scale from 0."""
     rows = _Rows(renderer, images, layout, domain, view, lookup)
+    rows.axes = axes  # the names across and up: x and y, or a 3D function's slice's
     rows.rects = rects  # each image's rectangle, "heatmap {output} {panel}" (tests)
     outputs = list(range(len(labels))) if layout.outputs is None else list(layout.outputs)
     x0 = imgui.get_cursor_pos_x() + rows.margin
@@ -210,6 +220,7 @@ class _Rows:
     def __init__(self, renderer, images: HeatmapImages, layout: HeatmapLayout, domain, view: int, lookup):
         self.renderer, self.images, self.domain, self.view, self.lookup = renderer, images, domain, view, lookup
         self.rects: dict | None = None
+        self.axes = ("x", "y")
         self.size, self.bar = em(layout.image_em), em(layout.bar_em)
         self.bar_block = self.bar + em(3.6)  # bar plus room for its tick labels
         self.margin = max(imgui.calc_text_size(_format(v)).x for v in domain[2:]) + em(0.5)  # y's labels
@@ -225,7 +236,7 @@ class _Rows:
 
     def titles(self, x0: float, panels: tuple[int, ...], view: int) -> None:
         """The titles of a line's panels, each centred over its image."""
-        names, after = column_titles(view), _value_bar_after(panels)
+        names, after = column_titles(view, self.axes), _value_bar_after(panels)
         for k, panel in enumerate(panels):
             offset = k * (self.size + self.spacing)
             offset += (self.bar_block + self.spacing) if after is not None and panel > after else 0
@@ -252,11 +263,11 @@ class _Rows:
                     image_min.y + size,
                 )
             if k == 0:
-                axis_labels(self.domain, image_min, size, x_axis=False)
+                axis_labels(self.domain, image_min, size, x_axis=False, axes=self.axes)
             if last:
-                axis_labels(self.domain, image_min, size, x_axis=True)
+                axis_labels(self.domain, image_min, size, x_axis=True, axes=self.axes)
             if self.lookup is not None and imgui.is_item_hovered():
-                _tooltip(self.lookup, self.view, output, self.images.grid, image_min, size)
+                _tooltip(self.lookup, self.view, output, self.images.grid, image_min, size, self.axes)
             imgui.same_line()
             if panel == after:
                 self._value_bar(output)

@@ -14,7 +14,6 @@ from imgui_bundle import imgui
 from .. import datasets
 from ..files.run_summary import image_text, metrics_text
 from ..kernels.view_constants import GRADIENT_VIEW
-from ..truth.space import slice_caption
 from ..views.heatmaps import PANELS, HeatmapImages
 from . import fonts
 from .data_images import ImageLayout, Scale, draw_data_images
@@ -168,11 +167,12 @@ def write_heatmaps_png(
     return drawn
 
 
-def _slice_text(config) -> str:
+def _slice_text(session) -> str:
     """Where a function of (x, y, z) is cut for its heatmaps (none in 2D)."""
+    config = session.config
     if config.dims == 2:
         return ""
-    return f", {slice_caption(config.z_range)}"
+    return f", {session.evaluator.slice.caption(config.domain, config.z_range)}"
 
 
 def write_run_heatmaps(session, path) -> list[Scale]:
@@ -185,7 +185,7 @@ def write_run_heatmaps(session, path) -> list[Scale]:
     x0, x1, y0, y1 = config.domain
     subtitle = (
         f"eval loss {session.eval_loss:.4g} on a {session.grid}x{session.grid} grid; x in [{x0:g}, {x1:g}] "
-        f"left to right, y in [{y0:g}, {y1:g}] bottom to top{_slice_text(config)}\n"
+        f"left to right, y in [{y0:g}, {y1:g}] bottom to top{_slice_text(session)}\n"
         f"truth and learned share each row's value scale; |error| has its own"
     )
     if session.image is not None:  # an image: its figures, and the image itself in true colour

@@ -23,6 +23,7 @@ from ..loop.frame_driver import FrameDriver, FrameWork
 from ..loop.rate_probe import RateAdvice
 from ..loop.session import Session
 from ..views.evaluation import Evaluation
+from ..views.slices import Slice
 from .data_edits import DataEdits
 from .failures import Failures
 from .files import FileActions
@@ -76,6 +77,7 @@ class AppState:
         self.files = FileActions(self)  # File menu: checkpoints and Slang export
         self.sweep = SweepViewer(self)  # File > Open sweep... (app/ui/sweep/)
         self.view = 0  # heatmaps: 0 values, 1 d/dx, 2 d/dy, 3 |gradient|
+        self.slice = Slice()  # heatmaps of a function of (x, y, z): the plane and depth shown
         self.selected_neuron: int | None = None  # the diagram's neuron shown large
         self.grad_check: GradCheck | None = None  # the last gradient check of this network
         self.grad_check_wanted = False  # run one at the next step boundary

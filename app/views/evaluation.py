@@ -14,8 +14,8 @@ import slangpy as spy
 from ..gpu.gpu import HostCopy
 from ..kernels.view_constants import HEATMAP_VIEWS
 from ..train.trainer import Trainer
-from ..truth.space import slice_z
 from .point_metrics import GROUP_UNITS, PointSums, groups
+from .slices import Slice
 
 VIEWS = len(HEATMAP_VIEWS)  # values, d/dx, d/dy, |gradient|
 NEURON_GRID = 32  # the neuron views' grid side, at most: every k-th cell of the eval grid
@@ -30,10 +30,13 @@ def neuron_side(grid: int) -> int:
     return -(-grid // neuron_stride(grid))
 
 
-def _slice_depth(point_dim: int, z_range) -> dict:
-    """evaluateGrid's depth arguments: a function of (x, y, z) is shown at the slice z = slice_z, and
-    a grid encoding spans z_range."""
-    return {} if point_dim == 2 else {"sliceZ": slice_z(z_range), "depthRange": spy.float2(*z_range)}
+def _slice_arguments(point_dim: int, chosen: Slice, domain, z_range) -> dict:
+    """evaluateGrid's slice of a function of (x, y, z), and the z_range a grid encoding spans (none
+    in 2D)."""
+    if point_dim == 2:
+        return {}
+    corner, across, up = (spy.float3(*edge) for edge in chosen.frame(domain, z_range))
+    return {"sliceCorner": corner, "sliceAcross": across, "sliceUp": up, "depthRange": spy.float2(*z_range)}
 
 
 @dataclass
@@ -85,12 +88,14 @@ class _Buffers:
         self.points = PointSums(trainer) if trainer.data is not None else None
         self.step = -1
         self.version = -1  # the trainer's weight version evaluated
+        self.slice = Slice()  # ...and the slice, of a function of (x, y, z)
 
 
 class GridEvaluator:
     def __init__(self, trainer: Trainer, grid: int):
         self.trainer, self.grid = trainer, grid
         self.weights = trainer.gpu.buffer(trainer.weights.size)
+        self.slice = Slice()  # the slice of a function of (x, y, z) to show (the window's to choose)
         self._sets = [_Buffers(trainer, grid), _Buffers(trainer, grid)]
         self._writing = 0  # the set the pass in progress writes
         self.progress = 0  # cells of the pass in progress done
@@ -133,7 +138,8 @@ class GridEvaluator:
     def stale(self) -> bool:
         """Whether there is work to do: a pass in progress, or weights (or points) changed since
         the last."""
-        return self.progress > 0 or self.complete.version != self.trainer.version
+        complete = self.complete
+        return self.progress > 0 or complete.version != self.trainer.version or complete.slice != self.slice
 
     def can_start(self) -> bool:
         """A pass starts only where the weights are one step's: not mid-way through
@@ -157,7 +163,7 @@ class GridEvaluator:
             encoder.clear_buffer(target.cell_stats)
             encoder.clear_buffer(target.neuron_ranges)
             encoder.global_barrier()
-            target.step, target.version = t.step, t.version
+            target.step, target.version, target.slice = t.step, t.version, self.slice
         total = self.units
         count = total - self.progress if cells is None else max(1, min(cells, total - self.progress))
         end = self.progress + count
@@ -192,7 +198,7 @@ class GridEvaluator:
             grid=self.grid,
             neuronStride=neuron_stride(self.grid),
             domain=spy.float4(*t.config.domain),
-            **_slice_depth(t.plan.point_dim, t.config.z_range),
+            **_slice_arguments(t.plan.point_dim, target.slice, t.config.domain, t.config.z_range),
             cellOffset=first,
             cellEnd=first + count,
         )

@@ -11,8 +11,8 @@ from imgui_bundle import imgui
 
 from ...kernels.view_constants import GRADIENT_VIEW
 from ...truth.eval_grid import cell_centre
-from ...truth.space import slice_caption
 from ...views.heatmaps import VIEWS, Contours
+from ...views.slices import AXIS_NAMES, PLANES, Slice, box
 from .. import image_view
 from ..heatmap_view import draw_heatmaps, line_panels
 from ..layout import drawn_height
@@ -33,10 +33,43 @@ WIDTH_BESIDES_EM = 14.5
 WRAPPED_BESIDES_EM = 10.0
 
 
+def _slice_controls(app) -> None:
+    """A function of (x, y, z): the plane the rows show (xy, xz or yz) and its depth along the
+    third axis, dragged; the evaluation follows (app/views/slices.py)."""
+    config, chosen = app.session.config, app.slice
+    imgui.text_colored(MUTED, "slice")
+    for plane in PLANES:
+        imgui.same_line()
+        if imgui.radio_button(f"{plane}###slice {plane}", chosen.plane == plane) and plane != chosen.plane:
+            chosen = Slice(plane)  # at the middle of its own third axis
+        app.remember(f"slice {plane}")
+    low, high = box(config.domain, config.z_range)[chosen.axes[2]]
+    depth = chosen.depth_in(config.domain, config.z_range)
+    imgui.same_line(0, em(1.5))
+    imgui.set_next_item_width(em(10))
+    name = AXIS_NAMES[chosen.axes[2]]
+    changed, value = imgui.slider_float(f"{name} (depth)###slice depth", depth, float(low), float(high), "%.3f")
+    app.remember("slice depth", f"{name} (depth)")
+    if changed:
+        chosen = Slice(chosen.plane, value)
+    app.slice = app.session.evaluator.slice = chosen
+    imgui.text_colored(MUTED, f"Showing {chosen.caption(config.domain, config.z_range)}")
+
+
+def _extent(app) -> tuple[float, float, float, float]:
+    """The range across and up of what the rows show: the domain, or a 3D function's slice."""
+    config = app.session.config
+    return tuple(config.domain) if config.dims == 2 else app.slice.extent(config.domain, config.z_range)
+
+
+def _axes(app) -> tuple[str, str]:
+    return ("x", "y") if app.session.config.dims == 2 else app.slice.names
+
+
 def _lookup(app):
     def lookup(view: int, output: int, i: int, j: int):
         ev = app.evaluation()  # read back only while the mouse is over a heatmap
-        x, y = cell_centre(app.config.domain, ev.predictions.shape[0], i, j)
+        x, y = cell_centre(_extent(app), ev.predictions.shape[0], i, j)
         if view == 0:
             return x, y, float(ev.truths[j, i, output]), float(ev.predictions[j, i, output])
         d = ev.derivatives[j, i, output]
@@ -49,13 +82,16 @@ def _lookup(app):
 
 def _view_picker(app) -> None:
     imgui.text_colored(MUTED, "show")
+    axes = _axes(app)
     for view, name in enumerate(VIEWS):
         imgui.same_line()
-        if imgui.radio_button(name, app.view == view):
+        label = name if axes == ("x", "y") or view not in (1, 2) else f"∂/∂{axes[view - 1]}###{name}"
+        if imgui.radio_button(label, app.view == view):
             app.view = view
         app.remember(f"view {name}")
         if view and imgui.is_item_hovered():
-            what = "the gradient's length, sqrt((∂f/∂x)² + (∂f/∂y)²)," if view == GRADIENT_VIEW else name
+            what = f"the gradient's length in the {''.join(axes)} plane" if view == GRADIENT_VIEW else label
+            what = what.split("###")[0]
             imgui.set_tooltip(f"{what} of the learned network and of the truth,\nby Slang's forward-mode autodiff")
     imgui.same_line(0, em(1.5))
     imgui.set_next_item_width(em(7))
@@ -139,8 +175,8 @@ def draw(app) -> None:
     imgui.separator()
     passing = _evaluating(app)
     session = app.session
-    if session.config.dims == 3:  # a function of (x, y, z): which of its xy slices the rows show
-        imgui.text_colored(MUTED, f"Showing {slice_caption(session.config.z_range)}")
+    if session.config.dims == 3:  # a function of (x, y, z): which of its slices the rows show
+        _slice_controls(app)
     if image and app.view == 0:  # an image's values: at its own resolution
         image_view.draw(app)
         return
@@ -153,12 +189,13 @@ def draw(app) -> None:
         session.config.target_labels(),
         session.error_max,
         session.invalid_cells,
-        session.config.domain,
+        _extent(app),
         app.layout,
         app.view,
         _lookup(app),
         None if image or shape else targets.row_title(app, imgui.get_cursor_pos_x() + em(2.5) + row_width),
         app.rects,
+        _axes(app),
     )
     if not (image or shape):
         targets.draw_after_rows(app)
