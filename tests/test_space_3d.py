@@ -219,3 +219,29 @@ def test_the_same_seed_gives_the_same_bytes_in_3d_and_so_does_a_resumed_run(gpu,
     assert network_json(first) == network_json(second) == network_json(resumed)
     assert resumed.trainer.config.dims == 3 and resumed.trainer.config.z_range == [-0.5, 1.0]
     assert not np.array_equal(first.trainer.parameters(), first.trainer.plan.initial_parameters(5))
+
+
+@pytest.mark.parametrize("encoding", ["fourier", "hashgrid"])
+def test_the_gradient_check_checks_a_3d_network_against_its_own_reference(make_trainer, encoding):
+    from app.check import grad_check
+
+    trainer = make_trainer(
+        dims=3, z_range=[-0.5, 1.5], targets=[TARGET], encoding=encoding, frequencies=2, grid_levels=3,
+        grid_log2_size=9, hidden=[12], activation="tanh", seed=3,
+    )  # fmt: skip
+    check = grad_check.run(trainer)
+    assert check.passed and check.error < 1e-4 and check.fd_parameters > 0
+    if encoding == "fourier":  # its loss is at the kernels' 3D samples, as numpy draws and evaluates them
+        c = trainer.config
+        x, y, z = sample_points_3d(c.seed, 0, 256, c.domain, c.z_range)
+        params = trainer.parameters()
+        expected, _ = loss_and_gradient(c, params, x, y, truth_values(c, x, y, z), z=z)
+        assert abs(check.loss - expected) / expected < 1e-4
+
+
+def test_the_gradient_check_refuses_a_3d_derivative_loss_in_one_line():
+    from app.check.grad_check import check_checkable
+
+    with pytest.raises(UserError, match="squared error alone"):
+        check_checkable(validate(Config(dims=3, eikonal=0.1)))
+    check_checkable(validate(Config(dims=3)))

@@ -15,6 +15,7 @@ from ..errors import UserError
 from ..kernels.plan import NetworkPlan
 from ..model.derivative_loss import derivatives_on
 from ..train.trainer import Trainer
+from ..truth.space import depth_range
 from .finite_difference import kink_free_central_difference
 from .grad_reference import CHECK_BATCH, ReferencePath
 from .nested_loss import central_difference, chosen_parameters, nested_batch, nested_loss
@@ -178,10 +179,13 @@ def _finite_differences(
 
 
 def check_checkable(config) -> None:
-    """Its reference module and numpy twins take points of (x, y): a function of (x, y, z) is
-    refused in one line (tests/test_space_3d.py checks 3D's gradients against numpy)."""
-    if config.dims == 3:
-        raise UserError("--grad-check checks functions of (x, y) only: leave out --dims 3 or --grad-check")
+    """The nested check's numpy twin takes points of (x, y): a function of (x, y, z) with derivative
+    terms is refused in one line (tests/test_derivatives_3d.py checks those gradients instead)."""
+    if config.dims == 3 and derivatives_on(config.loss_settings):
+        raise UserError(
+            "--grad-check checks a function of (x, y, z) on the squared error alone: "
+            "leave out --grad-check, or --grad-weight and --eikonal"
+        )
 
 
 def run(trainer: Trainer, step: int | None = None) -> GradCheck:
@@ -200,7 +204,7 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
     path = ReferencePath(trainer.gpu, plan, check_batch(trainer))
     path.image = config.image
     if trainer.data is None:
-        points, truths = path.batch(config.seed, step, config.domain)
+        points, truths = path.batch(config.seed, step, config.domain, depth_range(config.truth_settings))
     else:
         points, truths = path.dataset_batch(trainer)
     loss, reference = path.gradient(params, points, truths)

@@ -38,14 +38,24 @@ def _module_source(plan: NetworkPlan) -> str:
         f"static const int OUTPUT_DIM = {plan.output_dim};",
     ]
     constants += [f"static const int ACTIVATION_{name.upper()} = {k};" for name, k in ACTIVATION_IDS.items()]
+    point = "float2" if plan.point_dim == 2 else "float3"
     if plan.slang_truth is None:
-        cases = "\n".join(f"    case {k}: return {target_to_slang(t)};" for k, t in enumerate(plan.targets))
-        truth = f"float truthAt(float2 p, int k)\n{{\n    switch (k)\n    {{\n{cases}\n    default: return 0.0;\n    }}\n}}\n"
+        slang = [target_to_slang(t, plan.point_dim) for t in plan.targets]
+        cases = "\n".join(f"    case {k}: return {value};" for k, value in enumerate(slang))
+        truth = f"float truthAt({point} p, int k)\n{{\n    switch (k)\n    {{\n{cases}\n    default: return 0.0;\n    }}\n}}\n"
     else:
         truth = (
-            f"float truthAt(float2 p, int k)\n{{\n    return {TARGET_NAMESPACE}::target(p, k);\n}}\n"
+            f"float truthAt({point} p, int k)\n{{\n    return {TARGET_NAMESPACE}::target(p, k);\n}}\n"
             + slang_target_block(plan.slang_truth.source)
         )
+    if plan.point_dim == 3:  # sampling.slang's samplePoint3, the 3D kernels' sampler
+        constants.append("#define POINT_3D 1")
+        truth += """
+float3 batchPoint3(int index, uint seed, uint step, float4 domain, float2 zRange)
+{
+    return samplePoint3(seed, step, uint(index), domain, zRange);
+}
+"""
     return (
         "\n".join(constants)
         + """
@@ -134,8 +144,11 @@ class ReferencePath:
         self.kinds = [ACTIVATION_IDS[layer.activation.name] for layer in plan.layers]
         self.image: dict | None = None  # an image target's Config.image (its pixels are the truth)
 
-    def batch(self, seed: int, step: int, domain) -> tuple[np.ndarray, np.ndarray]:
-        """The points and the truth of the first `samples` samples of `step` (formulas, images, shapes)."""
+    def batch(self, seed: int, step: int, domain, z_range=None) -> tuple[np.ndarray, np.ndarray]:
+        """The points and the truth of the first `samples` samples of `step` (formulas, images, shapes);
+        with a z_range, points (x, y, z) of a function of (x, y, z)."""
+        if z_range is not None:
+            return self._batch_3d(seed, step, domain, z_range)
         points = self.module.batchPoint(spy.grid((self.samples,)), seed, step, spy.float4(*domain), _result="numpy")
         points = np.ascontiguousarray(points.reshape(-1, 2), np.float32)
         if self.plan.image is not None or self.plan.sdf is not None:  # their numpy twins (a grid's bilinear read)
@@ -146,6 +159,14 @@ class ReferencePath:
             )
         self.units = grid_units(domain, points[:, 0], points[:, 1])
         return points, np.ascontiguousarray(truths, np.float32)
+
+    def _batch_3d(self, seed: int, step: int, domain, z_range) -> tuple[np.ndarray, np.ndarray]:
+        grid, bounds = spy.grid((self.samples,)), (spy.float4(*domain), spy.float2(*z_range))
+        points = self.module.batchPoint3(grid, seed, step, *bounds, _result="numpy")
+        points = np.ascontiguousarray(points.reshape(-1, 3), np.float32)
+        truths = [self.module.truthAt(points, k, _result="numpy") for k in range(self.plan.output_dim)]
+        self.units = grid_units([*domain, *z_range], points[:, 0], points[:, 1], points[:, 2])
+        return points, np.ascontiguousarray(np.stack(truths, axis=1), np.float32)
 
     def dataset_batch(self, trainer: Trainer) -> tuple[np.ndarray, np.ndarray]:
         """The points and the truth of the trainer's next `samples` training points."""
@@ -162,10 +183,11 @@ class ReferencePath:
     def inputs(self, params: np.ndarray, points: np.ndarray) -> np.ndarray:
         """The encoded points (a grid's, from the tables in `params`), as the network sees them."""
         x, y = points[:, 0].astype(np.float64), points[:, 1].astype(np.float64)
+        z = points[:, 2].astype(np.float64) if points.shape[1] == 3 else None  # a function of (x, y, z)
         if self.plan.grid is not None:
             inputs = self.plan.grid.encode(self.units, self.plan.tables(params)).astype(np.float32)
         else:
-            inputs = self.plan.encoding.numpy(x, y, self.plan.encoding_setting).astype(np.float32)
+            inputs = self.plan.encoding.numpy(x, y, self.plan.encoding_setting, z=z).astype(np.float32)
         if self.plan.precision == "half":  # the training network sees its input in half
             inputs = inputs.astype(np.float16).astype(np.float32)
         return np.ascontiguousarray(inputs)
