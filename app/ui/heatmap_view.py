@@ -29,6 +29,8 @@ QUANTITY = {0: "f", 1: "∂f/∂x", 2: "∂f/∂y", GRADIENT_VIEW: "|grad f|"}
 def quantity(view: int, axes: tuple[str, str] = ("x", "y")) -> str:
     """What a view shows, its derivatives named by the axes across and up (a 3D slice's xz, say)."""
     return QUANTITY[view] if axes == ("x", "y") or view not in (1, 2) else f"∂f/∂{axes[view - 1]}"
+
+
 # draw_heatmaps puts its images in draw-list channels of their own, so that all heatmaps are one
 # draw of the atlas and all bars one of theirs: a draw is costly on a CPU driver, and the images,
 # bars and labels taking turns made a draw of each.
