@@ -18,8 +18,10 @@ from ..gpu.gpu import Gpu
 from ..kernels.plan import NetworkPlan
 from ..model.activations import ACTIVATIONS, LEAKY_RELU_SLOPE
 from ..model.hashgrid import grid_units
+from ..truth.mesh_truth import load_mesh_field, trilinear
 from ..truth.slang_file import TARGET_NAMESPACE, slang_target_block
 from ..truth.targets import target_to_slang
+from .sample_twin import mesh_samples
 from .truth_twin import numpy_truth
 
 if TYPE_CHECKING:
@@ -161,6 +163,12 @@ class ReferencePath:
         return points, np.ascontiguousarray(truths, np.float32)
 
     def _batch_3d(self, seed: int, step: int, domain, z_range) -> tuple[np.ndarray, np.ndarray]:
+        box = [*domain, *z_range]
+        if self.plan.mesh is not None:  # its samples and trilinear truth by their numpy twins
+            field = load_mesh_field(self.plan.mesh.spec, tuple(float(v) for v in box))
+            points = mesh_samples(seed, step, self.samples, domain, z_range, field).astype(np.float32)
+            self.units = grid_units(box, points[:, 0], points[:, 1], points[:, 2])
+            return points, trilinear(field.distance, field.box, points.astype(np.float64))[:, None].astype(np.float32)
         grid, bounds = spy.grid((self.samples,)), (spy.float4(*domain), spy.float2(*z_range))
         points = self.module.batchPoint3(grid, seed, step, *bounds, _result="numpy")
         points = np.ascontiguousarray(points.reshape(-1, 3), np.float32)

@@ -53,3 +53,33 @@ def with_boundary(plan: NetworkPlan, config, points: np.ndarray, step: int) -> t
     points = points.copy()
     points[samples], normals[samples] = boundary[chosen], outward[chosen]
     return points, normals
+
+
+def sample_points_3d(seed: int, step: int, count: int, domain, z_range) -> np.ndarray:
+    """samplePoint3's first `count` points of `step`, (count, 3) float32: x and y as sample_points
+    draws them, z from a third hash."""
+    key = pcg_hash(np.uint32(step) ^ pcg_hash(np.uint32(seed)))
+    h2 = pcg_hash(pcg_hash(np.arange(count, dtype=np.uint32) ^ key) ^ np.uint32(0x9E3779B9))
+    h3 = pcg_hash(h2 ^ np.uint32(0x7F4A7C15))
+    z0, z1 = (float(v) for v in z_range)
+    z = z0 + (z1 - z0) * ((h3 >> np.uint32(8)).astype(np.float64) / 16777216.0)
+    return np.concatenate([sample_points(seed, step, count, domain), z.astype(np.float32)[:, None]], axis=1)
+
+
+def mesh_samples(seed: int, step: int, count: int, domain, z_range, field) -> np.ndarray:
+    """The mesh drawSample's first `count` points of `step` (shadergen/truth.py): every other one
+    moved onto the surface sample h % n, then along its normal by up to SURFACE_BAND of the box's
+    width, clamped to the box (float64 here, float32 there)."""
+    from ..truth.mesh_truth import SURFACE_BAND
+
+    points = sample_points_3d(seed, step, count, domain, z_range).astype(np.float64)
+    odd = np.arange(1, count, 2, dtype=np.uint32)
+    h = pcg_hash(odd ^ pcg_hash(np.uint32(step) ^ pcg_hash(np.uint32(seed) ^ np.uint32(0x51ED270B))))
+    chosen = h % np.uint32(len(field.surface))
+    unit = (pcg_hash(h ^ np.uint32(0x68E31DA4)) >> np.uint32(8)).astype(np.float64) / 16777216.0
+    offset = (2.0 * unit - 1.0) * SURFACE_BAND * (float(domain[1]) - float(domain[0]))
+    moved = field.surface[chosen].astype(np.float64) + offset[:, None] * field.normals[chosen].astype(np.float64)
+    low = [float(domain[0]), float(domain[2]), float(z_range[0])]
+    high = [float(domain[1]), float(domain[3]), float(z_range[1])]
+    points[odd] = np.clip(moved, low, high)
+    return points

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..datasets import domain_of
+from ..truth.mesh_truth import is_mesh_spec
 from ..truth.sdf_truth import sdf_domain
 from ..truth.shapes import SILHOUETTE_SUFFIXES
 from ..truth.targets import TUTORIAL_TARGETS
@@ -63,4 +64,5 @@ def with_shape(config: Config, spec: str) -> Config:
     config = without_other_truths(config, "sdf")
     after_silhouette = config.sdf is not None and Path(config.sdf).suffix.lower() in SILHOUETTE_SUFFIXES
     domain = list(Config().domain) if after_silhouette else config.domain
-    return config.replace(sdf=spec, domain=sdf_domain(spec, domain))
+    dims = 3 if is_mesh_spec(spec) else 2  # a mesh is a shape in 3D, the others in 2D
+    return config.replace(sdf=spec, domain=sdf_domain(spec, domain), dims=dims)

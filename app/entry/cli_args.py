@@ -20,6 +20,7 @@ from ..files.tensorboard_events import IMAGE_EVERY
 from ..gpu.adapters import parse_gpu_option
 from ..gpu.device import DEVICE_TYPES
 from ..serve.address import add_serve_options
+from ..truth.mesh_truth import is_mesh_spec
 from ..truth.sdf_truth import sdf_domain
 from .cli_checks import MAX_EXPORT_SCALE
 from .cli_fields import DIRECT_OPTIONS, FLAGGED, HOT_OPTIONS, field_option, nonempty_text
@@ -258,6 +259,8 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         overrides["encoding"] = "features"
     if args.sdf is not None:  # a silhouette's pixels stay square
         overrides["domain"] = sdf_domain(args.sdf.strip(), overrides.get("domain", config.domain))
+        if is_mesh_spec(args.sdf.strip()):  # a mesh is a shape in 3D
+            overrides.setdefault("dims", 3)
     config = from_dict(overrides, config, source="options") if overrides else cfg.validate(config)
     if args.dataset_source is not None:
         config = with_dataset(without_other_truths(config, "dataset"), entry_for(args.dataset_source))

@@ -15,6 +15,7 @@ from ..model.encodings import Encoding, Setting
 from ..model.hashgrid import GridSpec
 from ..model.losses import LOSSES, Loss
 from ..truth.image_truth import ImageTruth
+from ..truth.mesh_truth import MeshTruth
 from ..truth.sdf_truth import SdfTruth
 
 
@@ -83,6 +84,7 @@ class NetworkPlan:
     sdf: SdfTruth | None = None  # a shape's signed distance field as the truth (app/truth/sdf_truth.py)
     derivatives: bool = False  # the loss has terms on the input gradient (shaders/model/derivatives.slang)
     normals: bool = False  # ...and one on a shape's boundary points (drawSample draws some there)
+    mesh: MeshTruth | None = None  # a triangle mesh's signed distance (app/truth/mesh_truth.py), in 3D
     point_dim: int = 2  # the coordinates of a point: 2, (x, y); or 3, (x, y, z) (app/truth/space.py)
 
     @property
@@ -176,7 +178,7 @@ class NetworkPlan:
             self.sdf and (self.sdf.width, self.sdf.height),
             self.derivatives,
             self.normals,
-        ) + ((self.point_dim,) if self.point_dim != 2 else ())  # 2D keeps its names (and caches)
+        ) + ((self.point_dim, self.mesh) if self.point_dim != 2 else ())  # 2D keeps its names (and caches)
         return f"network_{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}"
 
     @property

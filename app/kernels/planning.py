@@ -11,6 +11,7 @@ from ..model.activations import ACTIVATIONS
 from ..model.derivative_loss import derivatives_on
 from ..model.encodings import encoding_for
 from ..truth.image_truth import ImageTruth
+from ..truth.mesh_truth import MESH_RESOLUTION, MeshTruth, is_mesh_spec
 from ..truth.sdf_truth import sdf_truth
 from .paths import PathRequest, choose_path
 from .plan import LayerPlan, NetworkPlan, SlangTruth
@@ -30,8 +31,11 @@ def _plan(
     setting = enc.setting(s.encoding_settings)
     problem = problem_of(dict(s.dataset)) if s.dataset else None
     image = ImageTruth(**dict(s.image)) if s.image and not problem else None
-    sdf = sdf_truth(s.sdf) if s.sdf and not (problem or image) else None
-    slang_truth = SlangTruth(**dict(s.slang_target)) if s.slang_target and not (problem or image or sdf) else None
+    mesh = MeshTruth(s.sdf, MESH_RESOLUTION) if is_mesh_spec(s.sdf) and not (problem or image) else None
+    sdf = sdf_truth(s.sdf) if s.sdf and not (problem or image or mesh) else None
+    slang_truth = (
+        SlangTruth(**dict(s.slang_target)) if s.slang_target and not (problem or image or sdf or mesh) else None
+    )
     inputs = enc.dim(setting)
     outputs = (
         problem.outputs
@@ -39,7 +43,7 @@ def _plan(
         else image.channels
         if image
         else 1
-        if sdf
+        if sdf or mesh
         else slang_truth.count
         if slang_truth
         else len(s.targets)
@@ -57,14 +61,15 @@ def _plan(
         encoding=enc,
         encoding_setting=setting,
         precision=s.precision,
-        targets=() if slang_truth or problem or image or sdf else s.targets,
+        targets=() if slang_truth or problem or image or sdf or mesh else s.targets,
         slang_truth=slang_truth,
-        truth_kind="points" if problem else "image" if image else "sdf" if sdf else "formula",
+        truth_kind="points" if problem else "image" if image else "sdf" if sdf else "mesh" if mesh else "formula",
         loss_name=problem.loss if problem else "squared",
         image=image,
         sdf=sdf,
         derivatives=derivatives,
         normals=normals and sdf is not None,
+        mesh=mesh,
         point_dim=s.dims,
     )
     request = PathRequest(
@@ -75,7 +80,7 @@ def _plan(
         squared=common["loss_name"] == "squared",
         points=problem is not None,
         grid_params=setting.param_count if enc.trained else 0,
-        image=image is not None or sdf is not None,  # both read a grid of values (image_truth.slang)
+        image=image is not None or sdf is not None or mesh is not None,  # each reads a grid of values
         tensor_cores=tensor_cores,
         fused=fused,
         cpu=cpu,

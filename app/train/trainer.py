@@ -99,7 +99,7 @@ class Trainer:
         if self.data is not None and data_key(config) != self.data.key:
             data = PointData.of(self.gpu, config)  # first: a UserError changes nothing
         old, batch, self.config = self.config, self.batch_size, config
-        if follows_domain(self.plan) and config.domain != old.domain:
+        if follows_domain(self.plan) and (config.domain, config.z_range) != (old.domain, old.z_range):
             self._replaced_truth_pixels = [self.truth_pixels]
             self.truth_pixels = upload_truth_grid(self.gpu, self.plan, config)
         if data is not None:

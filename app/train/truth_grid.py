@@ -8,15 +8,19 @@ from ..config.config import Config
 from ..gpu.gpu import Gpu
 from ..kernels.plan import NetworkPlan
 from ..truth import image_truth
+from ..truth.mesh_truth import upload_mesh
 from ..truth.sdf_truth import upload_sdf
 
 
 def upload_truth_grid(gpu: Gpu, plan: NetworkPlan, config: Config):
+    if plan.mesh is not None:
+        return upload_mesh(gpu, plan.mesh.spec, [*config.domain, *config.z_range])
     if plan.sdf is not None:
         return upload_sdf(gpu, plan.sdf.spec, config.domain)
     return image_truth.upload_pixels(gpu, config.image if plan.image else None)
 
 
 def follows_domain(plan: NetworkPlan) -> bool:
-    """Whether the grid is computed for the domain (a distance field), and so again for another."""
-    return plan.sdf is not None
+    """Whether the grid is computed for the domain (a distance field, a mesh's over the box), and so
+    again for another."""
+    return plan.sdf is not None or plan.mesh is not None

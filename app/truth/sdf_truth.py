@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import UserError
 from . import image_truth
+from .mesh_truth import MESH_SUFFIXES
 from .shapes import BUILTINS, SILHOUETTE_SUFFIXES, ShapeField, load_shape
 from .shapes import builtin as builtin_shapes
 
@@ -32,7 +33,8 @@ class SdfTruth:
 
 
 def is_file_spec(spec: str) -> bool:
-    return Path(spec).suffix.lower() in FILE_SUFFIXES
+    """A file (a 2D shape's, or a mesh's: app/truth/mesh_truth.py) rather than a built-in's name."""
+    return Path(spec).suffix.lower() in FILE_SUFFIXES + MESH_SUFFIXES
 
 
 def check_sdf(label: str, value: Any) -> str | None:
@@ -43,7 +45,8 @@ def check_sdf(label: str, value: Any) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip():
         raise UserError(
-            f"{label} must be a built-in shape ({', '.join(BUILTINS)}, or A+B) or a .svg, .png, .jpg or .csv file"
+            f"{label} must be a built-in shape ({', '.join(BUILTINS)}, or A+B), a .svg, .png, .jpg or .csv file, "
+            f"or a mesh ({', '.join(MESH_SUFFIXES)})"
         )
     spec = value.strip()
     if not is_file_spec(spec):

@@ -4,9 +4,12 @@ the rest is refused in one line that names --dims."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..errors import UserError
 from ..model.derivative_loss import derivatives_on
 from ..model.losses import LossSettings
+from .mesh_truth import is_mesh_spec
 from .settings import TruthSettings
 from .targets import parse_target
 
@@ -20,11 +23,13 @@ def check_space(truth: TruthSettings, encoding: str, loss: LossSettings) -> None
     for target in truth.targets:
         parse_target(target, truth.dims)
     if truth.dims == 2:
+        if is_mesh_spec(truth.sdf) and not (truth.dataset or truth.image):
+            raise UserError(f"--sdf {Path(truth.sdf).name!r} is a mesh, a shape in 3D: use --dims 3")
         return
     for name, on in (
         ("a dataset", truth.dataset),
         ("an image", truth.image),
-        ("a 2D shape (--sdf)", truth.sdf),
+        ("a 2D shape (--sdf)", truth.sdf and not is_mesh_spec(truth.sdf)),
     ):
         if on:
             raise UserError(

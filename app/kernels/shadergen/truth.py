@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...model.derivative_loss import NORMAL_EVERY
+from ...truth.mesh_truth import SURFACE_BAND
 from ...truth.slang_file import TARGET_NAMESPACE, slang_target_block
 from ...truth.targets import target_to_slang
 from .chain import indent
@@ -162,6 +163,50 @@ def _sdf(plan: NetworkPlan) -> TruthSlang:
     return _grid_truth(plan.sdf.width, plan.sdf.height, boundary)
 
 
+_MESH_SAMPLE = """// Every other sample of a step starts at one of the mesh's surface samples and moves along its
+// normal by up to SURFACE_BAND of the box's width either way, so that the surface, where the
+// distance's detail is, gets half the batch (as instant-ngp's SDF training does); the others sample
+// the box. The surface samples follow the distance grid in truthData: their count (a uint), 3 words
+// of padding, then x, y, z, nx, ny, nz each (app/truth/mesh_truth.py: mesh_words).
+TrainingSample drawSample(StepArgs a, uint sampleIndex)
+{
+    TrainingSample sample;
+    float4 domain = float4(a.x0, a.x1, a.y0, a.y1);
+    sample.p = samplePoint3(a.seed, a.step, sampleIndex, domain, float2(a.z0, a.z1));
+    sample.normal = float3(0.0);
+    static const uint SURFACE = uint(MESH_RESOLUTION * MESH_RESOLUTION * MESH_RESOLUTION);
+    uint count = asuint(truthData[SURFACE]);
+    if (sampleIndex % 2u == 1u && count > 0)
+    {
+        uint h = pcgHash(sampleIndex ^ pcgHash(a.step ^ pcgHash(a.seed ^ 0x51ed270bu)));
+        float* point = truthData + SURFACE + 4 + 6 * (h % count);
+        float offset = (2.0 * unitFloat(pcgHash(h ^ 0x68e31da4u)) - 1.0) * SURFACE_BAND * (a.x1 - a.x0);
+        float3 low = float3(a.x0, a.y0, a.z0), high = float3(a.x1, a.y1, a.z1);
+        sample.p = clamp(float3(point[0], point[1], point[2]) + offset * float3(point[3], point[4], point[5]), low, high);
+    }
+    sample.truth = groundTruth(sample.p);
+    return sample;
+}"""
+
+
+def _mesh(plan: NetworkPlan) -> TruthSlang:
+    ground_truth = f"""static const int MESH_RESOLUTION = {plan.mesh.resolution};
+static const float SURFACE_BAND = {SURFACE_BAND!r};
+#include "truth/mesh_truth.slang"
+
+[Differentiable]
+float[OUTPUT_DIM] groundTruth(float3 p)
+{{
+    return meshTruth(p);
+}}"""
+    return TruthSlang(ground_truth, _MESH_SAMPLE)
+
+
+def _mesh_header(plan: NetworkPlan) -> str:
+    n = plan.mesh.resolution
+    return f"a triangle mesh's signed distance on a grid of {n}x{n}x{n} vertices, half the samples near its surface"
+
+
 def _sdf_header(plan: NetworkPlan) -> str:
     return f"a shape's signed distance on a grid of {plan.sdf.width}x{plan.sdf.height}"
 
@@ -182,6 +227,7 @@ TRUTH_SOURCES: dict[str, TruthSource] = {
         TruthSource("image", _image_header, _image),
         TruthSource("points", _points_header, _points),
         TruthSource("sdf", _sdf_header, _sdf),
+        TruthSource("mesh", _mesh_header, _mesh),
     )
 }
 
