@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from ..errors import UserError, read_user_text
+from ..truth.mesh_truth import MESH_SUFFIXES
 from .config import PRESET_DIR, Config
 from .records import from_dict
 
@@ -64,6 +65,14 @@ def load_file(path: str | Path, base: Config | None = None) -> Config:
 # The preset a shape's signed distance starts from (--sdf without --preset or --config, and the
 # window's shape row after another problem): settings measured to keep its corners sharp.
 SHAPE_PRESET = "shape"
+# ...and a mesh's (--sdf mesh.obj, in 3D): the 3D hash grid on the exact distance, no eikonal term
+# (a grid of (x, y, z) trains on the squared error alone).
+MESH_PRESET = "mesh"
+
+
+def shape_preset(spec: str) -> str:
+    """The preset a shape's signed distance starts from: a mesh's, or a 2D shape's."""
+    return MESH_PRESET if Path(spec).suffix.lower() in MESH_SUFFIXES else SHAPE_PRESET
 
 
 def preset_names() -> list[str]:

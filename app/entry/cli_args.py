@@ -241,7 +241,7 @@ def config_from_args(args: argparse.Namespace, base: cfg.Config | None = None) -
         raise UserError(f"one ground truth at a time: use {named[0]} or {named[1]}, not both")
     config = cfg.Config() if (args.preset or args.config) else (base or cfg.Config())
     if args.sdf is not None and args.preset is None and args.config is None:
-        config = config_files.load_preset(config_files.SHAPE_PRESET)  # a shape's own network: its options override it
+        config = config_files.load_preset(config_files.shape_preset(args.sdf.strip()))  # its options override it
     if args.preset is not None:
         config = config_files.load_preset(args.preset, config)
     if args.config is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..config.config import Config
 from ..kernels.plan import NetworkPlan
+from ..truth.mesh_truth import load_mesh_field, mesh_fit
 from ..truth.sdf_truth import is_file_spec
 
 
@@ -24,7 +25,8 @@ def _shape_name(spec: str) -> str:
 def learned_distance(plan: NetworkPlan, config: Config) -> bool:
     """Whether the network is a distance field the export defines sdf(p) of: a shape's (--sdf), or a
     function of (x, y, z) with one output trained with the eikonal term."""
-    return plan.sdf is not None or (plan.point_dim == 3 and plan.output_dim == 1 and config.eikonal > 0)
+    mesh = plan.mesh is not None
+    return plan.sdf is not None or mesh or (plan.point_dim == 3 and plan.output_dim == 1 and config.eikonal > 0)
 
 
 def _formula_header(plan: NetworkPlan, config: Config) -> str:
@@ -43,8 +45,28 @@ def _formula_header(plan: NetworkPlan, config: Config) -> str:
 //     float d = sdf(p);"""
 
 
+def _mesh_header(plan: NetworkPlan, config: Config) -> str:
+    """The header's lines for a mesh's distance (app/truth/mesh_truth.py)."""
+    x0, x1, y0, y1 = config.domain
+    z0, z1 = config.z_range
+    fit = mesh_fit(load_mesh_field(plan.mesh.spec, (x0, x1, y0, y1, z0, z1)))
+    shift = ", ".join(f"{v:.9g}" for v in fit["shift"])
+    return f"""//   outputs[0] ~ the signed distance to the mesh (negative inside)
+//
+// A signed distance field: trained on the mesh {_shape_name(plan.mesh.spec)} (--sdf), fitted into the box
+// as (a point of the file) x {fit["scale"]:.9g} + ({shift}), its exact distance read trilinearly from a
+// {plan.mesh.resolution}^3 grid (eikonal weight {config.eikonal:g}, gradient weight {config.grad_weight:g}).
+// sdf(p) is the learned signed distance from p to the surface, in the box's units, NEGATIVE INSIDE
+// and positive outside; [Differentiable], so its gradient is the normal. It is only meaningful in the
+// box, x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}], z in [{z0:g}, {z1:g}].
+//
+//     float d = sdf(p);"""
+
+
 def sdf_header(plan: NetworkPlan, config: Config) -> str:
     """The header's lines for a distance field's output (learned_distance)."""
+    if plan.mesh is not None:
+        return _mesh_header(plan, config)
     if plan.sdf is None:
         return _formula_header(plan, config)
     x0, x1, y0, y1 = config.domain

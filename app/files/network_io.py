@@ -23,6 +23,7 @@ from ..model.activations import ACTIVATIONS
 from ..model.encodings import ENCODINGS, ENCODINGS_3D, encoding_for
 from ..model.losses import LOSSES
 from ..truth import image_truth
+from ..truth.mesh_truth import load_mesh_field, mesh_fit
 
 FORMAT = "slang-visual-trainer/network@1"
 TABLES_FILE = "network.tables.npy"
@@ -68,6 +69,9 @@ def export_network(plan: NetworkPlan, config: Config, params: np.ndarray, data: 
         }
     if plan.sdf is not None:  # no expressions: the shape (a built-in's name or the file's path)
         document["sdf"] = {"shape": plan.sdf.spec}
+    if plan.mesh is not None:  # the mesh's path, and how it was fitted into the box: box = mesh x scale + shift
+        field = load_mesh_field(plan.mesh.spec, (*map(float, config.domain), *map(float, config.z_range)))
+        document["sdf"] = {"shape": plan.mesh.spec, "fit": mesh_fit(field)}
     return document
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..gpu.device import describe
 from ..loop.session import Session
+from ..truth.mesh_truth import mesh_entry
 from ..views.point_metrics import finite_or_none, is_output_test_loss
 
 
@@ -55,6 +56,11 @@ def data_entry(session: Session) -> dict | None:
     return entry
 
 
+def _mesh(session: Session) -> dict:
+    config = session.config
+    return mesh_entry(session.trainer.plan.mesh.spec, [*config.domain, *config.z_range])
+
+
 def summary(session: Session, result: HeadlessResult) -> dict:
     config = session.config
     data = data_entry(session)
@@ -75,6 +81,7 @@ def summary(session: Session, result: HeadlessResult) -> dict:
         "gradient_sums": session.trainer.path.sums,  # where the sums are kept: thread, group, tiles or lanes
         "diverged_at_step": result.diverged_at,
         **({"data": data} if data is not None else {}),
+        **({"mesh": _mesh(session)} if session.trainer.plan.mesh is not None else {}),
         **(
             {"psnr": finite_or_none(session.image.psnr), "image_loss": finite_or_none(session.image.loss)}
             if session.image is not None

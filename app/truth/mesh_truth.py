@@ -12,6 +12,7 @@ import functools
 import os
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,7 @@ class MeshField:
     distance: np.ndarray  # (R, R, R) float32, [k along z, j along y, i along x] at the grid's vertices
     surface: np.ndarray  # (SURFACE_SAMPLES, 3) float32 points on the surface
     normals: np.ndarray  # (SURFACE_SAMPLES, 3) float32, their faces' outward normals
+    seconds: float = 0.0  # reading, fitting and the truth's grid and samples took this long
 
 
 def is_mesh_spec(spec: str | None) -> bool:
@@ -174,6 +176,7 @@ def surface_samples(vertices: np.ndarray, faces: np.ndarray, count: int, seed: i
 def load_mesh_field(spec: str, box: tuple[float, ...], resolution: int = MESH_RESOLUTION) -> MeshField:
     """The mesh at `spec`, fitted into `box`, its distance at the grid's vertices and its surface
     samples (kept for the last two: the trainer, the evaluator and a rebuild ask again)."""
+    start = time.perf_counter()
     vertices, faces = read_mesh(spec)
     scale, shift = fit(vertices, box)
     fitted = vertices * scale + shift
@@ -182,7 +185,8 @@ def load_mesh_field(spec: str, box: tuple[float, ...], resolution: int = MESH_RE
     points = np.stack([x.ravel(), y.ravel(), z.ravel()], axis=1)
     distance = signed_distance(points, fitted, faces).reshape(resolution, resolution, resolution)
     surface, normals = surface_samples(fitted, faces, SURFACE_SAMPLES, SURFACE_SEED)
-    return MeshField(fitted, faces, scale, shift, tuple(box), distance.astype(np.float32), surface, normals)
+    seconds = time.perf_counter() - start
+    return MeshField(fitted, faces, scale, shift, tuple(box), distance.astype(np.float32), surface, normals, seconds)
 
 
 def trilinear(distance: np.ndarray, box, points: np.ndarray) -> np.ndarray:
@@ -205,6 +209,27 @@ def trilinear(distance: np.ndarray, box, points: np.ndarray) -> np.ndarray:
                 )
                 value += weight * distance[k + dz, j + dy, i + dx]
     return value
+
+
+def mesh_fit(field: MeshField) -> dict:
+    """How the mesh sits in the box, as summary.json and network.json record it: a point of the box
+    is (a point of the mesh file) x scale + shift."""
+    return {"scale": float(field.scale), "shift": [float(v) for v in field.shift]}
+
+
+def mesh_entry(spec: str, box) -> dict:
+    """summary.json's "mesh": the file, its size, the fit, the truth's grid and how far its trilinear
+    reading is from the exact distance (interpolation_error), and the seconds its preparation took."""
+    field = load_mesh_field(spec, tuple(float(v) for v in box))
+    return {
+        "file": spec,
+        "vertices": len(field.vertices),
+        "triangles": len(field.faces),
+        "fit": mesh_fit(field),
+        "truth_grid": field.distance.shape[0],
+        "interpolation_error": interpolation_error(field),
+        "prepare_seconds": field.seconds,
+    }
 
 
 def mesh_words(field: MeshField) -> np.ndarray:

@@ -27,7 +27,12 @@ DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")  # what portable_
 ERROR_SECONDS = 10.0
 CHECKPOINT_FILTER = ["Checkpoints (*.ckpt)", "*.ckpt", "All files", "*"]
 IMAGE_FILTER = ["Images (*.png *.jpg *.jpeg)", "*.png *.jpg *.jpeg", "All files", "*"]
-SHAPE_FILTER = ["Shapes (*.svg *.png *.jpg *.jpeg *.csv)", "*.svg *.png *.jpg *.jpeg *.csv", "All files", "*"]
+SHAPE_FILTER = [
+    "Shapes (*.svg *.png *.jpg *.jpeg *.csv *.obj *.off *.stl *.ply)",
+    "*.svg *.png *.jpg *.jpeg *.csv *.obj *.off *.stl *.ply",
+    "All files",
+    "*",
+]
 SLANG_FILTER = ["Slang (*.slang)", "*.slang"]
 CSV_FILTER = ["CSV (*.csv)", "*.csv", "All files", "*"]
 NETWORK_FILTER = ["network.json (*.json)", "*.json"]

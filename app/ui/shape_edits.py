@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config.config import Config
-from ..config.files import SHAPE_PRESET, load_preset
+from ..config.files import load_preset, shape_preset
 from ..config.truths import with_shape
 from ..errors import UserError, first_line
+from ..truth.mesh_truth import is_mesh_spec, load_mesh_field
 from ..truth.sdf_truth import load_field
 
 
@@ -37,8 +38,11 @@ class ShapeEdits:
             else:
                 config = with_shape(base, spec)
                 if shape_of(base) is None:  # another problem: a new network, on the shape preset's settings
-                    config = load_preset(SHAPE_PRESET, config)
-                load_field(spec, tuple(float(v) for v in config.domain))  # its own line, now
+                    config = load_preset(shape_preset(spec), config)
+                if is_mesh_spec(spec):  # its own line, now
+                    load_mesh_field(spec, (*map(float, config.domain), *map(float, config.z_range)))
+                else:
+                    load_field(spec, tuple(float(v) for v in config.domain))
             self.session.start_rebuild(config)
         except UserError as error:
             self.error = first_line(error)
@@ -57,5 +61,5 @@ class ShapeEdits:
             return f"building the network for {name}: it goes on from the current weights"
         return (
             f"building a new network for {name}: a signed distance is another problem, so it starts afresh"
-            f" on the {SHAPE_PRESET} preset's settings"
+            f" on the {shape_preset(spec)} preset's settings"
         )
