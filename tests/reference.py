@@ -102,7 +102,7 @@ def activate(name: str, z: np.ndarray) -> np.ndarray:
 
 def layer_sizes(config) -> list[int]:
     inputs = {"raw": 2, "poly2": 4, "fourier": 2 + 4 * config.frequencies, "features": len(config.features)}
-    if config.dims == 3:
+    if getattr(config, "dims", 2) == 3:  # a namespace of the docs' fields may leave it out
         inputs = {"raw": 3, "poly2": 6, "fourier": 3 + 6 * config.frequencies}
     return [inputs[config.encoding], *config.hidden, config.output_dim]
 
