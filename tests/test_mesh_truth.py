@@ -200,3 +200,20 @@ def test_the_kernels_read_the_grid_trilinearly_and_a_steps_gradient_matches_nump
     loss, gradient = gpu_loss_and_gradient(session.trainer)
     assert abs(loss - expected_loss) / expected_loss < 1e-4
     assert np.max(np.abs(gradient - expected)) / np.max(np.abs(expected)) < 1e-4
+
+
+def test_the_window_takes_a_mesh_and_refuses_a_bad_one_keeping_the_network(gpu, tmp_path, mesh_file):
+    from app.ui.shape_edits import ShapeEdits
+
+    session = Session(gpu, validate(Config(hidden=[8])), grid=8)
+    session.trainer.train(3)
+    kept = session.trainer.parameters().copy()
+    edits = ShapeEdits(session)
+    bad = tmp_path / "flat.obj"
+    bad.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n")
+    assert "encloses no volume" in edits.choose(str(bad)) and "\n" not in edits.error
+    assert session.rebuild is None and np.array_equal(session.trainer.parameters(), kept)  # trains on
+    assert edits.choose(str(mesh_file)) is None  # the rebuild starts, in 3D on the mesh preset
+    built = session.rebuild.config
+    assert (built.dims, built.sdf, built.encoding, built.eikonal) == (3, str(mesh_file), "hashgrid", 0.0)
+    session.cancel_rebuild()
