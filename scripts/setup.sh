@@ -61,7 +61,7 @@ install_python_packages() {
             apt_get install -y -qq python3-venv >/dev/null && "$python" -m venv .venv; }
     fi
     if [ -f .venv/.setup-stamp ] && [ "$(cat .venv/.setup-stamp)" = "$(stamp)" ] \
-        && .venv/bin/python -c 'import slang_visual_trainer, slangpy, imgui_bundle, numpy, glm, tqdm, pytest, ray, optuna, tensorboardX, tensorboard, aiohttp, simplejpeg, playwright, igl' 2>/dev/null; then
+        && .venv/bin/python -c 'import slang_visual_trainer, slangpy, imgui_bundle, numpy, glm, tqdm, pytest, ray, optuna, tensorboardX, tensorboard, aiohttp, simplejpeg, playwright, igl, skimage' 2>/dev/null; then
         return 0
     fi
     echo "setup: installing the Python packages into .venv (once)"

@@ -13,15 +13,17 @@ from pathlib import Path
 
 from ..config import config as cfg
 from ..errors import EXIT_DIVERGED, EXIT_GRAD_CHECK, EXIT_INTERRUPTED, EXIT_USAGE, UserError
+from ..files.mesh_export import DEFAULT_RESOLUTION
 from ..files.tensorboard_events import TensorboardOptions
 from .cli_args import build_parser, iterations_for, resolve_start, without_other_truths
-from .cli_checks import check_export_image, check_headless, check_window, refuse_serve_options
+from .cli_checks import check_export_image, check_export_mesh, check_headless, check_window, refuse_serve_options
 
 OUTPUT_OPTIONS = {
     "--save-checkpoint": "checkpoint",
     "--export-slang": "slang",
     "--screenshot": "screenshot",
     "--export-image": "image",
+    "--export-mesh": "mesh",
 }
 
 
@@ -84,6 +86,7 @@ def _headless(args: argparse.Namespace) -> int:
     out = _out_folder(args)
     start.config = _with_image(start.config, args)
     check_export_image(args, start.config)
+    check_export_mesh(args, start.config)
     if args.grad_check:  # refused before training, not after
         from ..check.grad_check import check_checkable
 
@@ -97,6 +100,7 @@ def _headless(args: argparse.Namespace) -> int:
         asked={option: getattr(args, option[2:].replace("-", "_")) for option in OUTPUT_OPTIONS},
         screen=(args.width or headless.WINDOW_DEFAULT[0], args.height or headless.WINDOW_DEFAULT[1]),
         image_scale=args.export_scale,
+        mesh_resolution=args.mesh_resolution or DEFAULT_RESOLUTION,
         tensorboard=TensorboardOptions.of(args.tensorboard, args.tensorboard_images),
     )
     run = headless.run(

@@ -14,6 +14,7 @@ from ..config.truths import with_dataset, without_other_truths
 from ..datasets import NO_DATASET, entry_for
 from ..errors import UserError
 from ..files import checkpoint as ckpt
+from ..files.mesh_export import DEFAULT_RESOLUTION, MAX_RESOLUTION, MIN_RESOLUTION
 from ..files.network_io import load_network
 from ..files.start import Start
 from ..files.tensorboard_events import IMAGE_EVERY
@@ -190,6 +191,20 @@ def _add_file_options(p: argparse.ArgumentParser) -> None:
         default=1,
         metavar="K",
         help=f"--export-image's resolution, 1-{MAX_EXPORT_SCALE} times the image's (default 1)",
+    )
+    files.add_argument(
+        "--export-mesh",
+        type=nonempty_text,
+        metavar="PATH",
+        help="headless, --dims 3: write the zero level of the first output as a triangle mesh (.ply or .obj), "
+        "by marching cubes over the box, in the box's units (the mesh extra: scikit-image)",
+    )
+    files.add_argument(
+        "--mesh-resolution",
+        type=int,
+        metavar="N",
+        help=f"--export-mesh's lattice: N points along each axis of the box, {MIN_RESOLUTION}-{MAX_RESOLUTION} "
+        f"(default {DEFAULT_RESOLUTION})",
     )
     files.add_argument(
         "--load-network",

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..files.folder_kind import KIND_NAMES, RACE, RUN, folder_kind
+from ..files.mesh_export import check_mesh_path, check_resolution, marching_cubes_function
 from ..files.tensorboard_events import check_options as check_tensorboard
 from ..files.writable import check_output_dir
 from .cli_fields import FLAGGED, NETWORK_FILE_OPTIONS, option_dest
@@ -72,6 +73,15 @@ def check_export_image(args: argparse.Namespace, config) -> None:
         )
 
 
+def check_export_mesh(args: argparse.Namespace, config) -> None:
+    """--export-mesh needs a function of (x, y, z) and scikit-image, refused before training."""
+    if args.export_mesh is None:
+        return
+    if config.dims != 3:
+        raise UserError("--export-mesh writes the zero level of a function of (x, y, z): use --dims 3")
+    marching_cubes_function()
+
+
 SERVE_OPTIONS = ("--serve", "--token-file", "--certfile", "--keyfile", "--open-sweep")
 
 
@@ -94,11 +104,18 @@ def check_headless(args: argparse.Namespace) -> None:
         check_out_kind(out, RACE if args.variant else RUN)
     if not 1 <= args.export_scale <= MAX_EXPORT_SCALE:
         raise UserError(f"--export-scale must be between 1 and {MAX_EXPORT_SCALE} (got {args.export_scale})")
+    if args.mesh_resolution is not None:
+        check_resolution(args.mesh_resolution)
+        if args.export_mesh is None:
+            raise UserError("--mesh-resolution is --export-mesh's lattice: use it with --export-mesh")
+    if args.export_mesh is not None:
+        check_mesh_path(args.export_mesh)
     checked = (
         ("--screenshot", ".png"),
         ("--save-checkpoint", None),
         ("--export-slang", ".slang"),
         ("--export-image", ".png"),
+        ("--export-mesh", None),
     )
     for option, suffix in checked:
         value = getattr(args, option[2:].replace("-", "_"))
@@ -113,7 +130,7 @@ def check_window(args: argparse.Namespace) -> None:
     _check_size(args)
     if args.variant:
         raise UserError("--variant races headless (with --headless); in the window use the Race panel")
-    for option in ("--save-checkpoint", "--export-slang", "--export-image"):
+    for option in ("--save-checkpoint", "--export-slang", "--export-image", "--export-mesh", "--mesh-resolution"):
         if getattr(args, option[2:].replace("-", "_")) is not None:
             raise UserError(f"{option} is for --headless runs; in the window use the File menu")
     if args.tensorboard is not None or args.tensorboard_images is not None:

@@ -25,7 +25,7 @@ from ..run.headless import Interrupt
 
 # The options a race has no use for: each names one network's output, or a network to go on from.
 SINGLE_RUN_OPTIONS = ("--resume", "--load-network", "--save-checkpoint", "--export-slang", "--export-image")
-SINGLE_RUN_OPTIONS += ("--screenshot", "--grad-check")
+SINGLE_RUN_OPTIONS += ("--export-mesh", "--screenshot", "--grad-check")
 
 
 def variants_of(texts: list[str]) -> list[Variant]:

@@ -27,6 +27,7 @@ class HeadlessResult:
     samples: int = 0  # samples this run trained (a resumed run started with some)
     grad_check: dict | None = None  # --grad-check's figures (app.check.grad_check)
     interrupted_at: int | None = None  # the step Ctrl+C stopped it at, before the iterations asked
+    surface: dict | None = None  # a signed distance of (x, y, z): its surface metrics (app/views/surface_tracker.py)
 
 
 def metrics_text(metrics: dict) -> str:
@@ -90,6 +91,7 @@ def summary(session: Session, result: HeadlessResult) -> dict:
         "interrupted_at_step": result.interrupted_at,
         "config": config.to_dict(),
         **({"grad_check": result.grad_check} if result.grad_check is not None else {}),
+        **({"surface": result.surface} if result.surface is not None else {}),
     }
 
 

@@ -27,6 +27,7 @@ class PointKernels:
 
 
 IMAGE_ENTRY_POINTS = ("evaluateImage", "drawImageView")  # an image target's (shaders/views/image_eval.slang)
+VOLUME_ENTRY_POINTS = ("evaluateVolume",)  # a function of (x, y, z)'s (shaders/views/volume.slang)
 
 
 @dataclass
@@ -42,15 +43,18 @@ class NetworkKernels:
     points: PointKernels | None = None
     evaluate_image: spy.ComputeKernel | None = None
     draw_image_view: spy.ComputeKernel | None = None
+    evaluate_volume: spy.ComputeKernel | None = None
 
 
 def entry_points(source: str) -> tuple[str, ...]:
     """The entry points of a generated module: the points' where it includes shaders/views/points.slang,
-    an image target's where it includes shaders/views/image_eval.slang."""
+    an image target's where it includes shaders/views/image_eval.slang, the lattice's where it includes
+    shaders/views/volume.slang."""
     return (
         ENTRY_POINTS
         + (POINT_ENTRY_POINTS if '#include "views/points.slang"' in source else ())
         + (IMAGE_ENTRY_POINTS if '#include "views/image_eval.slang"' in source else ())
+        + (VOLUME_ENTRY_POINTS if '#include "views/volume.slang"' in source else ())
     )
 
 
@@ -84,6 +88,7 @@ class KernelCache:
                 points=points,
                 evaluate_image=kernels.get("evaluateImage"),
                 draw_image_view=kernels.get("drawImageView"),
+                evaluate_volume=kernels.get("evaluateVolume"),
             )
         return self._built[name]
 

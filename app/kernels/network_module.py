@@ -168,6 +168,12 @@ static const bool CLASSIFY = {_flag(plan.loss.classifies)};
 """
 
 
+def _volume_part(plan: NetworkPlan) -> str:
+    """A function of (x, y, z)'s lattice evaluation (shaders/views/volume.slang: the mesh export and
+    the surface metrics); nothing in 2D, whose module stays as it was."""
+    return '#include "views/volume.slang"\n' if plan.point_dim == 3 else ""
+
+
 def network_source(plan: NetworkPlan) -> str:
     header, truth = "\n".join(_header(plan)), truth_slang(plan)
     hidden_act, output_act = plan.layers[0].activation, plan.layers[-1].activation  # >= 1 hidden layer
@@ -219,7 +225,7 @@ float outputLoss(MLVec<OUTPUT_DIM> y, no_diff float truth[OUTPUT_DIM])
 
 #include "views/visualize.slang"
 #include "views/neurons.slang"
-{_points_part(plan)}
+{_volume_part(plan)}{_points_part(plan)}
 {_views_functions(plan)}
 {'#include "views/image_eval.slang"' if plan.image is not None else ""}
 {truth.tail}"""

@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING
 from tqdm import tqdm
 
 from ..config.config import Config
+from ..files.mesh_export import DEFAULT_RESOLUTION, tracks_surface
 from ..files.run_summary import HeadlessResult, image_text, metrics_text
 from ..files.start import Start
 from ..files.tensorboard_events import RunEvents, TensorboardOptions, status_of
 from ..gpu.device import kernel_cache_dir
 from ..gpu.gpu import Gpu
 from ..loop.session import Session
+from ..views.surface_tracker import SurfaceTracker
 from .output import WINDOW_DEFAULT, Written, write_run
 
 if TYPE_CHECKING:
@@ -150,6 +152,7 @@ class RunOptions:
     asked: dict[str, str | None] = field(default_factory=dict)  # files by option: output.write_run
     screen: tuple[int, int] = WINDOW_DEFAULT  # --screenshot's size
     image_scale: int = 1  # --export-image's
+    mesh_resolution: int = DEFAULT_RESOLUTION  # --export-mesh's lattice
     tensorboard: TensorboardOptions | None = None  # --tensorboard's event files
 
 
@@ -182,12 +185,18 @@ def run(
         start.apply(session)
     session.eval_every = options.eval_every
     events = RunEvents(options.tensorboard, session) if options.tensorboard is not None else None
+    surface = SurfaceTracker(session.trainer) if tracks_surface(session.trainer.plan, session.config) else None
+    evaluated = _with_surface(surface, _with_events(events, session, on_evaluation))
     try:
-        result = train(session, iterations, options.quiet, _with_events(events, session, on_evaluation))
+        result = train(session, iterations, options.quiet, evaluated)
     except BaseException:  # a second Ctrl+C, a failure: the events so far, and nothing more
         if events is not None:
             events.abandon()
         raise
+    if surface is not None:  # the figures the run ends with, measured whatever the cadence skipped
+        if surface.latest is None or surface.latest["step"] != session.trainer.step:
+            surface.measure(max(result.wall_seconds - surface.spent, 0.0))
+        result.surface = surface.to_dict()
     if events is not None:
         events.close(session, status_of(result.diverged_at, result.interrupted_at))
     check = None
@@ -196,7 +205,9 @@ def run(
 
         check = grad_check.run(session.trainer)
         result.grad_check = check.to_dict()
-    written = write_run(session, result, out, options.asked, options.screen, options.image_scale)
+    written = write_run(
+        session, result, out, options.asked, options.screen, options.image_scale, options.mesh_resolution
+    )
     return HeadlessRun(session, result, written, check)
 
 
@@ -210,6 +221,20 @@ def _with_events(events: RunEvents | None, session: Session, then: OnEvaluation 
     def evaluated(session: Session, wall: float) -> bool:
         samples = session.trainer.samples_seen - first
         events.evaluation(session, samples / wall if samples and wall > 0 else math.nan)  # nan: left out
+        return then is None or then(session, wall)
+
+    return evaluated
+
+
+def _with_surface(surface: SurfaceTracker | None, then: OnEvaluation | None) -> OnEvaluation | None:
+    """The evaluation callback that measures the surface metrics first, while they cost under their
+    share of the time trained (SurfaceTracker.due), with the seconds trained less their own."""
+    if surface is None:
+        return then
+
+    def evaluated(session: Session, wall: float) -> bool:
+        if surface.due(wall - surface.spent):
+            surface.measure(wall - surface.spent)
         return then is None or then(session, wall)
 
     return evaluated

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..errors import first_line
 from ..files.atomic import temporary_beside, write_synced
+from ..files.mesh_export import DEFAULT_RESOLUTION
 from ..files.network_io import TABLES_FILE, export_network, tables_npy
 from ..files.run_summary import HeadlessResult, data_entry, loss_csv, summary
 
@@ -128,10 +129,12 @@ def write_run(
     asked: dict[str, str | None],
     screen: tuple[int, int] = (1280, 800),
     image_scale: int = 1,
+    mesh_resolution: int = DEFAULT_RESOLUTION,
 ) -> Written:
     """Writes the run's files: --out's, then those `asked` for by option ("--save-checkpoint",
     "--export-slang", "--screenshot" of size `screen`, "--export-image" at `image_scale` times
-    the image's resolution: a path or None). Never raises for a failed write."""
+    the image's resolution, "--export-mesh" on a lattice of `mesh_resolution` points an axis: a
+    path or None). Never raises for a failed write."""
     from ..files import checkpoint
     from ..files.export_slang import export_files
 
@@ -160,6 +163,9 @@ def write_run(
         path = Path(asked["--export-image"])
         # rendered inside the write: a failure is that file's, and the files after it are still tried
         writer.file("--export-image", path, path, lambda temporary: _png(temporary, session.image.render(image_scale)))
+    if asked.get("--export-mesh"):  # marched inside the write: no zero level is that file's failure
+        path = Path(asked["--export-mesh"])
+        writer.file("--export-mesh", path, path, lambda temporary: _mesh(trainer, temporary, path, mesh_resolution))
     if asked.get("--screenshot"):
         path = Path(asked["--screenshot"])
         writer.file("--screenshot", path, path, lambda temporary: _screenshot(session, temporary, screen))
@@ -170,6 +176,12 @@ def _png(path: Path, pixels) -> None:
     from ..views.image_eval import write_png
 
     write_png(path, pixels)
+
+
+def _mesh(trainer, temporary: Path, path: Path, resolution: int) -> None:
+    from ..files.mesh_export import export_mesh
+
+    write_synced(temporary, export_mesh(trainer, path, resolution)[0])
 
 
 def _heatmaps(session, path: Path) -> None:

@@ -18,6 +18,7 @@ from ..errors import UserError, first_line
 from ..files import autosave, checkpoint
 from ..files.atomic import write_atomic
 from ..files.export_slang import export_files
+from ..files.mesh_export import check_mesh_path, export_mesh
 from ..files.network_io import TABLES_FILE, export_network, tables_npy
 from ..files.run_summary import data_entry
 from ..gpu.device import cache_dir
@@ -36,6 +37,7 @@ SHAPE_FILTER = [
 SLANG_FILTER = ["Slang (*.slang)", "*.slang"]
 CSV_FILTER = ["CSV (*.csv)", "*.csv", "All files", "*"]
 NETWORK_FILTER = ["network.json (*.json)", "*.json"]
+MESH_FILTER = ["Meshes (*.ply *.obj)", "*.ply *.obj"]
 
 
 def dialogs_available() -> bool:
@@ -66,6 +68,7 @@ ACTIONS = {
     "load": FileAction("Load checkpoint", "Load", tuple(CHECKPOINT_FILTER), "load"),
     "export": FileAction("Export Slang", "Export", tuple(SLANG_FILTER), "export", "trained_network.slang"),
     "network": FileAction("Save network.json", "Save", tuple(NETWORK_FILTER), "save_network", "network.json"),
+    "mesh": FileAction("Export mesh", "Export", tuple(MESH_FILTER), "export_mesh", "learned_surface.ply"),
     "image": FileAction("Open image", "Open", tuple(IMAGE_FILTER), "open_image"),
     "shape": FileAction("Open shape", "Open", tuple(SHAPE_FILTER), "open_shape"),
     "csv": FileAction("Load CSV of points", "Load", tuple(CSV_FILTER), "load_csv"),
@@ -194,6 +197,21 @@ class FileActions:
         files = export_files(session.trainer, target, data_entry(session))  # a grid's tables beside it
         return self._write(files, "Slang exported", "Slang not exported")
 
+    def export_mesh(self, path: str) -> str | None:
+        """The learned zero level as a mesh, as --export-mesh writes it at its default lattice (a
+        step under way is finished first: no half-updated network is marched)."""
+        target = _with_suffix(path, ".ply")
+        session = self.app.session
+        try:
+            check_mesh_path(str(target), "the path")
+            session.complete_step()
+            data, vertices, faces = export_mesh(session.trainer, target)
+        except UserError as error:
+            return self._failed(f"mesh not exported: {first_line(error)}")
+        return self._write(
+            [(target, data)], f"mesh exported ({vertices:,} vertices, {faces:,} faces)", "mesh not exported"
+        )
+
     def open_image(self, path: str) -> str | None:
         """An image as the new truth, over the domain that keeps its aspect ratio; built in the
         background as Apply does. A file that is not a usable image is a message, and the
@@ -270,7 +288,7 @@ def _default_path(action: str) -> Path:
     if action in OPENED_NAMES:  # something of the user's to open: from the working folder
         return Path.cwd() / OPENED_NAMES[action]
     stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}"
-    folder = cache_dir() / ("exports" if action in ("export", "network") else "checkpoints")
+    folder = cache_dir() / ("exports" if action in ("export", "network", "mesh") else "checkpoints")
     if action == "load":
         found = [p for p in folder.glob("*.ckpt") if p.is_file()] + [k.path for k in autosave.kept_sessions()]
         return max(found, key=lambda p: p.stat().st_mtime) if found else Path.cwd() / "run.ckpt"
@@ -278,6 +296,10 @@ def _default_path(action: str) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         folder = Path.cwd()
-    names = {"export": f"trained_network_{stamp}.slang", "network": f"network_{stamp}/network.json"}
+    names = {
+        "export": f"trained_network_{stamp}.slang",
+        "network": f"network_{stamp}/network.json",
+        "mesh": f"learned_surface_{stamp}.ply",
+    }
     name = names.get(action, f"visual-trainer-{stamp}.ckpt")
     return folder / name

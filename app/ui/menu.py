@@ -35,6 +35,7 @@ FILE_ITEMS = (
     ("Save checkpoint...", "save"),
     ("Load checkpoint...", "load"),
     ("Export Slang...", "export"),
+    ("Export mesh...", "mesh"),
     ("Save network.json...", "network"),
     ("Load CSV of points...", "csv"),
     ("Open sweep...", "sweep"),
@@ -69,7 +70,8 @@ def draw(app) -> None:
     app.remember("menu file")
     if opened:
         for label, action in FILE_ITEMS:
-            if imgui.menu_item(label, "", False, app.files.pending is None)[0]:
+            offered = action != "mesh" or app.session.trainer.plan.point_dim == 3  # a zero level in 3D
+            if imgui.menu_item(label, "", False, app.files.pending is None and offered)[0]:
                 app.files.request(action)
             app.remember(f"file {action}")
         _recent_sessions(app)

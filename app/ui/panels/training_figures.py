@@ -1,5 +1,6 @@
 """The Training panel's live figures: steps and samples, the losses (a dataset's, an image's or
-the evaluation grid's), speed, frame time, memory and GPU time, one table row each."""
+the evaluation grid's, a distance of (x, y, z)'s surface), speed, frame time, memory and GPU time,
+one table row each."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import math
 
 from imgui_bundle import imgui
 
+from ...views.surface_metrics import BAND_SHARE
 from ..style import MUTED
+from ..surface_live import live_surface
 
 _DRAWN: dict[str, str] = {}  # the figures' rows of the frame, label -> value (app.figure_rows)
 
@@ -54,6 +57,41 @@ def _grid_figures(session) -> None:
             "the same grid's mean over cells of the squared errors of the derivatives\n"
             "in x and y, summed over outputs (forward-mode autodiff of network and truth)"
         )
+
+
+def _surface_figures(app) -> None:
+    """A signed distance of (x, y, z)'s surface metrics (app/ui/surface_live.py), a few seconds apart."""
+    live = live_surface(app)
+    row = live.update(app)
+    if live.tracker is None:
+        return
+    side = live.tracker.evaluator.side
+    if row is None:
+        _row("surface", f"measuring ({side}³ points)...", MUTED)
+        _row("normals", "-")
+        return
+    where = f"at step {row['step']:,}, on a lattice of {side}³ points"
+    _row("surface", f"IoU {_optional(row['iou'], '.4f')}, Chamfer {_optional(row['chamfer'], '.3g')}")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(
+            f"{where}\n"
+            "IoU: of the insides (f < 0) of the learned and true distances at the lattice's points\n"
+            "Chamfer: the mean distance between the two zero levels, both ways, as a share of the\n"
+            "box's diagonal (points where the lattice's edges cross zero; a mesh's own samples)"
+        )
+    band, box = _optional(row["eikonal_band"], ".3g"), _optional(row["eikonal_box"], ".3g")
+    _row("normals", f"{_optional(row['normal_consistency'], '.4f')}, eikonal {band} / {box}")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(
+            f"{where}\n"
+            "normals: the mean |n . n'| at nearest points of the two zero levels (1: alike)\n"
+            f"eikonal: the mean of | |grad f| - 1 | near the surface (|truth| < {BAND_SHARE:g} of the\n"
+            "diagonal) / over the whole box"
+        )
+
+
+def _optional(value: float | None, fmt: str) -> str:
+    return "-" if value is None else _figure(value, fmt)
 
 
 def _data_figures(session) -> None:
@@ -112,6 +150,7 @@ def _figures(app) -> None:
             _image_figures(session.image)
         else:
             _grid_figures(session)
+            _surface_figures(app)
     # The same rows paused as running: the panel is as tall as its rows (app/ui/panels/table.py),
     # and Space would otherwise move the Network panel below it by two rows
     idle = "paused" if not app.running else "waits for the race"
