@@ -28,6 +28,7 @@ class PointKernels:
 
 IMAGE_ENTRY_POINTS = ("evaluateImage", "drawImageView")  # an image target's (shaders/views/image_eval.slang)
 VOLUME_ENTRY_POINTS = ("evaluateVolume",)  # a function of (x, y, z)'s (shaders/views/volume.slang)
+RENDER_ENTRY_POINTS = ("renderSurface",)  # its 3D view's sphere tracer (shaders/views/render3d.slang)
 
 
 @dataclass
@@ -44,6 +45,7 @@ class NetworkKernels:
     evaluate_image: spy.ComputeKernel | None = None
     draw_image_view: spy.ComputeKernel | None = None
     evaluate_volume: spy.ComputeKernel | None = None
+    render_surface: spy.ComputeKernel | None = None
 
 
 def entry_points(source: str) -> tuple[str, ...]:
@@ -55,6 +57,7 @@ def entry_points(source: str) -> tuple[str, ...]:
         + (POINT_ENTRY_POINTS if '#include "views/points.slang"' in source else ())
         + (IMAGE_ENTRY_POINTS if '#include "views/image_eval.slang"' in source else ())
         + (VOLUME_ENTRY_POINTS if '#include "views/volume.slang"' in source else ())
+        + (RENDER_ENTRY_POINTS if '#include "views/render3d.slang"' in source else ())
     )
 
 
@@ -89,6 +92,7 @@ class KernelCache:
                 evaluate_image=kernels.get("evaluateImage"),
                 draw_image_view=kernels.get("drawImageView"),
                 evaluate_volume=kernels.get("evaluateVolume"),
+                render_surface=kernels.get("renderSurface"),
             )
         return self._built[name]
 

@@ -13,6 +13,7 @@ from .plan import NetworkPlan
 from .shadergen.chain import LayerStep, indent, layer_lines
 from .shadergen.grid import encoding_constants, encoding_includes, table_optimizer_settings
 from .shadergen.truth import truth_header, truth_slang
+from .surface_constants import surface_constants
 from .view_constants import heatmap_constants, point_constants
 
 
@@ -174,6 +175,15 @@ def _volume_part(plan: NetworkPlan) -> str:
     return '#include "views/volume.slang"\n' if plan.point_dim == 3 else ""
 
 
+def _render_part(plan: NetworkPlan) -> str:
+    """A function of (x, y, z)'s sphere tracer (shaders/views/render3d.slang: the 3D view) and its
+    constants; nothing in 2D, whose module stays as it was."""
+    if plan.point_dim == 2:
+        return ""
+    comment = "// The 3D view's sphere tracer: its steps and colours (app/kernels/surface_constants.py)"
+    return f'\n\n{comment}\n{surface_constants()}\n#include "views/render3d.slang"'
+
+
 def network_source(plan: NetworkPlan) -> str:
     header, truth = "\n".join(_header(plan)), truth_slang(plan)
     hidden_act, output_act = plan.layers[0].activation, plan.layers[-1].activation  # >= 1 hidden layer
@@ -226,6 +236,6 @@ float outputLoss(MLVec<OUTPUT_DIM> y, no_diff float truth[OUTPUT_DIM])
 #include "views/visualize.slang"
 #include "views/neurons.slang"
 {_volume_part(plan)}{_points_part(plan)}
-{_views_functions(plan)}
+{_views_functions(plan)}{_render_part(plan)}
 {'#include "views/image_eval.slang"' if plan.image is not None else ""}
 {truth.tail}"""

@@ -15,7 +15,7 @@ from ..loop.frame_driver import FrameWork
 from . import fonts, layout, menu, path_prompt, restore
 from .failures import guarded, guarded_ui
 from .panels import neuron_view, race, training
-from .panels.table import LOSS, PANELS
+from .panels.table import LOSS, PANELS, shown_panels
 from .state import AppState
 from .style import BAD, MUTED, TRANSPARENT, WINDOW_BG
 from .sweep import window as sweep_window
@@ -29,11 +29,12 @@ def draw_ui(app: AppState) -> None:
     # The dock space and the docked panels fill no background (they draw it in begin()): the
     # frame was cleared to it, and on a CPU driver their two full-window fills cost more than half
     # a paused frame. Inside a panel the colour is the style's again (implot derives from it).
+    panels = shown_panels(PANELS, app)
     imgui.push_style_color(imgui.Col_.window_bg, TRANSPARENT)
-    layout.dock_space(app.dock, PANELS, app.windows, app.layout_reset, app)
+    layout.dock_space(app.dock, panels, app.windows, app.layout_reset, app)
     imgui.pop_style_color()
     app.layout_reset = False
-    for panel in PANELS:
+    for panel in panels:
         imgui.push_style_color(imgui.Col_.window_bg, TRANSPARENT)
         expanded = imgui.begin(panel.title, None, panel.flags)[0]
         imgui.pop_style_color()
