@@ -63,10 +63,10 @@ class Session(HeadlessSteps):
         self.heatmaps = heatmaps or (HeatmapImages(self.evaluator) if self._wants_heatmaps else None)
         if earlier is not None and self.heatmaps is not None:
             self.heatmaps.contours = earlier.contours  # a view setting: a new network keeps it
-        distance_field = trainer.plan.sdf is not None
+        distance_field = trainer.plan.sdf or trainer.plan.mesh  # a shape's, or a mesh's
         if self.heatmaps is not None and distance_field and self._plan_sdf is None:
             self.heatmaps.contours = Contours(shown=True)  # a distance field's look: its zero level
-        self._plan_sdf = trainer.plan.sdf
+        self._plan_sdf = distance_field
         self.image = ImageEvaluator(trainer) if trainer.plan.image is not None else None  # its PSNR
         self.guard = DivergenceGuard(trainer)
         self.stable = StableNetwork(trainer)

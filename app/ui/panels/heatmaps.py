@@ -167,7 +167,8 @@ def draw(app) -> None:
     if not image:  # an image's values are its pixels, not levels of a function
         imgui.same_line(0, em(1.5))
         _contour_controls(app)
-    shape = app.session.trainer.plan.sdf is not None  # its one row is named, not an expression
+    plan = app.session.trainer.plan
+    shape = plan.sdf is not None or plan.mesh is not None  # its one row is named, not an expression
     if image or not shape:
         (image_view.draw_source if image else targets.draw_source)(app)
     shapes.draw_source(app)
