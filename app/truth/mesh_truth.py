@@ -1,9 +1,8 @@
-"""A triangle mesh's signed distance as the truth of a function of (x, y, z) (--sdf mesh.obj|.off|.stl|.ply,
---dims 3): the file read and checked, fitted into the box by one scale and shift, its distance
-(negative inside, the inside decided by the generalized winding number, so that small holes do no
-harm) computed exactly by libigl at the vertices of a grid over the box, which the kernels read
-trilinearly (shaders/truth/mesh_truth.slang), and samples on its surface that every other training
-sample is drawn near (app/kernels/shadergen/truth.py's mesh drawSample)."""
+"""A triangle mesh's signed distance as the truth of (x, y, z) (--sdf mesh.obj|.off|.stl|.ply): the file
+read, checked and fitted into the box by one scale and shift; its exact distance, signed by the
+generalized winding number, at the vertices of a grid the kernels read trilinearly
+(shaders/truth/mesh_truth.slang); surface samples that every other training sample starts from
+(docs/guide/space.md, 'Meshes')."""
 
 from __future__ import annotations
 

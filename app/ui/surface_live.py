@@ -14,8 +14,8 @@ from ..files.mesh_export import tracks_surface
 from ..views.surface_metrics import surface_metrics
 from ..views.surface_tracker import SurfaceTracker
 
-# By gpu.software. A CPU driver evaluates the 32^3 lattice with gradients in about a second (docs/
-# benchmarks.md, 'Mesh export and surface metrics'): 1,024 points a frame, and a pass every 10 s.
+# By gpu.software: a CPU driver's lattice pass is slow (docs/benchmarks.md, 'Mesh export and surface
+# metrics'), so it takes a few points a frame and a pass now and then.
 INTERVAL_S = {True: 10.0, False: 2.0}  # from one pass's figures to the next pass
 POINTS_PER_FRAME = {True: 1024, False: 1 << 18}
 
