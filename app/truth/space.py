@@ -8,13 +8,11 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..model.derivative_loss import derivatives_on
+from ..model.encodings import ENCODINGS_3D
 from ..model.losses import LossSettings
 from .mesh_truth import is_mesh_spec
 from .settings import TruthSettings
 from .targets import parse_target
-
-ENCODINGS_3D = ("poly2", "raw", "fourier", "hashgrid", "densegrid")  # app/model/encodings.py has a 3D twin of each
-GRIDS_3D = ("hashgrid", "densegrid")  # ...whose derivative terms (hashgrid_derivatives.slang) are 2D
 
 
 def check_space(truth: TruthSettings, encoding: str, loss: LossSettings) -> None:
@@ -37,7 +35,7 @@ def check_space(truth: TruthSettings, encoding: str, loss: LossSettings) -> None
             )
     if encoding not in ENCODINGS_3D:
         raise UserError(f"--dims 3 takes the {', '.join(ENCODINGS_3D)} encodings, not {encoding}")
-    if encoding in GRIDS_3D and derivatives_on(loss):
+    if ENCODINGS_3D[encoding].trained and derivatives_on(loss):  # a grid's derivative terms are 2D
         raise UserError(
             f"--dims 3 trains a {encoding} on the squared error alone: set --grad-weight, --eikonal and --normal-weight to 0"
         )
@@ -45,17 +43,6 @@ def check_space(truth: TruthSettings, encoding: str, loss: LossSettings) -> None
         raise UserError("--dims 3 has no shape to align normals with: set --normal-weight to 0")
 
 
-def slice_z(z_range) -> float:
-    """The depth of the xy slice that the views and reports show of a function of (x, y, z)."""
-    return 0.5 * (z_range[0] + z_range[1])
-
-
 def depth_range(truth: TruthSettings):
     """z's range for a function of (x, y, z), None for one of (x, y)."""
     return list(truth.z_range) if truth.dims == 3 else None
-
-
-def slice_caption(z_range) -> str:
-    """The slice the heatmaps show, as the window and heatmaps.png name it."""
-    z0, z1 = z_range
-    return f"the slice z = {slice_z(z_range):g} of z in [{z0:g}, {z1:g}]"
