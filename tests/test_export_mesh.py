@@ -272,6 +272,27 @@ def test_a_mesh_truth_is_compared_through_its_own_surface_samples(tmp_path):
     assert figures["normal_consistency"] > 0.99
 
 
+def test_a_mesh_truths_export_is_in_the_mesh_files_own_units(gpu, tmp_path):
+    """The ball fitted into the box from far off its origin: the learned zero level comes back there."""
+    pytest.importorskip("igl")
+    from app.files.mesh_export import obj_bytes, zero_level_mesh
+
+    centre, radius = np.array([10.0, -4.0, 3.0]), 5.0
+    vertices, faces = zero_level_mesh(_analytic_volume(24))  # the sphere of radius 0.4 at the origin
+    (tmp_path / "ball.obj").write_bytes(obj_bytes(centre + vertices * (radius / LEARNED_R), faces))
+    result = run_headless_here(
+        gpu,
+        tmp_path,
+        *("--sdf", str(tmp_path / "ball.obj"), "--iterations", "40", "--batch-size", "2048"),
+        *("--out", str(tmp_path / "run"), "--export-mesh", str(tmp_path / "out.ply"), "--mesh-resolution", "24"),
+    )
+    assert result.returncode == 0, result.stderr
+    exported, _ = read_ply(tmp_path / "out.ply")
+    # the box is the ball's fit undone: its centre +- 1.25 radii (the ball spans 0.8 of the box)
+    assert len(exported) > 100 and np.max(np.abs(exported - centre)) <= 1.25 * radius + 1e-4
+    assert np.linalg.norm(exported.mean(axis=0) - centre) < 0.25 * radius
+
+
 # ---- a brief training: the history -----------------------------------------------------------------
 def test_a_brief_run_records_the_figures_against_steps_and_seconds(gpu, tmp_path):
     result = run_headless_here(

@@ -135,6 +135,7 @@ def test_the_mesh_is_fitted_into_the_box_by_one_scale_and_shift(mesh_file):
     field = load_mesh_field(str(mesh_file), (0.0, 4.0, -1.0, 1.0, 2.0, 3.0), 8)
     vertices, _ = read_mesh(str(mesh_file))
     np.testing.assert_allclose(field.vertices, vertices * field.scale + field.shift)
+    np.testing.assert_allclose(mesh_truth.unfit(field.vertices, field), vertices, atol=1e-12)  # and back
     low, high = field.vertices.min(axis=0), field.vertices.max(axis=0)
     np.testing.assert_allclose((low + high) / 2, [2.0, 0.0, 2.5], atol=1e-12)  # centred
     assert np.isclose(np.max((high - low) / [4.0, 2.0, 1.0]), mesh_truth.FIT_SHARE)  # the tightest axis

@@ -197,7 +197,7 @@ def _add_file_options(p: argparse.ArgumentParser) -> None:
         type=nonempty_text,
         metavar="PATH",
         help="headless, --dims 3: write the zero level of the first output as a triangle mesh (.ply or .obj), "
-        "by marching cubes over the box, in the box's units (the mesh extra: scikit-image)",
+        "by marching cubes over the box, in the box's units or a mesh truth's own (the mesh extra: scikit-image)",
     )
     files.add_argument(
         "--mesh-resolution",

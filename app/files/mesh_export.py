@@ -1,7 +1,7 @@
 """--export-mesh: the zero level of a function of (x, y, z)'s first output as a triangle mesh, by
 scikit-image's marching cubes (the mesh extra) on a lattice of N points an axis spanning the box
-(app/views/volume.py), vertices in the box's units, faces wound counter-clockwise seen from outside
-(f > 0); written as binary little-endian PLY or as OBJ."""
+(app/views/volume.py), vertices in the box's units (a mesh truth's own units: its fit undone), faces
+wound counter-clockwise seen from outside (f > 0); written as binary little-endian PLY or as OBJ."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from ..config.config import Config
 from ..errors import UserError
 from ..kernels.plan import NetworkPlan
 from ..train.trainer import Trainer
+from ..truth.mesh_truth import load_mesh_field, unfit
 from ..views.volume import Volume, VolumeEvaluator
 from .export_sdf import learned_distance
 
@@ -94,7 +95,10 @@ def export_mesh(trainer: Trainer, path: Path, resolution: int = DEFAULT_RESOLUTI
     if trainer.plan.point_dim != 3:
         raise UserError("--export-mesh is for functions of (x, y, z): use --dims 3")
     marching_cubes_function()  # missing: said before the lattice is evaluated
-    vertices, faces = zero_level_mesh(VolumeEvaluator(trainer, resolution).evaluate())
+    volume = VolumeEvaluator(trainer, resolution).evaluate()
+    vertices, faces = zero_level_mesh(volume)
+    if trainer.plan.mesh is not None:
+        vertices = unfit(vertices, load_mesh_field(trainer.plan.mesh.spec, tuple(float(v) for v in volume.box.ravel())))
     return mesh_bytes(path, vertices, faces), len(vertices), len(faces)
 
 

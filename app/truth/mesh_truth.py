@@ -188,6 +188,11 @@ def load_mesh_field(spec: str, box: tuple[float, ...], resolution: int = MESH_RE
     return MeshField(fitted, faces, scale, shift, tuple(box), distance.astype(np.float32), surface, normals, seconds)
 
 
+def unfit(points: np.ndarray, field: MeshField) -> np.ndarray:
+    """Points of the box back in the mesh file's units (the fit undone)."""
+    return (points - field.shift) / field.scale
+
+
 def trilinear(distance: np.ndarray, box, points: np.ndarray) -> np.ndarray:
     """The grid's trilinear interpolation at points (n, 3), as the kernels read it (the numpy twin of
     shaders/truth/mesh_truth.slang), clamped at the box's faces."""
