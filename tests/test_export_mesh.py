@@ -105,6 +105,21 @@ def test_the_nearest_point_searches_agree():
     assert np.allclose(distance, np.min(np.linalg.norm(points[:, None] - others[None], axis=2), axis=1))
 
 
+def test_distances_go_to_the_surfaces_triangles_not_their_sample_points():
+    """Chamfer's distances to a surface with triangles are to the surface: points above a square of
+    two triangles are their height away, where the nearest of its four corners is much further."""
+    pytest.importorskip("igl")
+    from app.views.surface_metrics import Surface, distance_to
+
+    corners = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
+    square = Surface(corners, np.tile([0.0, 0.0, 1.0], (4, 1)), (corners, np.array([[0, 1, 2], [0, 2, 3]])))
+    rng = np.random.default_rng(3)
+    points = np.column_stack([rng.uniform(0.1, 0.9, (50, 2)), rng.uniform(-0.2, 0.2, 50)])
+    np.testing.assert_allclose(distance_to(points, square), np.abs(points[:, 2]), atol=1e-12)
+    np.testing.assert_allclose(distance_to(points, Surface(corners, square.normals)), nearest(points, corners)[0])
+    assert np.all(nearest(points, corners)[0] > 0.1)
+
+
 def test_no_zero_level_leaves_the_surface_figures_undefined():
     volume = _analytic_volume(16)
     volume.learned = np.ones_like(volume.learned)

@@ -141,6 +141,22 @@ def test_the_mesh_is_fitted_into_the_box_by_one_scale_and_shift(mesh_file):
     assert np.isclose(np.max((high - low) / [4.0, 2.0, 1.0]), mesh_truth.FIT_SHARE)  # the tightest axis
 
 
+def test_the_fine_grid_is_exact_near_the_surface_and_the_coarse_grid_further_out(monkeypatch):
+    monkeypatch.setattr(mesh_truth, "COARSE_RESOLUTION", 12)
+    vertices, faces = torus()
+    box = (-1.5, 1.5, -1.5, 1.5, -0.7, 0.7)
+    fine = mesh_truth.grid_distance(box, 30, vertices, faces).ravel()
+    points = mesh_truth.grid_points(box, 30)
+    exact = signed_distance(points, vertices, faces)
+    coarse = mesh_truth.grid_distance(box, 12, vertices, faces)
+    np.testing.assert_allclose(coarse.ravel(), signed_distance(mesh_truth.grid_points(box, 12), vertices, faces))
+    read = trilinear(coarse, box, points)  # the coarse grid's reading, and its band
+    band = np.abs(read) < mesh_truth.BAND_CELLS * 3.0 / 11
+    assert 0.1 < band.mean() < 0.9 and np.all(np.abs(exact[~band]) > 0.05)
+    np.testing.assert_allclose(fine[band], exact[band], atol=1e-12)
+    np.testing.assert_allclose(fine[~band], read[~band], atol=1e-12)
+
+
 @pytest.mark.parametrize(
     "text,suffix,message",
     [

@@ -15,6 +15,7 @@ TOOLS = {  # name on the command line: (module under app/bench/, what it does)
     "roads": ("roads", "the cooperative-vector trainers beside the app's (a GPU with them)"),
     "serve": ("serve", "the window served to a browser: frames/s, latency, bytes/s, codecs"),
     "shape": ("sdf_sharpness", "how sharp a learned shape comes out: outline error in pixels, |grad f|"),
+    "mesh-fit": ("mesh_fit", "how long a mesh's signed distance takes to reach an IoU and a Chamfer distance"),
     "mesh": ("mesh_export", "what --export-mesh and the surface metrics cost: field, marching cubes, metrics"),
 }
 

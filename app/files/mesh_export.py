@@ -65,10 +65,10 @@ def zero_level_mesh(volume: Volume) -> tuple[np.ndarray, np.ndarray]:
     return vertices.astype(np.float64) + volume.box[:, 0], faces.astype(np.int64)
 
 
-def ply_bytes(vertices: np.ndarray, faces: np.ndarray) -> bytes:
+def ply_bytes(vertices: np.ndarray, faces: np.ndarray, comment: str = "the zero level of a learned field") -> bytes:
     """Binary little-endian PLY: float vertices, faces as a uchar count and int indices."""
     header = (
-        "ply\nformat binary_little_endian 1.0\ncomment slang visual trainer: the zero level of a learned field\n"
+        f"ply\nformat binary_little_endian 1.0\ncomment slang visual trainer: {comment}\n"
         f"element vertex {len(vertices)}\nproperty float x\nproperty float y\nproperty float z\n"
         f"element face {len(faces)}\nproperty list uchar int vertex_indices\nend_header\n"
     )

@@ -2,7 +2,8 @@
 the insides (f < 0), the eikonal error mean | |grad f| - 1 | near the surface and over the box, and
 between the two zero levels the Chamfer distance (a fraction of the box's diagonal) and the normal
 consistency, from points where the lattice's edges cross zero (marching cubes' vertices) and, for a
-mesh's truth, its own surface samples."""
+mesh's truth, its own surface samples; distances go to the other surface's triangles where libigl and
+scikit-image are installed (the mesh extra), else to its nearest point."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class Surface:
 
     points: np.ndarray  # (n, 3) float64
     normals: np.ndarray  # (n, 3) float64
+    triangles: tuple[np.ndarray, np.ndarray] | None = None  # (vertices, faces) the points lie on, if known
 
 
 def crossings(values: np.ndarray, slopes: np.ndarray | None, box: np.ndarray) -> Surface:
@@ -53,6 +55,37 @@ def crossings(values: np.ndarray, slopes: np.ndarray | None, box: np.ndarray) ->
     return Surface(points, normals / np.where(length > 0, length, 1.0))
 
 
+def lattice_surface(values: np.ndarray, slopes: np.ndarray | None, box: np.ndarray) -> Surface:
+    """crossings(), with the zero level's triangles by scikit-image's marching cubes where it is
+    installed (their vertices are those crossings), so that distances to it are to the surface."""
+    surface = crossings(values, slopes, box)
+    try:
+        from skimage.measure import marching_cubes
+    except ImportError:
+        return surface
+    if not len(surface.points):
+        return surface
+    spacing = (box[:, 1] - box[:, 0]) / (np.array(values.shape) - 1)
+    vertices, faces, _, _ = marching_cubes(np.nan_to_num(values, nan=1.0), 0.0, spacing=tuple(spacing))
+    surface.triangles = (vertices.astype(np.float64) + box[:, 0], faces.astype(np.int64))
+    return surface
+
+
+def distance_to(points: np.ndarray, surface: Surface) -> np.ndarray:
+    """Each point's distance to the surface: to its triangles (libigl's AABB tree) where they are
+    known, else to the nearest of its points, a floor of about half their spacing."""
+    if surface.triangles is not None:
+        try:
+            import igl
+        except ImportError:
+            igl = None
+        if igl is not None:
+            vertices, faces = surface.triangles
+            squared, _, _ = igl.point_mesh_squared_distance(np.ascontiguousarray(points, np.float64), vertices, faces)
+            return np.sqrt(squared)
+    return nearest(points, surface.points)[0]
+
+
 def nearest(points: np.ndarray, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each point, the distance to the nearest of `others` and its index: scipy's k-d tree
     where scipy is installed (the mesh extra brings it), else a brute-force search in chunks."""
@@ -79,13 +112,14 @@ def nearest_brute_force(points: np.ndarray, others: np.ndarray) -> tuple[np.ndar
 
 
 def chamfer_and_normals(learned: Surface, truth: Surface) -> tuple[float | None, float | None]:
-    """The symmetric Chamfer distance (the mean of both ways' mean distance to the nearest point)
-    and the normal consistency (the mean |n . n'| at those nearest points, both ways); None for
-    both where either surface has no point."""
+    """The symmetric Chamfer distance (the mean of both ways' mean distance to the other surface:
+    distance_to) and the normal consistency (the mean |n . n'| at the nearest points, both ways);
+    None for both where either surface has no point."""
     if not len(learned.points) or not len(truth.points):
         return None, None
-    to_truth, at_truth = nearest(learned.points, truth.points)
-    to_learned, at_learned = nearest(truth.points, learned.points)
+    _, at_truth = nearest(learned.points, truth.points)
+    _, at_learned = nearest(truth.points, learned.points)
+    to_truth, to_learned = distance_to(learned.points, truth), distance_to(truth.points, learned)
     chamfer = 0.5 * (float(np.mean(to_truth)) + float(np.mean(to_learned)))
     one_way = np.abs(np.einsum("ij,ij->i", learned.normals, truth.normals[at_truth]))
     other_way = np.abs(np.einsum("ij,ij->i", truth.normals, learned.normals[at_learned]))
@@ -116,8 +150,10 @@ def truth_surface(volume: Volume, mesh: MeshTruth | None = None) -> Surface:
     else the truth's zero level on the same lattice, for any truth (a formula, a Slang file)."""
     if mesh is not None:
         field = load_mesh_field(mesh.spec, tuple(float(v) for v in volume.box.ravel()), mesh.resolution)
-        return Surface(field.surface.astype(np.float64), field.normals.astype(np.float64))
-    return crossings(volume.truth, volume.truth_slopes, volume.box)
+        return Surface(
+            field.surface.astype(np.float64), field.normals.astype(np.float64), (field.vertices, field.faces)
+        )
+    return lattice_surface(volume.truth, volume.truth_slopes, volume.box)
 
 
 def surface_metrics(volume: Volume, truth: Surface | None = None) -> dict:
@@ -125,7 +161,7 @@ def surface_metrics(volume: Volume, truth: Surface | None = None) -> dict:
     error in the band |truth| < BAND_SHARE x diagonal and over the box; None where undefined (no
     zero level, an empty band). `truth`: the truth's surface, truth_surface(volume) by default."""
     diag = diagonal(volume.box)
-    learned = crossings(volume.learned, volume.learned_slopes, volume.box)
+    learned = lattice_surface(volume.learned, volume.learned_slopes, volume.box)
     chamfer, normals = chamfer_and_normals(learned, truth if truth is not None else truth_surface(volume))
     band = np.abs(volume.truth) < BAND_SHARE * diag
     return {
