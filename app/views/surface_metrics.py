@@ -161,7 +161,9 @@ def surface_metrics(volume: Volume, truth: Surface | None = None) -> dict:
     error in the band |truth| < BAND_SHARE x diagonal and over the box; None where undefined (no
     zero level, an empty band). `truth`: the truth's surface, truth_surface(volume) by default."""
     diag = diagonal(volume.box)
-    learned = lattice_surface(volume.learned, volume.learned_slopes, volume.box)
+    # The learned surface's normals at the lattice's scale, as its Chamfer distance and an exported
+    # mesh see it: a hash grid's own gradient wrinkles below that scale, which the eikonal error shows.
+    learned = lattice_surface(volume.learned, None, volume.box)
     chamfer, normals = chamfer_and_normals(learned, truth if truth is not None else truth_surface(volume))
     band = np.abs(volume.truth) < BAND_SHARE * diag
     return {
