@@ -5,6 +5,7 @@ driven by a drag and the wheel in the offscreen window."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -255,3 +256,26 @@ def test_a_function_of_x_and_y_has_no_3d_view(ui):
     from app.ui.panels.table import VIEW_3D
 
     assert VIEW_3D not in ui.app.windows and "Heatmaps" in ui.app.windows
+
+
+def test_a_rebuilds_warming_child_builds_the_3d_views_and_surface_figures_kernels(gpu, monkeypatch):
+    """The child that compiles a new network ahead of the window (app/loop/rebuild.py) builds the 3D
+    view's pipeline and the surface figures' lattice too, for a function of (x, y, z) only."""
+    from app.loop import rebuild
+
+    built = []
+    monkeypatch.setattr("app.gpu.gpu.create_gpu", lambda *args, **kwargs: gpu)
+    for name in ("SurfaceRender", "SurfaceTracker"):
+        real = getattr(rebuild, name)
+        monkeypatch.setattr(
+            rebuild, name, lambda trainer, side, real=real, name=name: built.append(name) or real(trainer, side)
+        )
+    config = validate(
+        Config(dims=3, targets=["sqrt(x*x + y*y + z*z) - 0.5"], encoding="raw", hidden=[4], activation="softplus",
+               eikonal=0.1, batch_size=64)
+    )  # fmt: skip
+    rebuild._warm(json.dumps(config.to_dict()), "auto", "")
+    assert built == ["SurfaceRender", "SurfaceTracker"]
+    built.clear()
+    rebuild._warm(json.dumps(validate(Config(hidden=[4], batch_size=64)).to_dict()), "auto", "")
+    assert built == []

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from ..config.config import Config
-from ..kernels.plan import NetworkPlan
+from ..kernels.plan import NetworkPlan, learned_distance
 from ..truth.mesh_truth import load_mesh_field, mesh_fit
 from ..truth.sdf_truth import is_file_spec
 
@@ -20,13 +20,6 @@ def _shape_name(spec: str) -> str:
     if is_file_spec(spec):
         return f"the file {json.dumps(Path(spec).name)}"
     return json.dumps(spec)
-
-
-def learned_distance(plan: NetworkPlan, config: Config) -> bool:
-    """Whether the network is a distance field the export defines sdf(p) of: a shape's (--sdf), or a
-    function of (x, y, z) with one output trained with the eikonal term."""
-    mesh = plan.mesh is not None
-    return plan.sdf is not None or mesh or (plan.point_dim == 3 and plan.output_dim == 1 and config.eikonal > 0)
 
 
 def _formula_header(plan: NetworkPlan, config: Config) -> str:

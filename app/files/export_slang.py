@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from ..config.config import Config
-from ..kernels.plan import LayerPlan, NetworkPlan
+from ..kernels.plan import LayerPlan, NetworkPlan, learned_distance
 from ..train.trainer import Trainer
 from .export_grid import grid_source, tables_bytes, tables_path
-from .export_sdf import learned_distance, sdf_function, sdf_header
+from .export_sdf import sdf_function, sdf_header
 
 
 def _literal(value: np.float32) -> str:

@@ -9,13 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config.config import Config
 from ..errors import UserError
-from ..kernels.plan import NetworkPlan
 from ..train.trainer import Trainer
 from ..truth.mesh_truth import load_mesh_field, unfit
 from ..views.volume import Volume, VolumeEvaluator
-from .export_sdf import learned_distance
 
 MESH_SUFFIXES = (".ply", ".obj")
 DEFAULT_RESOLUTION = 128
@@ -100,9 +97,3 @@ def export_mesh(trainer: Trainer, path: Path, resolution: int = DEFAULT_RESOLUTI
     if trainer.plan.mesh is not None:
         vertices = unfit(vertices, load_mesh_field(trainer.plan.mesh.spec, tuple(float(v) for v in volume.box.ravel())))
     return mesh_bytes(path, vertices, faces), len(vertices), len(faces)
-
-
-def tracks_surface(plan: NetworkPlan, config: Config) -> bool:
-    """Whether the network is a signed distance of (x, y, z) (export_sdf.learned_distance), whose
-    zero level the surface metrics compare with the truth's (app/views/surface_tracker.py)."""
-    return plan.point_dim == 3 and learned_distance(plan, config)

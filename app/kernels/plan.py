@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..config.config import Config
 from ..model.activations import Activation
 from ..model.encodings import Encoding, Setting
 from ..model.hashgrid import GridSpec
@@ -197,3 +198,10 @@ class NetworkPlan:
         if self.grid is not None:
             params[self.mlp_param_count :] = self.grid.initial_tables(rng)
         return params
+
+
+def learned_distance(plan: NetworkPlan, config: Config) -> bool:
+    """Whether the network is a distance field the export defines sdf(p) of: a shape's (--sdf), or a
+    function of (x, y, z) with one output trained with the eikonal term."""
+    mesh = plan.mesh is not None
+    return plan.sdf is not None or mesh or (plan.point_dim == 3 and plan.output_dim == 1 and config.eikonal > 0)

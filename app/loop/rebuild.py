@@ -19,9 +19,12 @@ from ..train.trainer import Trainer
 from ..truth.finite import check_truth_finite
 from ..views.evaluation import GridEvaluator
 from ..views.heatmaps import HeatmapImages
+from ..views.render3d import SurfaceRender
+from ..views.surface_tracker import SurfaceTracker, tracks_surface
 
 CHILD_SHARE = 0.9  # of the progress bar: a child's compile, where there is one
 WARM_GRID = 2  # the child's evaluation grid: it compiles, it need not evaluate the real one
+WARM_SIDE = 8  # likewise the 3D view's pictures and the surface figures' lattice
 EVAL_PIECE_S = 0.03
 MIN_EVAL_PIECE = 32  # cells: a submit's own cost would otherwise shrink the pieces to nothing
 
@@ -154,6 +157,10 @@ def _warm(config_json: str, device_kind: str, adapter_uuid: str) -> None:
     evaluator = GridEvaluator(trainer, WARM_GRID)  # likewise; the pipelines don't depend on the grid
     announce(3)
     HeatmapImages(evaluator)  # evaluates the small grid and draws it
+    if config.dims == 3:  # the window shows a function of (x, y, z) in the 3D view, and its surface figures
+        SurfaceRender(trainer, WARM_SIDE)
+        if tracks_surface(trainer.plan, config):
+            SurfaceTracker(trainer, WARM_SIDE)
 
 
 if __name__ == "__main__":

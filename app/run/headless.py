@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 from tqdm import tqdm
 
 from ..config.config import Config
-from ..files.mesh_export import DEFAULT_RESOLUTION, tracks_surface
+from ..files.mesh_export import DEFAULT_RESOLUTION
 from ..files.run_summary import HeadlessResult, image_text, metrics_text
 from ..files.start import Start
 from ..files.tensorboard_events import RunEvents, TensorboardOptions, status_of
 from ..gpu.device import kernel_cache_dir
 from ..gpu.gpu import Gpu
 from ..loop.session import Session
-from ..views.surface_tracker import SurfaceTracker
+from ..views.surface_tracker import SurfaceTracker, tracks_surface
 from .output import WINDOW_DEFAULT, Written, write_run
 
 if TYPE_CHECKING:

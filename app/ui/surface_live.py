@@ -10,9 +10,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import slangpy as spy
 
-from ..files.mesh_export import tracks_surface
 from ..views.surface_metrics import surface_metrics
-from ..views.surface_tracker import SurfaceTracker
+from ..views.surface_tracker import SurfaceTracker, tracks_surface
 
 # By gpu.software: a CPU driver's lattice pass is slow (docs/benchmarks.md, 'Mesh export and surface
 # metrics'), so it takes a few points a frame and a pass now and then.

@@ -1,9 +1,8 @@
 """How close a learned signed distance of (x, y, z) is to the truth, on a lattice (volume.py): IoU of
 the insides (f < 0), the eikonal error mean | |grad f| - 1 | near the surface and over the box, and
 between the two zero levels the Chamfer distance (a fraction of the box's diagonal) and the normal
-consistency, from points where the lattice's edges cross zero (marching cubes' vertices) and, for a
-mesh's truth, its own surface samples; distances go to the other surface's triangles where libigl and
-scikit-image are installed (the mesh extra), else to its nearest point."""
+consistency, from the lattice's zero crossings (marching cubes' vertices) and a mesh's own surface
+samples, their distances to the other surface's triangles (docs/guide/space.md, 'How close')."""
 
 from __future__ import annotations
 

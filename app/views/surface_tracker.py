@@ -9,6 +9,8 @@ import time
 
 import slangpy as spy
 
+from ..config.config import Config
+from ..kernels.plan import NetworkPlan, learned_distance
 from ..train.trainer import Trainer
 from .surface_metrics import BAND_SHARE, Surface, diagonal, surface_metrics, truth_surface
 from .volume import SLOPES, TRUTH, Volume, VolumeEvaluator
@@ -83,3 +85,9 @@ class SurfaceTracker:
             **{name: latest.get(name) for name in ("step", *FIGURES)},
             "history": list(self.history),
         }
+
+
+def tracks_surface(plan: NetworkPlan, config: Config) -> bool:
+    """Whether the network is a signed distance of (x, y, z) (app/kernels/plan.py: learned_distance), whose
+    zero level the surface metrics compare with the truth's (app/views/surface_tracker.py)."""
+    return plan.point_dim == 3 and learned_distance(plan, config)
