@@ -113,6 +113,8 @@ def main(argv=None) -> int:
     parser.add_argument("--every", type=float, default=0.5, help="training seconds between readings (default 0.5)")
     parser.add_argument("--batch", type=int, help="samples a step (default: the mesh preset's)")
     parser.add_argument("--precision", choices=("float", "half"), default="float")
+    parser.add_argument("--log2-size", type=int, help="log2 of a grid level's table entries (default: the preset's)")
+    parser.add_argument("--hidden", type=lambda text: [int(w) for w in text.split(",")], help="e.g. 64,64")
     parser.add_argument("--side", type=int, help="the figures' lattice, points an axis (default: the app's)")
     parser.add_argument("--iou", type=float, default=0.99, help="the IoU to reach (default 0.99)")
     parser.add_argument("--chamfer", type=float, default=1e-3, help="the Chamfer to reach, of the diagonal")
@@ -124,8 +126,8 @@ def main(argv=None) -> int:
             Path(path).write_bytes(ply_bytes(*bumpy_torus(), comment="a generated bumpy torus"))
         config = config_files.load_preset(config_files.MESH_PRESET)
         config = validate(replace(config, sdf=path, dims=3, precision=args.precision))
-        if args.batch:
-            config = validate(replace(config, batch_size=args.batch))
+        changes = {"batch_size": args.batch, "grid_log2_size": args.log2_size, "hidden": args.hidden}
+        config = validate(replace(config, **{key: value for key, value in changes.items() if value is not None}))
         truth = prepare(path, config)
         print(
             f"mesh: {truth['triangles']:,} triangles, truth prepared in {truth['prepare_seconds']:.2f} s; grid error "
