@@ -239,9 +239,48 @@ def test_the_gradient_check_checks_a_3d_network_against_its_own_reference(make_t
         assert abs(check.loss - expected) / expected < 1e-4
 
 
-def test_the_gradient_check_refuses_a_3d_derivative_loss_in_one_line():
+@pytest.mark.parametrize(
+    "encoding,terms", [("fourier", dict(eikonal=0.3)), ("poly2", dict(grad_weight=0.7, eikonal=0.2))]
+)
+def test_the_gradient_check_of_a_3d_derivative_loss_is_its_numpy_twins(make_trainer, monkeypatch, encoding, terms):
+    """The nested loss's twin in 3D (tangents along x, y and z): the check passes on the kernels'
+    gradient, its loss is the loss of a twin written in tests/test_derivatives_3d.py, and the twin
+    with the truth's slope along z dropped, or the kernels' gradient zeroed, fails it."""
+    from test_derivatives_3d import numeric_gradient
+
+    from app.check import grad_check, nested_loss
+
+    targets = ["sin(3*z)*x + y*y"] if "grad_weight" in terms else ["sqrt(x*x + y*y + z*z) - 0.5"]
+    trainer = make_trainer(
+        dims=3, z_range=[-0.5, 1.5], targets=targets, encoding=encoding, frequencies=1, hidden=[10],
+        activation="tanh", batch_size=grad_check.CHECK_BATCH, seed=4, **terms,
+    )  # fmt: skip
+    trainer.train(3)
+    check = grad_check.run(trainer)
+    assert check.passed and check.error < 1e-4 and check.nested and check.fd_parameters > 0, check.line()
+    expected, _ = numeric_gradient(trainer.config, trainer.parameters(), step=trainer.step)
+    assert abs(check.loss - expected) / expected < 1e-9
+    honest = nested_loss.nested_batch
+
+    def flat_in_z(plan, config, points, normals=None):
+        batch = honest(plan, config, points, normals)
+        batch.truth_tangents[2] = 0.0
+        batch.tangents[2] = 0.0
+        return batch
+
+    monkeypatch.setattr(grad_check, "nested_batch", flat_in_z)
+    assert not grad_check.run(trainer).passed
+    monkeypatch.setattr(grad_check, "nested_batch", honest)
+    monkeypatch.setattr(grad_check, "training_gradient", lambda trainer, step: np.zeros(trainer.plan.param_count))
+    assert not grad_check.run(trainer).passed
+
+
+def test_the_gradient_check_refuses_a_derivative_loss_on_a_slang_files_target_before_training(tmp_path):
     from app.check.grad_check import check_checkable
 
-    with pytest.raises(UserError, match="squared error alone"):
-        check_checkable(validate(Config(dims=3, eikonal=0.1)))
-    check_checkable(validate(Config(dims=3)))
+    source = "float target(float3 p, int k) { return p.x * p.z; }\n"
+    slang = dict(dims=3, slang_target={"file": str(tmp_path / "t.slang"), "source": source, "count": 1})
+    with pytest.raises(UserError, match="needs a truth numpy can evaluate"):
+        check_checkable(validate(Config(**slang, eikonal=0.1)))
+    check_checkable(validate(Config(**slang)))
+    check_checkable(validate(Config(dims=3, eikonal=0.1)))

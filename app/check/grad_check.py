@@ -13,13 +13,15 @@ import numpy as np
 
 from ..errors import UserError
 from ..kernels.plan import NetworkPlan
+from ..kernels.planning import plan_for
 from ..model.derivative_loss import derivatives_on
 from ..train.trainer import Trainer
+from ..truth.mesh_truth import load_mesh_field
 from ..truth.space import depth_range
 from .finite_difference import kink_free_central_difference
 from .grad_reference import CHECK_BATCH, ReferencePath
-from .nested_loss import central_difference, chosen_parameters, nested_batch, nested_loss
-from .sample_twin import sample_points, with_boundary
+from .nested_loss import NO_NUMPY_TRUTH, central_difference, chosen_parameters, nested_batch, nested_loss
+from .sample_twin import mesh_samples, sample_points, sample_points_3d, with_boundary
 
 # An SGD step of 2^24 moves each parameter by -2^24 g, which float32 holds to ~1e-7 of g however
 # small g is next to the parameter (at a rate of 1, a gradient 1e-4 of its parameter keeps 3 digits).
@@ -179,13 +181,21 @@ def _finite_differences(
 
 
 def check_checkable(config) -> None:
-    """The nested check's numpy twin takes points of (x, y): a function of (x, y, z) with derivative
-    terms is refused in one line (tests/test_derivatives_3d.py checks those gradients instead)."""
-    if config.dims == 3 and derivatives_on(config.loss_settings):
-        raise UserError(
-            "--grad-check checks a function of (x, y, z) on the squared error alone: "
-            "leave out --grad-check, or --grad-weight and --eikonal"
-        )
+    """Refuses, before anything trains, a check that has no reference: the nested loss's twin needs
+    the truth in numpy, which a Slang file's target has not (nested_loss.nested_batch says so too)."""
+    if derivatives_on(config.loss_settings) and plan_for(config).slang_truth is not None:
+        raise UserError(NO_NUMPY_TRUTH)
+
+
+def check_points(plan: NetworkPlan, config, step: int) -> np.ndarray:
+    """The first CHECK_BATCH points of `step` as the kernels draw them (sample_twin.py): (x, y), or
+    (x, y, z) for a function of (x, y, z), a mesh's half of them near its surface."""
+    if plan.point_dim != 3:
+        return sample_points(config.seed, step, CHECK_BATCH, config.domain)
+    if plan.mesh is not None:
+        field = load_mesh_field(plan.mesh.spec, (*config.domain, *config.z_range))
+        return mesh_samples(config.seed, step, CHECK_BATCH, config.domain, config.z_range, field).astype(np.float32)
+    return sample_points_3d(config.seed, step, CHECK_BATCH, config.domain, config.z_range)
 
 
 def run(trainer: Trainer, step: int | None = None) -> GradCheck:
@@ -200,7 +210,7 @@ def run(trainer: Trainer, step: int | None = None) -> GradCheck:
     if plan.precision == "half":
         params = params.astype(np.float16).astype(np.float32)
     if derivatives_on(config.loss_settings):  # numpy alone: its twin of the nested loss, at the kernels' samples
-        return _nested_check(trainer, params, sample_points(config.seed, step, CHECK_BATCH, config.domain), step)
+        return _nested_check(trainer, params, check_points(plan, config, step), step)
     path = ReferencePath(trainer.gpu, plan, check_batch(trainer))
     path.image = config.image
     if trainer.data is None:

@@ -36,15 +36,23 @@ DERIVATIVES = {
 # Every encoding that trains on derivatives is analytic in x and y, so Im enc(x + i e, y) / e is its
 # derivative to rounding (a difference quotient of a 2^7 pi Fourier feature would be 1e-3 out).
 COMPLEX_STEP = 1e-30
+NO_NUMPY_TRUTH = (
+    "the gradient check of --grad-weight and --eikonal needs a truth numpy can evaluate "
+    "(targets, an image, a shape or a mesh); a Slang file's target has none"
+)
 NORM_FLOOR = 1e-12  # derivatives.slang's floor under |grad f|^2: else a vanishing gradient's step is NaN
 
 
-def encoding_tangents(plan: NetworkPlan, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(2, N, inputs): d encoding / dx and d encoding / dy by complex step."""
-    encode = plan.encoding.numpy
-    along_x = encode(x + 1j * COMPLEX_STEP, y.astype(complex), plan.encoding_setting).imag / COMPLEX_STEP
-    along_y = encode(x.astype(complex), y + 1j * COMPLEX_STEP, plan.encoding_setting).imag / COMPLEX_STEP
-    return np.stack([along_x, along_y])
+def encoding_tangents(plan: NetworkPlan, points: np.ndarray) -> np.ndarray:
+    """(D, N, inputs): d encoding / dx, / dy (and / dz) at points (N, D) by complex step."""
+    columns = np.asarray(points, np.float64).T.astype(complex)
+    tangents = []
+    for axis in range(len(columns)):
+        moved = columns.copy()
+        moved[axis] += 1j * COMPLEX_STEP
+        z = moved[2] if len(moved) == 3 else None
+        tangents.append(plan.encoding.numpy(moved[0], moved[1], plan.encoding_setting, z=z).imag / COMPLEX_STEP)
+    return np.stack(tangents)
 
 
 @dataclass
@@ -53,29 +61,27 @@ class NestedBatch:
     gradient, all float64, and the loss's weights."""
 
     inputs: np.ndarray  # (N, inputs)
-    tangents: np.ndarray  # (2, N, inputs): the inputs' derivatives along x, then y
+    tangents: np.ndarray  # (D, N, inputs): the inputs' derivatives along x, y (and z)
     truth: np.ndarray  # (N, outputs)
-    truth_tangents: np.ndarray  # (2, N, outputs): the truth's derivatives along x, then y
+    truth_tangents: np.ndarray  # (D, N, outputs): the truth's alike
     grad_weight: float
     eikonal: float
-    normals: np.ndarray  # (N, 2): a boundary sample's outward normal, else 0 (sample_twin.py)
+    normals: np.ndarray  # (N, D): a boundary sample's outward normal, else 0 (sample_twin.py)
     normal_weight: float
 
 
 def nested_batch(plan: NetworkPlan, config, points: np.ndarray, normals: np.ndarray | None = None) -> NestedBatch:
-    """The check's batch of `points` (and at boundary samples their normals) for the twin: a
-    UserError where the truth has no numpy twin."""
-    truth = numpy_truth(plan, config.domain, config.image)
+    """The check's batch of `points` (N, 2 or 3) (and at boundary samples their normals) for the
+    twin: a UserError where the truth has no numpy twin."""
+    truth = numpy_truth(plan, config.domain, config.image, config.z_range)
     if truth is None:
-        raise UserError(
-            "the gradient check of --grad-weight and --eikonal needs a truth numpy can evaluate "
-            "(targets, an image or a shape); a Slang file's target has none"
-        )
-    x, y = points[:, 0].astype(np.float64), points[:, 1].astype(np.float64)
-    inputs = plan.encoding.numpy(x, y, plan.encoding_setting)
-    normals = np.zeros((len(points), 2)) if normals is None else normals.astype(np.float64)
+        raise UserError(NO_NUMPY_TRUTH)
+    columns = points.astype(np.float64).T
+    z = columns[2] if len(columns) == 3 else None
+    inputs = plan.encoding.numpy(columns[0], columns[1], plan.encoding_setting, z=z)
+    normals = np.zeros(points.shape) if normals is None else normals.astype(np.float64)
     return NestedBatch(
-        inputs, encoding_tangents(plan, x, y), truth(x, y), truth_tangents(truth, x, y),
+        inputs, encoding_tangents(plan, points), truth(*columns), truth_tangents(truth, points),
         config.grad_weight, config.eikonal, normals, config.normal_weight,
     )  # fmt: skip
 
