@@ -70,9 +70,10 @@ def lattice_surface(values: np.ndarray, slopes: np.ndarray | None, box: np.ndarr
     return surface
 
 
-def distance_to(points: np.ndarray, surface: Surface) -> np.ndarray:
+def distance_to(points: np.ndarray, surface: Surface, to_nearest: np.ndarray | None = None) -> np.ndarray:
     """Each point's distance to the surface: to its triangles (libigl's AABB tree) where they are
-    known, else to the nearest of its points, a floor of about half their spacing."""
+    known, else to the nearest of its points (`to_nearest`, where nearest() gave it already), a
+    floor of about half their spacing."""
     if surface.triangles is not None:
         try:
             import igl
@@ -82,7 +83,7 @@ def distance_to(points: np.ndarray, surface: Surface) -> np.ndarray:
             vertices, faces = surface.triangles
             squared, _, _ = igl.point_mesh_squared_distance(np.ascontiguousarray(points, np.float64), vertices, faces)
             return np.sqrt(squared)
-    return nearest(points, surface.points)[0]
+    return nearest(points, surface.points)[0] if to_nearest is None else to_nearest
 
 
 def nearest(points: np.ndarray, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -116,9 +117,10 @@ def chamfer_and_normals(learned: Surface, truth: Surface) -> tuple[float | None,
     None for both where either surface has no point."""
     if not len(learned.points) or not len(truth.points):
         return None, None
-    _, at_truth = nearest(learned.points, truth.points)
-    _, at_learned = nearest(truth.points, learned.points)
-    to_truth, to_learned = distance_to(learned.points, truth), distance_to(truth.points, learned)
+    to_truth, at_truth = nearest(learned.points, truth.points)
+    to_learned, at_learned = nearest(truth.points, learned.points)
+    to_truth = distance_to(learned.points, truth, to_truth)
+    to_learned = distance_to(truth.points, learned, to_learned)
     chamfer = 0.5 * (float(np.mean(to_truth)) + float(np.mean(to_learned)))
     one_way = np.abs(np.einsum("ij,ij->i", learned.normals, truth.normals[at_truth]))
     other_way = np.abs(np.einsum("ij,ij->i", truth.normals, learned.normals[at_learned]))
