@@ -294,6 +294,8 @@ PATHS = {
     "group": dict(hidden=[20, 12], activation="sin"),
     "tiles": dict(hidden=[32, 32], activation="leaky_relu"),
     "tiles, half, tensor cores": dict(hidden=[32, 32], activation="leaky_relu", precision="half"),
+    "fused, tensor cores": dict(hidden=[32, 32], activation="leaky_relu", precision="half"),
+    "fused, one softplus layer, tensor cores": dict(hidden=[32], activation="softplus", precision="half"),
 }
 
 
@@ -301,9 +303,10 @@ PATHS = {
 def test_a_steps_gradient_matches_numpy_in_each_path(gpu, monkeypatch, make_trainer, path):
     """The MLP's and the tables' gradient of one step over its 3D samples (tables of a trained size:
     the initial 1e-4 would hide the MLP's share); on tensor cores, the first layer's backward product
-    gives the grid its input gradient (emulated where the device has none)."""
+    gives the grid its input gradient, in workgroup tiles and in the fused trainer (emulated where the
+    device has none)."""
     if path.endswith("tensor cores"):
-        tensor_cores_for(gpu, monkeypatch, fused=False)
+        tensor_cores_for(gpu, monkeypatch, fused=path.startswith("fused"))
     trainer = make_trainer(**{**NETWORK, **PATHS[path]}, batch_size=256, seed=2)
     assert trainer.plan.gradient_path == path.split(",")[0]
     assert trainer.plan.matmul.endswith("tensor-core") == path.endswith("tensor cores")

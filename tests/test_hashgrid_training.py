@@ -85,13 +85,20 @@ HALF = dict(hidden=[32, 32], precision="half")
 
 
 @pytest.mark.parametrize(
-    "fields, fused", [(dict(hidden=[6]), False), (dict(hidden=[32, 32]), False), (HALF, False), (HALF, True)]
+    "fields, fused",
+    [
+        (dict(hidden=[6]), False),
+        (dict(hidden=[32, 32]), False),
+        (HALF, False),
+        (HALF, True),
+        (HALF | {"dims": 3}, True),
+    ],
 )
 def test_tables_are_bit_identical_over_runs_pieces_and_launch_shapes(gpu, monkeypatch, fields, fused):
     """Two runs, and steps split in pieces, give identical bytes; another number of workgroups
     (a different order of the tables' atomic adds) gives identical tables after a step. Half
-    precision on tensor cores, in workgroup tiles and in the fused trainer (emulated where the
-    device has none: the SIMT tiles are above)."""
+    precision on tensor cores, in workgroup tiles and in the fused trainer, in 2D and 3D (emulated
+    where the device has none: the SIMT tiles are above)."""
     if fields.get("precision") == "half":
         tensor_cores_for(gpu, monkeypatch, fused)
     config = validate(Config(**SMALL, **fields, targets=["sin(3*x)", "x*y"], batch_size=2000, seed=4))

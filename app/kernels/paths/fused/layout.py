@@ -202,29 +202,32 @@ def _blocks(to: int, ti: int, warps: int) -> GradientBlocks:
 
 
 @functools.lru_cache(maxsize=64)
-def fused_layout(sizes: tuple[int, ...], jets: bool = False, tables: int = 0) -> FusedLayout | None:
+def fused_layout(sizes: tuple[int, ...], jets: bool = False, tables: int = 0, point_dim: int = 2) -> FusedLayout | None:
     """The layout for layer sizes (input, hidden..., output): the busy shape where it fits and
     keeps every subgroup busy, else the first of the other shapes it fits (FUSED_ or, with
     `jets`, a loss with derivative terms, JET_); None where the hidden widths are not multiples
     of 16, the output is wider than 16, or every shape overruns shared memory or registers.
     `tables`: a grid encoding's table values, which follow the MLP's parameters in the weights
     buffer (the copies then follow them), and whose input gradient the tile passes through slot 1
-    as floats (fused_grid.slang); a grid takes no derivative terms here."""
+    as floats (fused_grid.slang); a grid takes no derivative terms here. `point_dim`: the
+    coordinates of the points a grid keeps for the tile, 2 or 3."""
     if len(sizes) < 3 or sizes[-1] > 16 or any(w % 16 for w in sizes[1:-1]) or (jets and tables):
         return None
     busy_shape, shapes = (JET_BUSY_SHAPE, JET_SHAPES) if jets else (FUSED_BUSY_SHAPE, FUSED_SHAPES)
     channels = JET_CHANNELS if jets else 1
-    busy = _layout(sizes, *busy_shape, channels, tables)
+    busy = _layout(sizes, *busy_shape, channels, tables, point_dim)
     if busy is not None and busy.keeps_subgroups_busy:
         return busy
     for warps, samples in shapes:
-        layout = _layout(sizes, warps, samples, channels, tables)
+        layout = _layout(sizes, warps, samples, channels, tables, point_dim)
         if layout is not None:
             return layout
     return None
 
 
-def _layout(sizes: tuple[int, ...], warps: int, samples: int, channels: int = 1, tables: int = 0) -> FusedLayout | None:
+def _layout(
+    sizes: tuple[int, ...], warps: int, samples: int, channels: int = 1, tables: int = 0, point_dim: int = 2
+) -> FusedLayout | None:
     layers = len(sizes) - 1
     padded = [_pad(s) for s in sizes]
     widths = [padded[0]]
@@ -275,8 +278,8 @@ def _layout(sizes: tuple[int, ...], warps: int, samples: int, channels: int = 1,
         channels,
     )
     # The end of the kernel stages each subgroup's fp32 tile (64 uint4) and each thread's loss there;
-    # a grid keeps the tile's points (a float2 a sample) beside the array.
-    points = samples * 8 if tables else 0
+    # a grid keeps the tile's points (a float2 or float3 a sample) beside the array.
+    points = samples * 4 * point_dim if tables else 0
     if layout.shared_bytes + points > FUSED_SHARED_BUDGET or words < 64 * warps:
         return None
     if layout.accumulators > FUSED_MAX_ACCUMULATORS or layout.bias_columns[-1] > 16:

@@ -24,7 +24,7 @@ class FusedTrainer(WorkgroupTiles):
     # A loss with derivative terms takes its own layer functions: each sample's value and tangents
     # as three rows of the tile (fused_jets.slang)
     derivatives = True
-    points_3d = False  # its kernels load (x, y) samples of their own (fused.slang, fused_jets.slang)
+    points_3d = True  # (x, y, z) too, but for derivative terms (fits)
     description = "the fused tensor-core trainer: tiles of {tile_samples} samples, 16 a subgroup, {group_size} threads"
 
     def fits(self, request: PathRequest) -> dict | None:
@@ -32,7 +32,9 @@ class FusedTrainer(WorkgroupTiles):
         allowed = r.tensor_cores and r.fused and r.matmul == "auto"  # any truth, any loss
         if not allowed or r.precision != "half" or not r.one_to_one:
             return None
-        layout = fused_layout(r.sizes, jets=r.derivatives, tables=r.grid_params)
+        if r.point_dim == 3 and r.derivatives:  # fused_jets.slang carries (x, y) tangents only
+            return None
+        layout = fused_layout(r.sizes, jets=r.derivatives, tables=r.grid_params, point_dim=r.point_dim)
         if layout is None:
             return None
         return dict(group_size=layout.threads, mma=tuple(True for _ in r.layers), tile_samples=layout.samples)

@@ -13,7 +13,7 @@ from .layout import FusedLayout, WeightCopy, fused_layout
 
 
 def layout_of(plan: NetworkPlan) -> FusedLayout:
-    layout = fused_layout(plan.sizes, jets=plan.derivatives, tables=plan.grid_param_count)
+    layout = fused_layout(plan.sizes, jets=plan.derivatives, tables=plan.grid_param_count, point_dim=plan.point_dim)
     if layout is None:
         raise ValueError(f"{plan.title} does not fit the fused tensor-core trainer")
     return layout
@@ -109,9 +109,9 @@ def _samples(plan: NetworkPlan) -> list[str]:
     """The tile's samples into slot 0; each lane keeps its point and validity (and with derivative
     terms a boundary sample's normal) for the loss."""
     if plan.grid is not None:  # the workgroup encodes the tile (fused_grid.slang)
-        return ["float2 p;", "bool valid;", "fusedGridLoadSamples(tid, warp, lane, tile, a, p, valid);"]
+        return ["SamplePoint p;", "bool valid;", "fusedGridLoadSamples(tid, warp, lane, tile, a, p, valid);"]
     if not plan.derivatives:
-        return ["float2 p;", "bool valid;", "fusedLoadSamples(warp, lane, tile, a, p, valid);"]
+        return ["SamplePoint p;", "bool valid;", "fusedLoadSamples(warp, lane, tile, a, p, valid);"]
     return ["float2 p, normal;", "bool valid;", "fusedJetLoadSamples(warp, lane, tile, a, p, valid, normal);"]
 
 
