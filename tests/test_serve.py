@@ -1069,15 +1069,58 @@ def test_the_frame_a_click_acts_in_is_built_undrawn_and_the_next_drawn_at_once()
     acting = iter([True, False])
 
     def frame(delta_time, draw=True):
-        happened.append("drawn" if draw else "built")
-        app.quit = happened.count("drawn") == 2
+        happened.append(("drawn" if draw else "built") + (", acting" if window._input_waiting() else ""))
+        app.quit = sum(what.startswith("drawn") for what in happened) == 2
         return draw
 
     window._take_input, window._frame = lambda: next(acting), frame
     window._wait_for_input = lambda seconds: happened.append("wait")
     window._follow_viewers = window._share_clipboard = lambda: None
     window._loop([])
-    assert happened == ["built", "drawn", "wait", "drawn", "wait"]
+    # both frames of the click train only their first buffer of steps (FrameDriver.input_waiting)
+    assert happened == ["built, acting", "drawn, acting", "wait", "drawn", "wait"]
+
+
+@pytest.mark.parametrize(
+    "event, waits",
+    [
+        ({"t": "button", "b": 0, "down": True}, True),
+        ({"t": "button", "b": 0, "down": False}, True),
+        ({"t": "key", "code": "Space", "down": True}, True),
+        ({"t": "move", "x": 5, "y": 5}, False),  # hovering does not slow training
+        ({"t": "wheel", "dx": 0, "dy": 1}, False),
+    ],
+)
+def test_a_button_or_key_waiting_cuts_the_frames_training_short_until_taken(context, event, waits):
+    window = served_window.ServedWindow.__new__(served_window.ServedWindow)
+    window.app, window.hub, window.held, window.acting = page_app(), Hub(), [], False
+    window.app.renderer = SimpleNamespace(make_current=lambda: None)
+    assert not window._input_waiting()
+    window.hub.put_input(1, event)
+    assert window._input_waiting() is waits
+    window._take_input()
+    assert not window._input_waiting(), "taken: the flag is cleared"
+    window.hub.put_input(1, {"t": "move", "x": 1, "y": 1})
+    window.hub.put_input(1, {"t": "button", "b": 0, "down": False})
+    window._take_input()  # a release after a move waits for the next frame, in held
+    assert window.held and window._input_waiting()
+
+
+def test_input_waiting_records_a_frames_first_buffer_of_steps_only(make_session):
+    """A frame's whole steps go in buffers of FRAME_FIRST_SUBMIT_STEPS, then FRAME_SUBMIT_STEPS; with
+    input waiting none follows the first, and the work the budget learns from is what ran."""
+    from app.loop import frame_driver
+    from app.loop.budget import TrainingWork
+
+    session = make_session(hidden=[8], batch_size=64, seed=1)
+    driver = frame_driver.FrameDriver(session)
+    first = frame_driver.FRAME_FIRST_SUBMIT_STEPS
+    planned = first + 2 * frame_driver.FRAME_SUBMIT_STEPS
+    assert driver._submit_training(TrainingWork("steps", planned, planned * 64)) == range(0, planned)
+    driver.input_waiting = lambda: True
+    assert driver._submit_training(TrainingWork("steps", planned, planned * 64)) == range(planned, planned + first)
+    session.gpu.device.wait()
+    assert session.trainer.step == planned + first
 
 
 def test_a_pixel_ratio_and_back_leaves_the_ui_as_it_was(gpu):

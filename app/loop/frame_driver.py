@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import slangpy as spy
@@ -69,6 +70,9 @@ class FrameDriver:
         self._image_turn = False  # an image target's evaluation goes next (app/views/image_eval.py)
         self._trainer: Trainer | None = None  # the network the budget has learned the costs of
         self._run: Run | None = None  # the run the bookkeeping below belongs to
+        # Whether input waits to act (a served window's page: app/serve/served_window.py): a frame
+        # then records only its first buffer of steps, so the input's frame comes sooner.
+        self.input_waiting: Callable[[], bool] = lambda: False
         self._follow_session()
 
     def _follow_session(self) -> None:
@@ -140,12 +144,15 @@ class FrameDriver:
             training = TrainingWork("steps", units, units * t.batch_size)
         work.training, work.run, work.trainer = training, session.history.current, t
         work.steps = self._submit_training(training)
+        if training.kind == "steps" and len(work.steps) < training.units:  # cut short for input
+            work.training = TrainingWork("steps", len(work.steps), len(work.steps) * t.batch_size)
         work.record_seconds = time.perf_counter() - start
 
     def _submit_training(self, work: TrainingWork) -> range:
         """Records the frame's training into command buffers of its own and submits them. Whole
         steps go in several, each submitted once recorded, so that the GPU runs the first while
-        the CPU records the rest: FRAME_FIRST_SUBMIT_STEPS in the first, FRAME_SUBMIT_STEPS after."""
+        the CPU records the rest: FRAME_FIRST_SUBMIT_STEPS in the first, FRAME_SUBMIT_STEPS after,
+        none after the first while input waits."""
         t, guard, gpu = self.session.trainer, self.session.guard, self.session.gpu
         device = gpu.device
         encoder = device.create_command_encoder()
@@ -163,7 +170,11 @@ class FrameDriver:
                 gpu.submit_buffer(encoder.finish())  # at most MAX_IN_FLIGHT: the CPU waits for the GPU
                 encoder = device.create_command_encoder()
                 chunk = FRAME_SUBMIT_STEPS
-            t.record_steps(encoder, remaining)
+                if self.input_waiting():
+                    remaining = 0
+                    break
+            if remaining:
+                t.record_steps(encoder, remaining)
             steps = range(first, t.step)
         self.timer.mark(encoder, 1)
         gpu.submit_buffer(encoder.finish())

@@ -33,6 +33,8 @@ MAX_MESSAGES = 64  # a viewer that reads nothing keeps at most this many small m
 class Hub:
     def __init__(self) -> None:
         self.inputs: queue.SimpleQueue = queue.SimpleQueue()  # (viewer number, event dict)
+        # Set when a button or a key arrives; the frame loop clears it as it takes the input.
+        self.acting_input = threading.Event()
         self._lock = threading.Lock()
         self._frame: Frame | None = None
         self._numbers = itertools.count(1)
@@ -40,6 +42,12 @@ class Hub:
         self.controller: int | None = None
         self.loop: asyncio.AbstractEventLoop | None = None  # the server's, once it runs
         self.bytes_sent = 0  # frames' bytes, all viewers together
+
+    def put_input(self, viewer: int, event: dict) -> None:
+        """An event from a page (or an upload done), for the frame loop."""
+        self.inputs.put((viewer, event))
+        if event.get("t") in ("button", "key"):
+            self.acting_input.set()
 
     # ---- the frame loop's side ----------------------------------------------------------
     def publish(self, data: bytes, width: int, height: int) -> None:

@@ -109,6 +109,8 @@ class ServedWindow:
         self.input_at = time.perf_counter()  # when input last came, or a viewer joined or resized
         self.readbacks = 0  # drawn frames read back for the encoder
         self.readback_seconds = 0.0  # (app/bench/serve.py)
+        self.acting = False  # a click's or a key's frames are being built
+        app.frames.input_waiting = self._input_waiting
 
     def loop(self, interrupted: list) -> None:
         switch_interval = sys.getswitchinterval()
@@ -126,10 +128,12 @@ class ServedWindow:
             self._follow_viewers()
             frame_s = self._frame_seconds(now)
             app.frames.budget.frame_seconds = frame_s
+            self.acting = acted
             if acted:  # a click or a key acts in this frame, which drew what it saw before
                 self._frame(max(now - last, 1e-4), draw=False)
                 now, last = time.perf_counter(), now
             drawn = self._frame(max(now - last, 1e-4))
+            self.acting = False
             last = now
             self._share_clipboard()
             pace = frame_s if app.vsync or not app.running else 0.0
@@ -161,6 +165,14 @@ class ServedWindow:
         except queue.Empty:
             return
 
+    def _input_waiting(self) -> bool:
+        """Whether a button or a key waits to act, or acts in the frame being built: the frame then
+        trains for its first buffer of steps only (FrameDriver.input_waiting), so the frame that
+        answers it comes sooner. Pointer moves alone do not cut training short."""
+        if self.acting or self.hub.acting_input.is_set():
+            return True
+        return any(event.get("t") in ("button", "key") for event in self.held)
+
     def _take_input(self) -> bool:
         """The events that arrived since the last frame, in order, up to a move after a button or a
         release after a move: those wait for the next frame. ImGui ends a drag on a release before
@@ -171,6 +183,7 @@ class ServedWindow:
         app = self.app
         app.renderer.make_current()
         moved = pressed = acted = False
+        self.hub.acting_input.clear()  # what arrives from here on sets it again
         while self.held or not self.hub.inputs.empty():
             self.input_at = time.perf_counter()
             event = self.held.pop(0) if self.held else self.hub.inputs.get_nowait()[1]

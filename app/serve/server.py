@@ -165,7 +165,7 @@ class Server:
         if event.get("t") == "size":
             viewer.size = _size_of(event) or viewer.size
         if self.hub.controller == viewer.number:  # watchers' input goes nowhere
-            self.hub.inputs.put((viewer.number, event))
+            self.hub.put_input(viewer.number, event)
 
     async def _send(self, socket: web.WebSocketResponse, viewer: Viewer) -> None:
         """The newest frame and the viewer's messages, as they come. send_bytes waits while the
@@ -207,7 +207,7 @@ class Server:
             path.write_bytes(data)
         except OSError as error:
             return web.json_response({"error": f"cannot keep the upload: {error.strerror or error}"}, status=507)
-        self.hub.inputs.put((int(viewer), {"t": "upload", "action": action, "path": str(path)}))
+        self.hub.put_input(int(viewer), {"t": "upload", "action": action, "path": str(path)})
         return web.json_response({"ok": True, "bytes": len(data)})
 
     async def _download(self, request: web.Request) -> web.StreamResponse:
