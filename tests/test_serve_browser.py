@@ -453,6 +453,29 @@ def test_an_uploaded_csv_trains_and_network_json_downloads_byte_for_byte(page, l
     assert kept and kept[-1].read_bytes() == data, "the download is the server's file, byte for byte"
 
 
+DROP_SCRIPT = """([name, text]) => {
+  const data = new DataTransfer();
+  data.items.add(new File([text], name, { type: "text/csv" }));
+  document.querySelector("canvas").dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+}"""
+
+
+def test_a_csv_dropped_on_the_page_loads_as_one_dropped_on_the_window(page, layout):
+    """A file dropped on the page uploads, and the app opens it by its kind (app/ui/dropped_files.py):
+    a CSV of points, while no shape trains, rebuilds the network on them."""
+    rng = np.random.default_rng(2)
+    rows = [f"{x:.5f},{y:.5f},{x * y:.5f}" for x, y in rng.uniform(-1, 1, (300, 2))]
+    text = "x,y,f\n" + "\n".join(rows) + "\n"
+    set_training(page, layout, False)  # while the rebuild compiles
+    with page.expect_response(lambda response: "/upload?action=drop" in response.url, timeout=WAIT_MS) as uploaded:
+        page.evaluate(DROP_SCRIPT, ["dropped points.csv", text])
+    assert uploaded.value.ok
+    _, network = network_when(
+        page, layout, lambda network: "data" in network and network["data"]["source"]["rows"] == 300
+    )
+    assert network["data"]["source"]["sha256"] == hashlib.sha256(text.encode()).hexdigest()
+
+
 def request(served: Served, method: str, path: str, token: str | None, origin: str | None) -> int:
     """The HTTP status of one request; /ws asks for a WebSocket upgrade."""
     query = "" if token is None else ("&" if "?" in path else "?") + f"token={token}"

@@ -203,7 +203,9 @@ class ServedWindow:
 
     def _uploaded(self, action: str, path: str) -> None:
         files = self.app.files
-        if files.prompt is not None and files.prompt.action == action:
+        if action == "drop":  # a file dropped on the page: opened by its kind (app/ui/dropped_files.py)
+            files.open_dropped([path])
+        elif files.prompt is not None and files.prompt.action == action:
             files.prompt.text = path
             files.submit_prompt()  # closes the field when taken, else shows why under it
         else:

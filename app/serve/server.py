@@ -22,7 +22,7 @@ from .downloads import Downloads
 from .hub import Hub, Viewer
 
 UPLOAD_LIMIT = 256 * 1024 * 1024  # bytes in one upload; the app's own readers limit each kind further
-UPLOAD_ACTIONS = ("csv", "image", "shape", "load")  # File's actions that read a file (app/ui/files.py)
+UPLOAD_ACTIONS = ("csv", "image", "shape", "load", "drop")  # File's actions that read a file (app/ui/files.py)
 MAX_INPUT_MESSAGE = 1024 * 1024  # a pasted text's bytes, say: more is refused
 PAGE_HEADERS = {
     "Cache-Control": "no-store",

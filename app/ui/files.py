@@ -23,6 +23,7 @@ from ..files.network_io import TABLES_FILE, export_network, tables_npy
 from ..files.run_summary import data_entry
 from ..gpu.device import cache_dir
 from ..truth import image_truth
+from .dropped_files import drop_action, refusal
 
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")  # what portable_file_dialogs runs on Linux
 ERROR_SECONDS = 10.0
@@ -91,6 +92,7 @@ class FileActions:
         self.app = app
         self.pending: tuple[str, object] | None = None  # (action, open dialog)
         self.prompt: PathPrompt | None = None  # without a dialog program
+        self.dropped: list[str] = []  # files dropped on the window, opened at the next poll
 
     # ---- requests from the menu ------------------------------------------------------------
     def request(self, action: str) -> None:
@@ -111,8 +113,31 @@ class FileActions:
             dialog = pfd.open_file(kind.title, str(Path.cwd()), list(kind.filters))
         self.pending = (action, dialog)
 
+    def drop(self, paths) -> None:
+        """Files dropped on the window: the first opens at the next poll, outside the window's
+        event callback (dropped_files.py says which action opens it)."""
+        self.dropped = [str(path) for path in paths]
+
+    def open_dropped(self, paths: list[str]) -> str | None:
+        """The first of `paths` opened by the action its suffix names: None when done, or why
+        not (the running network is kept either way)."""
+        path = paths[0]
+        action = drop_action(path, self.app.config.sdf is not None)
+        if action is None:
+            return self._failed(refusal(path))
+        problem = self.act(action, path)
+        if problem is None and len(paths) > 1:  # what the action said, and what was left
+            notice = getattr(self.app, "notice", None)
+            said = f"{notice[0]} " if notice else ""
+            self.app.say(f"{said}(one file at a time: {len(paths) - 1} other dropped file(s) left)")
+        return problem
+
     def poll(self) -> None:
-        """Once a frame: acts on a dialog that has closed (an empty answer is a cancel)."""
+        """Once a frame: opens what was dropped, and acts on a dialog that has closed (an empty
+        answer is a cancel)."""
+        if self.dropped:
+            dropped, self.dropped = self.dropped, []
+            self.open_dropped(dropped)
         if self.pending is None:
             return
         action, dialog = self.pending

@@ -58,11 +58,16 @@ class _Window:
         self.failures = 0  # frames in a row that could not be presented
         self.window.on_mouse_event = self._mouse
         self.window.on_keyboard_event = self._keyboard
+        self.window.on_drop_files = self._drop_files
 
     def _mouse(self, event: spy.MouseEvent) -> None:
         self.renderer.make_current()
         self.app.redraw.note_input()
         spy_imgui.handle_mouse_event(event)
+
+    def _drop_files(self, paths) -> None:
+        self.app.redraw.note_input()
+        self.app.files.drop(paths)
 
     def _keyboard(self, event: spy.KeyboardEvent) -> None:
         self.renderer.make_current()
