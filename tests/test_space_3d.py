@@ -9,6 +9,7 @@ import pytest
 from helpers import gpu_loss_and_gradient
 from reference import forward as reference_forward
 from reference import grid_centres, kernel_parameters, loss_and_gradient, sample_points_3d, truth_values
+from tensor_core_checks import tensor_cores_for
 
 from app.config.config import Config, validate
 from app.errors import UserError
@@ -74,11 +75,16 @@ CASES = [
     ("fourier", [12, 7], "float", "tiles"),
     ("fourier", [256], "float", "group"),
     ("raw", [12, 7], "half", "thread"),  # pairs in 2D (pairs.slang samples (x, y) itself)
+    ("fourier", [32, 32], "half", "fused"),  # on tensor cores (emulated where the device has none)
 ]
 
 
 @pytest.mark.parametrize("encoding,hidden,precision,path", CASES)
-def test_a_3d_steps_gradient_matches_numpy_over_the_3d_samples(make_trainer, encoding, hidden, precision, path):
+def test_a_3d_steps_gradient_matches_numpy_over_the_3d_samples(
+    gpu, monkeypatch, make_trainer, encoding, hidden, precision, path
+):
+    if path == "fused":
+        tensor_cores_for(gpu, monkeypatch, fused=True)
     trainer = make_trainer(
         dims=3, z_range=[-0.5, 1.5], targets=[TARGET, "z"], encoding=encoding, frequencies=2, hidden=hidden,
         precision=precision, activation="tanh", batch_size=300, seed=3,
