@@ -453,10 +453,10 @@ def test_an_uploaded_csv_trains_and_network_json_downloads_byte_for_byte(page, l
     assert kept and kept[-1].read_bytes() == data, "the download is the server's file, byte for byte"
 
 
-DROP_SCRIPT = """([name, text]) => {
+DROP_SCRIPT = """([kind, name, text]) => {
   const data = new DataTransfer();
   data.items.add(new File([text], name, { type: "text/csv" }));
-  document.querySelector("canvas").dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+  document.querySelector("canvas").dispatchEvent(new DragEvent(kind, { dataTransfer: data, bubbles: true, cancelable: true }));
 }"""
 
 
@@ -467,9 +467,12 @@ def test_a_csv_dropped_on_the_page_loads_as_one_dropped_on_the_window(page, layo
     rows = [f"{x:.5f},{y:.5f},{x * y:.5f}" for x, y in rng.uniform(-1, 1, (300, 2))]
     text = "x,y,f\n" + "\n".join(rows) + "\n"
     set_training(page, layout, False)  # while the rebuild compiles
+    page.evaluate(DROP_SCRIPT, ["dragenter", "dropped points.csv", text])
+    hint = page.locator("#drop")
+    assert hint.is_visible() and "a mesh (.obj .ply .stl .off)" in hint.inner_text(), "what a drop opens, said"
     with page.expect_response(lambda response: "/upload?action=drop" in response.url, timeout=WAIT_MS) as uploaded:
-        page.evaluate(DROP_SCRIPT, ["dropped points.csv", text])
-    assert uploaded.value.ok
+        page.evaluate(DROP_SCRIPT, ["drop", "dropped points.csv", text])
+    assert uploaded.value.ok and not hint.is_visible()
     _, network = network_when(
         page, layout, lambda network: "data" in network and network["data"]["source"]["rows"] == 300
     )
