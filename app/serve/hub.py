@@ -27,6 +27,7 @@ class Viewer:
     size: tuple[int, int, float] | None = None  # (width, height, devicePixelRatio) its page reported
 
 
+ACTING_EVENTS = ("button", "key")  # input that acts in the frame that takes it: a frame then trains less
 MAX_MESSAGES = 64  # a viewer that reads nothing keeps at most this many small messages
 
 
@@ -46,7 +47,7 @@ class Hub:
     def put_input(self, viewer: int, event: dict) -> None:
         """An event from a page (or an upload done), for the frame loop."""
         self.inputs.put((viewer, event))
-        if event.get("t") in ("button", "key"):
+        if event.get("t") in ACTING_EVENTS:
             self.acting_input.set()
 
     # ---- the frame loop's side ----------------------------------------------------------

@@ -26,7 +26,7 @@ from . import remote_input
 from .address import ServeAddress
 from .downloads import Downloads
 from .frame_encoder import FrameEncoder
-from .hub import Hub
+from .hub import ACTING_EVENTS, Hub
 from .remote_files import RemoteFiles
 from .server import Server
 
@@ -171,7 +171,7 @@ class ServedWindow:
         answers it comes sooner. Pointer moves alone do not cut training short."""
         if self.acting or self.hub.acting_input.is_set():
             return True
-        return any(event.get("t") in ("button", "key") for event in self.held)
+        return any(event.get("t") in ACTING_EVENTS for event in self.held)
 
     def _take_input(self) -> bool:
         """The events that arrived since the last frame, in order, up to a move after a button or a

@@ -6,19 +6,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ALWAYS = {".ckpt": "load", ".obj": "shape", ".ply": "shape", ".stl": "shape", ".off": "shape", ".svg": "shape"}
-OTHERWISE = {".png": "image", ".jpg": "image", ".jpeg": "image", ".csv": "csv"}  # as shapes while one trains
+from ..truth.sdf_truth import is_file_spec
+from ..truth.shapes import SILHOUETTE_SUFFIXES
+
+CHECKPOINT_SUFFIX = ".ckpt"
 KINDS = "a mesh (.obj .ply .stl .off), an SVG, an image (.png .jpg), a CSV or a .ckpt"
 
 
 def drop_action(path: str, shape_trains: bool) -> str | None:
-    """The File action (app/ui/files.py ACTIONS) that opens `path`, or None for a kind it cannot."""
+    """The File action (app/ui/files.py ACTIONS) that opens `path`, or None for a kind it cannot.
+    A shape's file kinds are the shapes' own (sdf_truth.is_file_spec); of them, images and CSVs
+    open as the image target or points unless a shape trains."""
     suffix = Path(path).suffix.lower()
-    if suffix in ALWAYS:
-        return ALWAYS[suffix]
-    if suffix in OTHERWISE:
-        return "shape" if shape_trains else OTHERWISE[suffix]
-    return None
+    if suffix == CHECKPOINT_SUFFIX:
+        return "load"
+    if not is_file_spec(path):
+        return None
+    if shape_trains:
+        return "shape"
+    return "image" if suffix in SILHOUETTE_SUFFIXES else "csv" if suffix == ".csv" else "shape"
 
 
 def refusal(path: str) -> str:
